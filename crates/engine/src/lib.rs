@@ -1,19 +1,57 @@
 //! The Maharajah rules engine: standard chess, Maharajah (compound pieces, built armies) and Horde.
 //!
-//! Pure Rust: no I/O, no async, no wall clock, no randomness it did not receive.
+//! Pure Rust: no I/O, no async, no wall clock, no randomness it did not receive (the random army
+//! takes `&mut impl Rng`).
+//!
+//! # Layout
+//! * [`types`] — `Color`, `Square`, `Bitboard`, `Role` (K Q R B N P and the compound M C A),
+//!   `Piece`, `ByColor`, `ByRole`, `RoleSet`.
+//! * [`attacks`] — leaper tables and magic-bitboard slider attacks.
+//! * [`profile`] — [`RuleProfile`] (a variant is data: `Default` is chess; Maharajah and Horde
+//!   list their differences) with per-side [`SideRules`] (castling, promotions, double step).
+//! * [`position`] — [`Position`]: legal move generation, copy-make, check, outcome, perft.
+//! * [`moves`] — [`Move`] (UCI text via `Display`/`FromStr`) and the fixed-capacity [`MoveList`].
+//! * [`fen`], [`san`], [`pgn`] — notation, including the extended Maharajah FEN.
+//! * [`game`] — [`Game`]: history, repetition, claimable and automatic draws.
+//! * [`army`] — [`Army`] building and validation, [`army::start_position`].
+//!
+//! # API overview
+//! ```
+//! use maharajah_engine::{Game, Move, Position, Variant};
+//!
+//! let pos = Position::from_fen(Variant::Maharajah, "rnbqkbnr/pppppppp/8/8/8/8/8/CCCAKBA1 w kq - 0 1")?;
+//! let moves = pos.legal_moves();            // fixed capacity, no allocation
+//! assert_eq!(moves.len(), 58);
+//! let mv = pos.parse_san("Ab3")?;           // SAN in, Move out
+//! assert_eq!(mv.to_string(), "d1b3");       // UCI text
+//! let after = pos.clone().play(mv)?;        // checked: an illegal move hands the position back
+//! assert!(!after.is_check());
+//! let mut game = Game::new(after);          // history for repetition and draws
+//! game.play("e7e5".parse::<Move>()?)?;
+//! assert_eq!(game.outcome(), None);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
+pub mod army;
 pub mod attacks;
 pub mod fen;
+pub mod game;
 pub mod moves;
+pub mod pgn;
 pub mod position;
 pub mod profile;
+pub mod san;
 pub mod types;
 mod zobrist;
 
+pub use army::{start_position, Army, ArmyError, ArmyRule, StartError};
 pub use fen::FenError;
-pub use moves::{Move, MoveList};
-pub use position::{DrawReason, Outcome, PlayError, Position, WinReason};
-pub use profile::{RuleProfile, SideRules, Status, Variant};
+pub use game::Game;
+pub use moves::{Move, MoveList, ParseMoveError};
+pub use pgn::{from_pgn, to_pgn, PgnError, PgnGame, PgnTags};
+pub use position::{CastlingRights, DrawReason, Outcome, PlayError, Position, WinReason};
+pub use profile::{DoubleStep, LossCondition, RuleProfile, SideRules, Status, Variant};
+pub use san::SanError;
 pub use types::{Bitboard, ByColor, ByRole, Color, Piece, Role, RoleSet, Square};
 
 /// Version of the engine crate, shown in the app's About screen and by the UCI program.
