@@ -1,0 +1,315 @@
+//! CPU players: random, greedy capturer, medium (one-turn search) and strong (expectimax over the
+//! next seat's dice). Deterministic for a given game and RNG.
+
+use rand::seq::IndexedRandom;
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::board::{Board, Role};
+use crate::dice::{DiceKind, DieClass};
+use crate::game::{Action, Game, Move, Phase};
+use crate::seat::{BySeat, Seat};
+use crate::settings::DiceUse;
+
+/// How strong a CPU player is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Plays a uniformly random legal move with every usable die.
+    Random,
+    /// Captures the most valuable piece it can with each die, otherwise moves at random.
+    Greedy,
+    /// Searches every way to play its two dice and scores the result, weighing which of its
+    /// pieces the other seats could capture with the dice they may roll.
+    Medium,
+    /// Medium's search, then expectimax over the next seat's ten possible dice pairs (with that
+    /// seat answering as Medium) for the best candidate plans.
+    #[default]
+    Strong,
+}
+
+/// How many of Medium's best plans Strong looks at more deeply.
+const STRONG_CANDIDATES: usize = 6;
+
+/// The next action for the seat to move, or `None` when the game waits for a roll or is over (the
+/// caller rolls: dice are the table's, not the player's).
+///
+/// # Examples
+/// ```
+/// use maharajah_chaturaji::{cpu, Game, Settings};
+/// use rand::SeedableRng;
+///
+/// let mut game = Game::new(Settings::default()).unwrap();
+/// let mut dice = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+/// let mut cpu_rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+/// game.roll(&mut dice).unwrap();
+/// while let Some(action) = cpu::choose_action(&game, cpu::Level::Strong, &mut cpu_rng) {
+///     game.apply(action).unwrap();
+///     if game.dice().is_none() { break; }
+/// }
+/// ```
+pub fn choose_action(game: &Game, level: Level, rng: &mut impl Rng) -> Option<Action> {
+    if !matches!(game.phase(), Phase::Move { .. }) {
+        return None;
+    }
+    let moves = game.legal_moves();
+    if moves.is_empty() {
+        return Some(Action::EndTurn);
+    }
+    let mv = match level {
+        Level::Random => moves.choose(rng).copied(),
+        Level::Greedy => greedy_move(game, &moves, rng),
+        Level::Medium => best_plan(game, 0).first,
+        Level::Strong => best_plan(game, STRONG_CANDIDATES).first,
+    };
+    Some(mv.map_or(Action::EndTurn, Action::Move))
+}
+
+fn greedy_move(game: &Game, moves: &[Move], rng: &mut impl Rng) -> Option<Move> {
+    let gain = |mv: &Move| game.board().get(mv.to).map_or(0, |p| p.role.value());
+    let best = moves.iter().map(gain).max().unwrap_or(0);
+    let candidates: Vec<Move> = moves.iter().copied().filter(|mv| gain(mv) == best).collect();
+    candidates.choose(rng).copied()
+}
+
+/// A way to play the rest of the turn: the first move (none = end the turn now) and the state
+/// after the whole plan, before the turn is handed on.
+struct Plan {
+    first: Option<Move>,
+    after: Game,
+    value: f64,
+}
+
+/// The plan with the best value for the seat to move. With `candidates > 0`, the best
+/// `candidates` plans by static value are re-scored by expectimax over the next seat's dice.
+fn best_plan(game: &Game, candidates: usize) -> Plan {
+    let me = game.to_move();
+    let mut plans = enumerate_plans(game);
+    for plan in &mut plans {
+        plan.value = evaluate(&plan.after, me);
+    }
+    if candidates > 0 && plans.len() > 1 {
+        plans.sort_by(|a, b| b.value.total_cmp(&a.value));
+        plans.truncate(candidates);
+        for plan in &mut plans {
+            plan.value = expected_after_next_seat(&plan.after, me);
+        }
+    }
+    plans
+        .into_iter()
+        .reduce(|best, p| if p.value > best.value { p } else { best })
+        .unwrap_or_else(|| Plan { first: None, after: game.clone(), value: 0.0 })
+}
+
+/// Every plan for the seat to move: each legal move, followed by each legal move of the remaining
+/// die; stopping early is included when the table allows it.
+fn enumerate_plans(game: &Game) -> Vec<Plan> {
+    let me = game.to_move();
+    let may_stop = game.settings().dice_use == DiceUse::MayLeaveUnused;
+    let mut plans = Vec::new();
+    let mut events = Vec::new();
+    if may_stop || game.legal_moves().is_empty() {
+        plans.push(Plan { first: None, after: game.clone(), value: 0.0 });
+    }
+    for first in game.legal_moves() {
+        let mut g1 = game.clone();
+        events.clear();
+        g1.play_unchecked(first, &mut events);
+        let still_mine = !g1.is_over() && g1.to_move() == me && g1.dice().is_some();
+        if !still_mine || may_stop {
+            plans.push(Plan { first: Some(first), after: g1.clone(), value: 0.0 });
+        }
+        if still_mine {
+            g1.for_each_legal_move(|second| {
+                let mut g2 = g1.clone();
+                events.clear();
+                g2.play_unchecked(second, &mut events);
+                plans.push(Plan { first: Some(first), after: g2, value: 0.0 });
+            });
+        }
+    }
+    plans
+}
+
+/// The expected value for `me` after `after`'s turn passes and the next seat plays its dice as
+/// Medium would, averaged over the ten unordered dice-class pairs.
+fn expected_after_next_seat(after: &Game, me: Seat) -> f64 {
+    if after.is_over() {
+        return evaluate(after, me);
+    }
+    let mut passed = after.clone();
+    if passed.dice().is_some() && passed.to_move() == me {
+        // Plans end early only where allowed, so this cannot fail; if it did, score as is.
+        if passed.end_turn().is_err() {
+            return evaluate(after, me);
+        }
+    }
+    if passed.is_over() {
+        return evaluate(&passed, me);
+    }
+    let kind = passed.settings().dice;
+    let mut total = 0.0;
+    for (i, &a) in DieClass::ALL.iter().enumerate() {
+        for &b in &DieClass::ALL[i..] {
+            let p = kind.probability(a) * kind.probability(b) * if a == b { 1.0 } else { 2.0 };
+            let mut reply = passed.clone();
+            if reply.roll_with([kind.face_for(a), kind.face_for(b)]).is_err() {
+                continue;
+            }
+            let value = if reply.dice().is_some() && !reply.is_over() {
+                let their = best_plan(&reply, 0);
+                evaluate(&their.after, me)
+            } else {
+                evaluate(&reply, me)
+            };
+            total += p * value;
+        }
+    }
+    total
+}
+
+/// Extra worth of keeping one's king: it breaks ranking ties and guards against Chaturaji.
+const KING_KEPT_BONUS: f64 = 4.0;
+/// Weight of material still on the board (it scores nothing by itself but ranks ties and plays on).
+const MATERIAL_WEIGHT: f64 = 0.5;
+/// Weight of what one may capture next turn.
+const OPPORTUNITY_WEIGHT: f64 = 0.3;
+/// Weight of the rivals' points (they compete for places).
+const RIVAL_POINTS_WEIGHT: f64 = 0.25;
+
+/// The value of a state for `seat`: points, material, kept king, minus the expected loss to the
+/// dice the other seats may roll, plus capture chances; a finished game is valued by place.
+#[must_use]
+pub fn evaluate(game: &Game, seat: Seat) -> f64 {
+    if let Some(outcome) = game.outcome() {
+        let place = outcome.standings.iter().find(|s| s.seat == seat).map_or(4, |s| s.place);
+        return 1000.0 * f64::from(4 - place.min(4)) + f64::from(game.scores()[seat]);
+    }
+    let board = game.board();
+    let kind = game.settings().dice;
+    let scores = game.scores();
+    let active = BySeat::from_fn(|s| !game.is_frozen(s));
+    let (threat, chance) = threats(board, seat, kind, active);
+    let mut value = f64::from(scores[seat]);
+    for other in seat.others() {
+        value -= RIVAL_POINTS_WEIGHT * f64::from(scores[other]);
+    }
+    for (square, piece) in board.pieces() {
+        let worth = f64::from(piece.role.value())
+            + if piece.role == Role::King { KING_KEPT_BONUS } else { 0.0 };
+        if piece.seat == seat {
+            value += MATERIAL_WEIGHT * worth - worth * threat[square.index()];
+            if piece.role == Role::Pawn {
+                value += 0.05 * f64::from(pawn_progress(seat, square));
+            }
+        } else {
+            value += OPPORTUNITY_WEIGHT * worth * chance[square.index()];
+        }
+    }
+    value
+}
+
+/// How far a pawn of `seat` on `square` has come from its seat's side, 0–6.
+fn pawn_progress(seat: Seat, square: crate::board::Square) -> u8 {
+    let (f, r) = (square.file() as u8, square.rank() as u8);
+    match seat {
+        Seat::Red => r.saturating_sub(1),
+        Seat::Blue => f.saturating_sub(1),
+        Seat::Yellow => 6u8.saturating_sub(r),
+        Seat::Green => 6u8.saturating_sub(f),
+    }
+}
+
+/// For every square: the probability that a piece of `seat` there is captured before `seat`'s
+/// next turn (each active rival rolls two dice; one attack class suffices), and the probability
+/// that `seat` itself can capture what stands there next turn.
+fn threats(
+    board: &Board,
+    seat: Seat,
+    kind: DiceKind,
+    active: BySeat<bool>,
+) -> ([f64; 64], [f64; 64]) {
+    // Attack classes as bit sets, per attacking seat and target square.
+    let mut masks = [[0u8; 64]; 4];
+    for (from, piece) in board.pieces() {
+        if !active[piece.seat] && piece.seat != seat {
+            continue;
+        }
+        let bit = class_bit(piece.role);
+        let attacker = piece.seat.index();
+        board.for_each_target(from, |to| {
+            if board.get(to).is_some() {
+                masks[attacker][to.index()] |= bit;
+            }
+        });
+    }
+    let p_any = |mask: u8| {
+        let p: f64 = DieClass::ALL
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask & (1 << i) != 0)
+            .map(|(_, &c)| kind.probability(c))
+            .sum();
+        1.0 - (1.0 - p) * (1.0 - p)
+    };
+    let mut threat = [0.0; 64];
+    let mut chance = [0.0; 64];
+    for sq in 0..64 {
+        let mut safe = 1.0;
+        for other in seat.others() {
+            let mask = masks[other.index()][sq];
+            if mask != 0 && active[other] {
+                safe *= 1.0 - p_any(mask);
+            }
+        }
+        threat[sq] = 1.0 - safe;
+        let mine = masks[seat.index()][sq];
+        if mine != 0 {
+            chance[sq] = p_any(mine);
+        }
+    }
+    (threat, chance)
+}
+
+fn class_bit(role: Role) -> u8 {
+    match role {
+        Role::Pawn | Role::King => 1,
+        Role::Boat => 2,
+        Role::Horse => 4,
+        Role::Elephant => 8,
+    }
+}
+
+/// Plays a whole game with the given player levels, rolling from `dice_rng` and deciding with
+/// `cpu_rng`; returns the game and every action taken (a record's steps).
+pub fn play_out(
+    mut game: Game,
+    levels: BySeat<Level>,
+    dice_rng: &mut impl Rng,
+    cpu_rng: &mut impl Rng,
+) -> (Game, Vec<Action>) {
+    let mut actions = Vec::new();
+    while !game.is_over() {
+        let action = match game.phase() {
+            Phase::Roll { .. } => {
+                let kind = game.settings().dice;
+                Action::Roll { dice: [kind.roll(dice_rng), kind.roll(dice_rng)] }
+            }
+            Phase::Move { seat } => {
+                choose_action(&game, levels[seat], cpu_rng).unwrap_or(Action::EndTurn)
+            }
+            Phase::Over => break,
+        };
+        match game.apply(action) {
+            Ok(_) => actions.push(action),
+            // A CPU only proposes legal actions; should one ever be refused, pass the turn so the
+            // game still ends.
+            Err(_) => {
+                if game.time_out().is_ok() {
+                    actions.push(Action::TimeOut);
+                }
+            }
+        }
+    }
+    (game, actions)
+}
