@@ -87,7 +87,7 @@ pub fn to_pgn(game: &Game, tags: &PgnTags) -> String {
         Variant::Maharajah => tag("Variant", "Maharajah"),
         Variant::Horde => tag("Variant", "Horde"),
     }
-    let default_start = Position::new(start.rules().variant.profile());
+    let default_start = Position::new(start.rules().variant);
     if start.to_string() != default_start.to_string() || variant == Variant::Maharajah {
         tag("SetUp", "1");
         tag("FEN", &start.to_string());
@@ -187,7 +187,7 @@ pub fn from_pgn(text: &str) -> Result<PgnGame, PgnError> {
     };
     let start = match tag("FEN") {
         Some(fen) => Position::from_fen(variant, fen).map_err(PgnError::Fen)?,
-        None => Position::new(variant.profile()),
+        None => Position::new(variant),
     };
     let mut game = Game::new(start);
 

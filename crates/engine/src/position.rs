@@ -179,7 +179,7 @@ impl Outcome {
 
 impl Default for Position {
     fn default() -> Position {
-        Position::new(RuleProfile::standard())
+        Position::new(crate::Variant::Chess)
     }
 }
 
@@ -201,15 +201,16 @@ impl Position {
         }
     }
 
-    /// The start position of a profile: the orthodox array for chess and Maharajah (then by
-    /// standard rules, since orthodox armies are classic), the Horde array for Horde.
+    /// The start position of a variant: the orthodox array for chess and Maharajah (orthodox
+    /// armies are classic, so a Maharajah game from it uses the standard profile), the Horde array
+    /// for Horde. Custom Maharajah starts come from [`crate::army::start_position`] or a FEN.
     #[must_use]
-    pub fn new(rules: RuleProfile) -> Position {
-        let fen = match rules.variant {
+    pub fn new(variant: crate::Variant) -> Position {
+        let fen = match variant {
             crate::Variant::Horde => crate::fen::HORDE_START,
             _ => crate::fen::STANDARD_START,
         };
-        match Position::from_fen(rules.variant, fen) {
+        match Position::from_fen(variant, fen) {
             Ok(p) => p,
             Err(e) => unreachable!("built-in start FEN is valid: {e}"),
         }

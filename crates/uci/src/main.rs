@@ -16,7 +16,7 @@ struct Session {
 
 impl Session {
     fn new() -> Session {
-        Session { variant: Variant::Chess, position: Position::new(Variant::Chess.profile()) }
+        Session { variant: Variant::Chess, position: Position::new(Variant::Chess) }
     }
 
     /// Handles one line; returns `false` on `quit`.
@@ -36,7 +36,7 @@ impl Session {
                 Ok(())
             }
             "ucinewgame" => {
-                self.position = Position::new(self.variant.profile());
+                self.position = Position::new(self.variant);
                 Ok(())
             }
             "setoption" => self.setoption(&words[1..]),
@@ -70,7 +70,7 @@ impl Session {
         let value = value_at.map(|v| args[v + 1..].join(" ")).unwrap_or_default();
         if name.eq_ignore_ascii_case("UCI_Variant") {
             self.variant = value.parse().map_err(|e| format!("{e}"))?;
-            self.position = Position::new(self.variant.profile());
+            self.position = Position::new(self.variant);
             Ok(())
         } else {
             Err(format!("unknown option {name:?}"))
@@ -80,7 +80,7 @@ impl Session {
     fn set_position(&mut self, args: &[&str]) -> Result<(), String> {
         let moves_at = args.iter().position(|w| *w == "moves").unwrap_or(args.len());
         let mut pos = match args.first() {
-            Some(&"startpos") => Position::new(self.variant.profile()),
+            Some(&"startpos") => Position::new(self.variant),
             Some(&"fen") => {
                 let fen = args[1..moves_at].join(" ");
                 Position::from_fen(self.variant, &fen).map_err(|e| e.to_string())?

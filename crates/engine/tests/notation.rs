@@ -1,0 +1,124 @@
+//! FEN, SAN, UCI and PGN examples (rules/maharajah.md §7).
+#![allow(clippy::unwrap_used)]
+
+use maharajah_engine::{
+    from_pgn, to_pgn, FenError, Game, Move, PgnTags, Position, Role, SanError, Variant,
+};
+
+fn mh(fen: &str) -> Position {
+    Position::from_fen(Variant::Maharajah, fen).unwrap()
+}
+
+#[test]
+fn fen_letters_and_extended_fields() {
+    let fen = "m2ck1rm/8/8/8/8/8/1PPP2P1/PNPRKMNQ w - - 0 1";
+    let pos = mh(fen);
+    assert_eq!(pos.plain_fen(), fen);
+    // Plain 6-field FEN = start position: every White pawn unmoved, both sides variant.
+    assert_eq!(pos.to_string(), format!("{fen} vv a1c1b2c2d2g2"));
+    // Extended FEN round-trips, including a classic side and a pawn that has moved.
+    let ext = "4k3/p7/8/8/8/8/1P6/P3K2M w - - 0 1 vc b2";
+    let pos = mh(ext);
+    assert_eq!(pos.to_string(), "4k3/p7/8/8/8/8/1P6/P3K2M w - - 0 1 vc b2");
+    assert!(!pos.legal_moves().contains(&"a1a3".parse().unwrap()));
+    // The classic black a7 pawn was not listed: it may not double-step.
+    let pos = pos.play("b2b3".parse().unwrap()).unwrap();
+    assert!(!pos.legal_moves().contains(&"a7a5".parse().unwrap()));
+    // Orthodox start in Maharajah = standard chess, plain FEN.
+    let pos = mh("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+    assert_eq!(pos.rules().variant, Variant::Chess);
+    assert_eq!(pos.to_string(), "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+}
+
+#[test]
+fn fen_refusals() {
+    let bad = |fen: &str| Position::from_fen(Variant::Maharajah, fen).unwrap_err();
+    assert!(matches!(bad("8/8/8/8/8/8/8/8 w - - 0 1"), FenError::Illegal(_)));
+    assert!(matches!(bad("4k3/8/8/8/8/8/8/4K3 x - - 0 1"), FenError::Turn(_)));
+    assert!(matches!(bad("4k3/8/8/8/8/8/8/4K2Z w - - 0 1"), FenError::Board(_)));
+    assert!(matches!(bad("4k3/8/8/8/8/8/8/4K3 w - - 0 1 vx -"), FenError::Status(_)));
+    assert!(matches!(bad("4k3/8/8/8/8/8/8/4K3 w - - 0 1 vv a2"), FenError::Unmoved(_)));
+    assert!(matches!(bad("4k3/8/8/8/8/8/8/4K3 w - - 0 1 vv"), FenError::FieldCount(7)));
+    assert!(matches!(bad("P3k3/8/8/8/8/8/8/4K3 w - - 0 1"), FenError::Illegal(_)));
+    assert!(matches!(bad("4k3/4R3/8/8/8/8/8/4K3 w - - 0 1"), FenError::Illegal(_)));
+    assert!(matches!(bad("4k3/9/8/8/8/8/8/4K3 w - - 0 1"), FenError::Board(_)));
+}
+
+#[test]
+fn uci_moves() {
+    let mv: Move = "e7e8m".parse().unwrap();
+    assert_eq!(mv.promotion, Some(Role::Maharajah));
+    assert_eq!(mv.to_string(), "e7e8m");
+    assert!("e7e8k".parse::<Move>().is_err());
+    assert!("e9e8".parse::<Move>().is_err());
+    assert!("".parse::<Move>().is_err());
+}
+
+#[test]
+fn san_letters_disambiguation_and_suffixes() {
+    let pos = mh("4k3/1P6/8/8/8/8/8/CC2K1A1 w - - 0 1");
+    let m = |s: &str| s.parse::<Move>().unwrap();
+    // Both chancellors reach b3? a1 knight-leaps to b3, b1 slides to b3: disambiguate by file.
+    assert_eq!(pos.san(m("a1b3")), "Cab3");
+    assert_eq!(pos.san(m("b1b3")), "Cbb3");
+    assert_eq!(pos.san(m("g1f3")), "Af3");
+    assert_eq!(pos.san(m("b7b8a")), "b8=A");
+    assert_eq!(pos.san(m("b7b8c")), "b8=C+");
+    assert_eq!(pos.parse_san("b8=M+"), Ok(m("b7b8m")));
+    assert_eq!(pos.parse_san("b8M"), Ok(m("b7b8m")));
+    assert_eq!(pos.parse_san("Cab3"), Ok(m("a1b3")));
+    assert!(matches!(pos.parse_san("Cb3"), Err(SanError::Ambiguous(_))));
+    assert!(matches!(pos.parse_san("Qd4"), Err(SanError::Illegal(_))));
+    assert!(matches!(pos.parse_san("zz"), Err(SanError::Syntax(_))));
+    // Mate suffix.
+    let pos = mh("k7/8/1K6/8/8/8/8/7C w - - 0 1");
+    assert_eq!(pos.san(m("h1h8")), "Ch8#");
+    // Castling.
+    let pos = Position::from_fen(Variant::Chess, "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
+    assert_eq!(pos.san(m("e1g1")), "O-O");
+    assert_eq!(pos.san(m("e1c1")), "O-O-O");
+    assert_eq!(pos.parse_san("0-0-0"), Ok(m("e1c1")));
+}
+
+#[test]
+fn pgn_export_carries_variant_setup_and_fen() {
+    let start = mh("rnbqkbnr/pppppppp/8/8/8/8/8/CCCAKBA1 w kq - 0 1");
+    let mut game = Game::new(start.clone());
+    for s in ["Ab3", "e5", "Cxa7"] {
+        let mv = game.position().parse_san(s).unwrap();
+        game.play(mv).unwrap();
+    }
+    let tags = PgnTags { extra: vec![("White".into(), "Ana \"A\"".into())] };
+    let text = to_pgn(&game, &tags);
+    assert!(text.contains("[Variant \"Maharajah\"]"), "{text}");
+    assert!(text.contains("[SetUp \"1\"]"), "{text}");
+    assert!(text.contains(&format!("[FEN \"{start}\"]")), "{text}");
+    assert!(text.contains("[White \"Ana \\\"A\\\"\"]"), "{text}");
+    assert!(text.contains("1. Ab3 e5 2. Cxa7 *"), "{text}");
+    let back = from_pgn(&text).unwrap();
+    assert_eq!(back.game.moves(), game.moves());
+    assert!(back.tags.contains(&("White".to_owned(), "Ana \"A\"".to_owned())));
+    // A standard game has no Variant, SetUp or FEN tag.
+    let chess = to_pgn(&Game::new(Position::new(Variant::Chess)), &PgnTags::default());
+    assert!(!chess.contains("Variant") && !chess.contains("FEN"), "{chess}");
+}
+
+#[test]
+fn pgn_import_tolerates_comments_nags_and_variations() {
+    let text = r#"[Event "Casual"]
+[Site "?"]
+[Result "1-0"]
+
+1. e4 {best by test} e5 $1 2. Qh5 (2. Nf3 Nc6 (2... d6) 3. Bb5) 2... Nc6?! ; a line comment
+3. Bc4 Nf6?? 4. Qxf7# 1-0
+"#;
+    let pgn = from_pgn(text).unwrap();
+    assert_eq!(pgn.game.moves().len(), 7);
+    assert!(pgn.game.position().is_checkmate());
+    assert!(from_pgn("1. e4 e5 2. Ke3").is_err());
+    assert!(from_pgn("1. e4 { unterminated").is_err());
+    assert!(from_pgn("[Variant \"Shogi\"]\n1. e4").is_err());
+    // Horde from its own start.
+    let horde = from_pgn("[Variant \"Horde\"]\n\n1. b6 axb6 *").unwrap();
+    assert_eq!(horde.game.moves().len(), 2);
+}
