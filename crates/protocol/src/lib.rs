@@ -1,0 +1,49 @@
+//! Wire types shared by every Maharajah peer (online server, LAN host, app client).
+//!
+//! Layout:
+//! - [`ClientMsg`] (client → server) and [`ServerMsg`] (server → client): one enum per
+//!   direction, JSON, tagged `#[serde(tag = "t")]`.
+//! - [`RoomEvent`]: the numbered events of a room; every one is sent inside
+//!   [`ServerMsg::Event`] with its `seq`, so a reconnecting client can ask for what it missed.
+//! - [`ErrorCode`]: what went wrong, for programs; every error also carries a message for people.
+//! - [`decode_client`] / [`decode_server`]: checked decoding of one frame (size, JSON, tag).
+//! - [`army`]: the canonical army text and the SHA-256 commitment of hidden setup.
+//! - [`AccessCode`]: the 8-character room code.
+//!
+//! The first message on a connection is [`ClientMsg::Hello`] carrying [`PROTOCOL_VERSION`]; a
+//! server speaking another version answers [`ErrorCode::VersionMismatch`] with a message both
+//! sides can show, and closes.
+
+pub mod army;
+mod code;
+mod decode;
+mod types;
+
+pub use code::{AccessCode, AccessCodeError, ACCESS_CODE_ALPHABET, ACCESS_CODE_LEN};
+pub use decode::{decode_client, decode_server, encode, DecodeError};
+pub use types::*;
+
+/// Version of the wire protocol. Peers with different versions refuse to talk.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Largest frame (one WebSocket text message) a peer accepts, in bytes.
+pub const MAX_FRAME_BYTES: usize = 16 * 1024;
+
+/// Text shown to people when the two protocol versions differ.
+///
+/// # Examples
+///
+/// ```
+/// let m = maharajah_protocol::version_mismatch_message(2, 1);
+/// assert!(m.contains("version 2") && m.contains("version 1"));
+/// ```
+pub fn version_mismatch_message(client: u32, server: u32) -> String {
+    let advice = if client < server {
+        "please update the app"
+    } else {
+        "this server is older than the app; try again after the server is updated"
+    };
+    format!(
+        "The app speaks protocol version {client} but the server speaks version {server}: {advice}."
+    )
+}

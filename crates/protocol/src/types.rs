@@ -1,0 +1,624 @@
+//! The messages, events and shared value types of the protocol.
+
+use serde::{Deserialize, Serialize};
+
+use crate::AccessCode;
+
+/// A rules variant a room can be created for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Variant {
+    /// Standard chess.
+    Chess,
+    /// Maharajah: compound pieces, armies built by the players (hidden setup on two devices).
+    Maharajah,
+    /// Horde.
+    Horde,
+}
+
+/// A side of the board, which is also a seat in a room.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Color {
+    /// White moves first.
+    White,
+    /// Black.
+    Black,
+}
+
+impl Color {
+    /// The other side.
+    pub fn other(self) -> Color {
+        match self {
+            Color::White => Color::Black,
+            Color::Black => Color::White,
+        }
+    }
+
+    /// Both sides, White first.
+    pub const ALL: [Color; 2] = [Color::White, Color::Black];
+}
+
+/// A value per side.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ByColor<T> {
+    /// White's value.
+    pub white: T,
+    /// Black's value.
+    pub black: T,
+}
+
+impl<T> ByColor<T> {
+    /// Builds a table from a function of the side.
+    pub fn new_with(mut f: impl FnMut(Color) -> T) -> ByColor<T> {
+        ByColor { white: f(Color::White), black: f(Color::Black) }
+    }
+
+    /// The value for `c`.
+    pub fn get(&self, c: Color) -> &T {
+        match c {
+            Color::White => &self.white,
+            Color::Black => &self.black,
+        }
+    }
+
+    /// The value for `c`, mutably.
+    pub fn get_mut(&mut self, c: Color) -> &mut T {
+        match c {
+            Color::White => &mut self.white,
+            Color::Black => &mut self.black,
+        }
+    }
+}
+
+/// A Fischer time control: base time plus an increment added after each move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TimeControl {
+    /// Starting time of each side, in milliseconds.
+    pub base_ms: u64,
+    /// Time added to the mover's clock after each of their moves, in milliseconds.
+    pub increment_ms: u64,
+}
+
+/// What a player asks for when creating a room.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoomOptions {
+    /// Rules variant.
+    pub variant: Variant,
+    /// Clock; `None` for an untimed game (no clocks, no pauses).
+    pub time_control: Option<TimeControl>,
+    /// Maharajah only: each player builds an army privately (commit, then reveal).
+    /// Otherwise the variant's standard start position is used.
+    pub hidden_setup: bool,
+    /// The creator's seat; `None` lets the server draw it at random.
+    pub color: Option<Color>,
+}
+
+/// Messages from a client to the server.
+///
+/// The first message of a connection must be [`ClientMsg::Hello`]. Every action in a room carries
+/// the secret `token` of the seat it acts for; a wrong token is refused with
+/// [`ErrorCode::Forbidden`] and changes nothing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "t", rename_all = "snake_case")]
+pub enum ClientMsg {
+    /// Opens the conversation; `version` must equal the server's [`crate::PROTOCOL_VERSION`].
+    Hello {
+        /// The client's protocol version.
+        version: u32,
+        /// Free text naming the client program, for logs.
+        client: String,
+    },
+    /// Asks for a [`ServerMsg::Pong`] (round-trip time and server clock).
+    Ping {
+        /// Echoed back.
+        nonce: u64,
+    },
+    /// Creates a room and takes a seat in it.
+    CreateRoom {
+        /// Variant, clock, setup and seat.
+        options: RoomOptions,
+    },
+    /// Takes the free seat of a room.
+    JoinRoom {
+        /// The room's access code.
+        code: AccessCode,
+    },
+    /// Comes back to a seat after a dropped connection.
+    Rejoin {
+        /// The room's access code.
+        code: AccessCode,
+        /// The seat's secret token, received in [`ServerMsg::Seated`].
+        token: String,
+        /// The last event number the client has seen (0 for none).
+        last_seq: u64,
+    },
+    /// Hidden setup, step 1: the hex SHA-256 commitment of the army (see [`crate::army`]).
+    Commit {
+        /// Seat token.
+        token: String,
+        /// 64 hex digits.
+        commitment: String,
+    },
+    /// Hidden setup, step 2 (only after both commitments are in): the army and its nonce.
+    Reveal {
+        /// Seat token.
+        token: String,
+        /// The army text (see [`crate::army`]).
+        army: String,
+        /// The 32-byte nonce, 64 hex digits.
+        nonce: String,
+    },
+    /// Plays a move.
+    Move {
+        /// Seat token.
+        token: String,
+        /// Number of half-moves played before this one (0 for White's first move).
+        ply: u32,
+        /// The move in UCI notation, e.g. `e2e4`, `e7e8m`.
+        uci: String,
+    },
+    /// Uses the seat's one pause (both clocks stop for up to 60 s).
+    Pause {
+        /// Seat token.
+        token: String,
+    },
+    /// Ends the seat's own pause early.
+    Resume {
+        /// Seat token.
+        token: String,
+    },
+    /// Resigns the game.
+    Resign {
+        /// Seat token.
+        token: String,
+    },
+    /// Offers a draw, or accepts the opponent's pending offer.
+    OfferDraw {
+        /// Seat token.
+        token: String,
+    },
+    /// Declines the opponent's pending draw offer.
+    DeclineDraw {
+        /// Seat token.
+        token: String,
+    },
+    /// Claims a draw by threefold repetition or the fifty-move rule (player to move).
+    ClaimDraw {
+        /// Seat token.
+        token: String,
+    },
+}
+
+impl ClientMsg {
+    /// Every value of the `t` tag, in declaration order.
+    pub const TAGS: &'static [&'static str] = &[
+        "hello",
+        "ping",
+        "create_room",
+        "join_room",
+        "rejoin",
+        "commit",
+        "reveal",
+        "move",
+        "pause",
+        "resume",
+        "resign",
+        "offer_draw",
+        "decline_draw",
+        "claim_draw",
+    ];
+
+    /// The seat token the message acts with, if it is a seat action.
+    pub fn token(&self) -> Option<&str> {
+        match self {
+            ClientMsg::Rejoin { token, .. }
+            | ClientMsg::Commit { token, .. }
+            | ClientMsg::Reveal { token, .. }
+            | ClientMsg::Move { token, .. }
+            | ClientMsg::Pause { token }
+            | ClientMsg::Resume { token }
+            | ClientMsg::Resign { token }
+            | ClientMsg::OfferDraw { token }
+            | ClientMsg::DeclineDraw { token }
+            | ClientMsg::ClaimDraw { token } => Some(token),
+            ClientMsg::Hello { .. }
+            | ClientMsg::Ping { .. }
+            | ClientMsg::CreateRoom { .. }
+            | ClientMsg::JoinRoom { .. } => None,
+        }
+    }
+}
+
+/// Messages from the server to a client.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "t", rename_all = "snake_case")]
+pub enum ServerMsg {
+    /// Answer to a matching [`ClientMsg::Hello`].
+    Welcome {
+        /// The server's protocol version.
+        version: u32,
+        /// The server program's version, for the About screen.
+        server_version: String,
+        /// The rules engine's version.
+        engine_version: String,
+    },
+    /// Answer to [`ClientMsg::Ping`].
+    Pong {
+        /// The ping's nonce.
+        nonce: u64,
+        /// Milliseconds since the Unix epoch on the server.
+        server_time_ms: u64,
+    },
+    /// The connection now acts for a seat (after create, join or rejoin). Followed by a
+    /// [`ServerMsg::Snapshot`] or by the missed [`ServerMsg::Event`]s.
+    Seated {
+        /// The room.
+        code: AccessCode,
+        /// The seat.
+        seat: Color,
+        /// The seat's secret token: keep it to rejoin and to act.
+        token: String,
+    },
+    /// The whole visible state of the room.
+    Snapshot {
+        /// The state.
+        snapshot: Box<Snapshot>,
+    },
+    /// A numbered room event; `seq` grows by one per event, from 1.
+    Event {
+        /// The room.
+        code: AccessCode,
+        /// Event number.
+        seq: u64,
+        /// What happened.
+        event: RoomEvent,
+    },
+    /// A move was accepted and stored (also sent again, identically, for a resent move).
+    MoveAck {
+        /// The move's ply.
+        ply: u32,
+        /// The move's event number.
+        seq: u64,
+    },
+    /// A setup step (commit or reveal) was accepted and stored.
+    SetupAck {
+        /// `commit` or `reveal`.
+        step: String,
+    },
+    /// A request failed; nothing changed.
+    Error {
+        /// What went wrong, for programs.
+        code: ErrorCode,
+        /// What went wrong, for people.
+        message: String,
+    },
+}
+
+impl ServerMsg {
+    /// Every value of the `t` tag, in declaration order.
+    pub const TAGS: &'static [&'static str] =
+        &["welcome", "pong", "seated", "snapshot", "event", "move_ack", "setup_ack", "error"];
+
+    /// Shorthand for [`ServerMsg::Error`].
+    pub fn error(code: ErrorCode, message: impl Into<String>) -> ServerMsg {
+        ServerMsg::Error { code, message: message.into() }
+    }
+}
+
+/// What can go wrong, for programs to branch on. Every error also carries a human message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The peers speak different protocol versions; the connection closes.
+    VersionMismatch,
+    /// Something other than `hello` came first.
+    HelloRequired,
+    /// The frame is not valid JSON or its fields do not fit the message.
+    Malformed,
+    /// The `t` tag names no known message.
+    UnknownMessage,
+    /// The frame is larger than [`crate::MAX_FRAME_BYTES`].
+    FrameTooLarge,
+    /// Too many messages or attempts; slow down.
+    RateLimited,
+    /// No room has this code (or it expired).
+    RoomNotFound,
+    /// Both seats are taken.
+    RoomFull,
+    /// The token does not belong to a seat of this room.
+    Forbidden,
+    /// The connection has not taken a seat yet.
+    NotSeated,
+    /// The request does not fit the room's current phase.
+    WrongPhase,
+    /// It is the opponent's turn.
+    NotYourTurn,
+    /// The move's ply is not the next ply (an old or a future move).
+    StalePly,
+    /// The move is not legal in the current position.
+    IllegalMove,
+    /// The game is paused.
+    GamePaused,
+    /// The room has no clock, so there is nothing to pause.
+    NoClock,
+    /// The seat has already used its pause.
+    PauseUsed,
+    /// There is no pause of this seat to end.
+    NotPaused,
+    /// The seat has already committed (or revealed).
+    AlreadyCommitted,
+    /// A commitment or nonce is not the right hex text, or an army text is malformed.
+    BadCommitment,
+    /// The reveal does not open the seat's commitment.
+    CommitmentMismatch,
+    /// The army breaks the army rules.
+    InvalidArmy,
+    /// The room options are not allowed (e.g. hidden setup for standard chess).
+    InvalidOptions,
+    /// The game is over.
+    GameOver,
+    /// No draw can be claimed, declined or accepted now.
+    NoDraw,
+    /// The server cannot do this now (e.g. the rules engine lacks a feature).
+    Unavailable,
+    /// The server is shutting down.
+    ShuttingDown,
+    /// A bug or storage failure on the server; nothing changed.
+    Internal,
+}
+
+/// The phase of a room.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// One seat is free.
+    WaitingForOpponent,
+    /// Hidden setup: both seated, commitments and reveals being collected.
+    Setup,
+    /// The game is on.
+    Playing,
+    /// The game has ended (see the result).
+    Finished,
+}
+
+/// Why a pause started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PauseReason {
+    /// The player asked for it.
+    Requested,
+    /// The player's connection dropped while their clock ran (the disconnect shield).
+    Disconnected,
+    /// The server restarted; clocks stay frozen until the player to move is back (or the
+    /// recovery grace ends). Uses nobody's pause.
+    ServerRestart,
+}
+
+/// The clocks as of the moment the message was made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockView {
+    /// White's remaining time, milliseconds.
+    pub white_ms: u64,
+    /// Black's remaining time, milliseconds.
+    pub black_ms: u64,
+    /// The side whose clock is running, if any (none while paused or before/after the game).
+    pub running: Option<Color>,
+}
+
+/// A pause in progress.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PauseView {
+    /// Whose pause it is (for a server restart: the side to move).
+    pub by: Color,
+    /// Why it started.
+    pub reason: PauseReason,
+    /// Milliseconds until the game resumes by itself.
+    pub remaining_ms: u64,
+}
+
+/// The result of a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// White won.
+    WhiteWins,
+    /// Black won.
+    BlackWins,
+    /// Drawn.
+    Draw,
+    /// No result: the flag fell before the flagged player's first move.
+    Annulled,
+}
+
+impl Outcome {
+    /// The outcome in which `c` wins.
+    pub fn win_for(c: Color) -> Outcome {
+        match c {
+            Color::White => Outcome::WhiteWins,
+            Color::Black => Outcome::BlackWins,
+        }
+    }
+}
+
+/// Why a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// Checkmate.
+    Checkmate,
+    /// Stalemate.
+    Stalemate,
+    /// A flag fell.
+    Timeout,
+    /// A flag fell but the opponent has no mating material.
+    TimeoutVsInsufficientMaterial,
+    /// The flag fell before the flagged player's first move.
+    TimeoutBeforeFirstMove,
+    /// Neither side can mate.
+    InsufficientMaterial,
+    /// Threefold repetition, claimed.
+    ThreefoldRepetition,
+    /// Fivefold repetition.
+    FivefoldRepetition,
+    /// Fifty-move rule, claimed.
+    FiftyMoves,
+    /// Seventy-five-move rule.
+    SeventyFiveMoves,
+    /// Every piece of a side was captured (Horde).
+    AllPiecesCaptured,
+    /// A player resigned.
+    Resignation,
+    /// Both players agreed to a draw.
+    Agreement,
+}
+
+/// The end of a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameResult {
+    /// Who won, or draw, or annulled.
+    pub outcome: Outcome,
+    /// Why.
+    pub reason: EndReason,
+}
+
+/// What one seat looks like to everyone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatView {
+    /// Someone has taken the seat.
+    pub taken: bool,
+    /// The seat's player is connected now.
+    pub connected: bool,
+    /// The seat still has its one pause.
+    pub pause_available: bool,
+    /// Hidden setup: the seat has committed.
+    pub committed: bool,
+    /// Hidden setup: the seat has revealed (the army itself stays hidden until both have).
+    pub revealed: bool,
+}
+
+/// The whole visible state of a room, for a client that joins or missed too many events.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// The room.
+    pub code: AccessCode,
+    /// The number of the last event included in this state.
+    pub seq: u64,
+    /// Variant, clock, setup as created.
+    pub variant: Variant,
+    /// The time control, if any.
+    pub time_control: Option<TimeControl>,
+    /// Hidden setup.
+    pub hidden_setup: bool,
+    /// Phase.
+    pub phase: Phase,
+    /// Both seats.
+    pub seats: ByColor<SeatView>,
+    /// Both armies, once both are revealed (hidden setup only).
+    pub armies: Option<ByColor<String>>,
+    /// The starting position (FEN), once the game has started.
+    pub start_fen: Option<String>,
+    /// The moves played, UCI.
+    pub moves: Vec<String>,
+    /// The current position (FEN), once the game has started.
+    pub fen: Option<String>,
+    /// The clocks (timed games).
+    pub clock: Option<ClockView>,
+    /// The pause in progress.
+    pub pause: Option<PauseView>,
+    /// A pending draw offer and who made it.
+    pub draw_offer: Option<Color>,
+    /// The result, once finished.
+    pub result: Option<GameResult>,
+}
+
+/// Something that happened in a room. Broadcast to both seats inside [`ServerMsg::Event`].
+/// No event ever carries an army before both armies are revealed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "e", rename_all = "snake_case")]
+pub enum RoomEvent {
+    /// A player took a seat.
+    SeatTaken {
+        /// The seat.
+        seat: Color,
+    },
+    /// A seat's connection came or went. Informational: it never decides a result.
+    Presence {
+        /// The seat.
+        seat: Color,
+        /// Connected now.
+        connected: bool,
+    },
+    /// Hidden setup started (both seated): each side now commits.
+    SetupStarted,
+    /// A seat committed to its army.
+    Committed {
+        /// The seat.
+        seat: Color,
+        /// Its commitment, so the opponent can check the reveal too.
+        commitment: String,
+    },
+    /// Both commitments are in: reveal now.
+    RevealOpen,
+    /// A seat revealed an army that opens its commitment and obeys the rules (the army itself
+    /// is held back until both have revealed).
+    Revealed {
+        /// The seat.
+        seat: Color,
+    },
+    /// Both armies were valid alone but together may not start (e.g. a king in check):
+    /// commitments and reveals are cleared and setup starts over.
+    SetupRejected {
+        /// Why, for people.
+        reason: String,
+    },
+    /// The game started.
+    GameStarted {
+        /// Starting position.
+        start_fen: String,
+        /// Both armies (hidden setup only), revealed together.
+        armies: Option<ByColor<String>>,
+        /// The clocks.
+        clock: Option<ClockView>,
+    },
+    /// A move was played.
+    Moved {
+        /// Its ply (0 for White's first move).
+        ply: u32,
+        /// UCI.
+        uci: String,
+        /// The position after it.
+        fen: String,
+        /// The clocks after it.
+        clock: Option<ClockView>,
+    },
+    /// The game is paused.
+    Paused {
+        /// Details and countdown.
+        pause: PauseView,
+        /// The frozen clocks.
+        clock: Option<ClockView>,
+    },
+    /// The game resumed.
+    Resumed {
+        /// The clocks, running again.
+        clock: Option<ClockView>,
+    },
+    /// A draw was offered.
+    DrawOffered {
+        /// By whom.
+        by: Color,
+    },
+    /// A draw offer was declined (or lapsed with a move).
+    DrawDeclined {
+        /// By whom.
+        by: Color,
+    },
+    /// The game ended.
+    GameOver {
+        /// The result.
+        result: GameResult,
+        /// The final clocks.
+        clock: Option<ClockView>,
+    },
+}

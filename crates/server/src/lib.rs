@@ -1,0 +1,42 @@
+//! The authoritative Maharajah server: rooms, access codes, Fischer clocks, pauses, persistence.
+//!
+//! The online server (binary `maharajah-server`) and the app's LAN host run this same library:
+//! bind a listener, then [`run`] it until a shutdown future completes.
+//!
+//! ```no_run
+//! # async fn host() -> Result<(), Box<dyn std::error::Error>> {
+//! let listener = tokio::net::TcpListener::bind("0.0.0.0:0").await?;
+//! let port = listener.local_addr()?.port(); // advertise this over mDNS
+//! let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+//! let server = tokio::spawn(maharajah_server::run(
+//!     listener,
+//!     maharajah_server::Config::default(), // in memory; set `db` for SQLite
+//!     async move { let _ = stopped.await; },
+//! ));
+//! // … later:
+//! let _ = stop.send(());
+//! server.await??;
+//! # Ok(()) }
+//! ```
+//!
+//! Layout:
+//! - [`clock`]: the pure Fischer clock (injected time).
+//! - [`room`]: one room as a pure state machine (seats, hidden setup, moves, pauses, results,
+//!   numbered events and their ring buffer).
+//! - `rules`: the only module that calls the rules engine.
+//! - [`store`]: SQLite persistence (WAL) with a group-committing writer thread.
+//! - `server`: WebSocket transport, room actors, connection limits, shutdown.
+//! - `codes`: random access codes and seat tokens.
+
+pub mod clock;
+mod codes;
+pub mod room;
+pub mod rules;
+mod server;
+pub mod store;
+
+pub use room::Lifetimes;
+pub use server::{run, Config, ServerError};
+
+/// Version of the server program, reported to clients in `welcome`.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,78 @@
+//! The online Maharajah server: `maharajah-server [--listen ADDR] [--db PATH] [--memory]`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use maharajah_server::{run, Config};
+
+/// Default address: loopback only; pass `--listen 0.0.0.0:7878` to serve the network.
+const DEFAULT_LISTEN: &str = "127.0.0.1:7878";
+/// Default database file, in the working directory.
+const DEFAULT_DB: &str = "maharajah-server.sqlite3";
+
+fn usage() -> String {
+    format!(
+        "usage: maharajah-server [--listen ADDR] [--db PATH | --memory]\n\
+         \x20 --listen ADDR  address to listen on (default {DEFAULT_LISTEN}; port 0 picks one)\n\
+         \x20 --db PATH      SQLite file for durable rooms (default {DEFAULT_DB})\n\
+         \x20 --memory       keep rooms in memory only"
+    )
+}
+
+fn parse_args() -> Result<(SocketAddr, Option<PathBuf>), String> {
+    let mut listen: SocketAddr =
+        DEFAULT_LISTEN.parse().map_err(|e| format!("default address: {e}"))?;
+    let mut db = Some(PathBuf::from(DEFAULT_DB));
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--listen" => {
+                let v = args.next().ok_or("--listen needs an address")?;
+                listen = v.parse().map_err(|e| format!("--listen {v}: {e}"))?;
+            }
+            "--db" => db = Some(PathBuf::from(args.next().ok_or("--db needs a path")?)),
+            "--memory" => db = None,
+            "-h" | "--help" => return Err(usage()),
+            "-V" | "--version" => {
+                return Err(format!("maharajah-server {}", maharajah_server::VERSION))
+            }
+            other => return Err(format!("unknown argument {other}\n{}", usage())),
+        }
+    }
+    Ok((listen, db))
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let (listen, db) = match parse_args() {
+        Ok(a) => a,
+        Err(msg) => {
+            eprintln!("{msg}");
+            return ExitCode::from(2);
+        }
+    };
+    let listener = match tokio::net::TcpListener::bind(listen).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("maharajah-server: cannot listen on {listen}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match listener.local_addr() {
+        // Tests and scripts read this line to learn the port.
+        Ok(addr) => println!("maharajah-server {} listening on {addr}", maharajah_server::VERSION),
+        Err(e) => eprintln!("maharajah-server: {e}"),
+    }
+    let config = Config { db, ..Config::default() };
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    match run(listener, config, shutdown).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("maharajah-server: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! Durable storage of rooms in SQLite (WAL mode), or nowhere (a LAN host may not need it).
+//!
+//! One writer thread owns the connection. Rooms send it their [`RoomRecord`] and wait for the
+//! commit before they acknowledge anything; writes that arrive together are committed in one
+//! transaction (group commit). `synchronous=FULL`: a committed write survives a crash of the
+//! process and of the machine.
+
+use std::path::Path;
+use std::sync::mpsc;
+use std::thread;
+
+use rusqlite::{params, Connection};
+use tokio::sync::oneshot;
+
+use crate::room::RoomRecord;
+
+/// A storage failure.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite said no.
+    #[error("database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// A stored record could not be read back.
+    #[error("stored room {code}: {detail}")]
+    Corrupt {
+        /// The room's code.
+        code: String,
+        /// What was wrong.
+        detail: String,
+    },
+    /// The writer thread is gone.
+    #[error("the storage thread has stopped")]
+    Closed,
+}
+
+enum Job {
+    Save { code: String, json: String, reply: oneshot::Sender<Result<(), String>> },
+    Delete { code: String, reply: oneshot::Sender<Result<(), String>> },
+}
+
+/// Where rooms are kept. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Store {
+    tx: Option<mpsc::Sender<Job>>,
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Job::Save { code, .. } => write!(f, "Save({code})"),
+            Job::Delete { code, .. } => write!(f, "Delete({code})"),
+        }
+    }
+}
+
+const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS rooms (
+    code TEXT PRIMARY KEY NOT NULL,
+    record TEXT NOT NULL
+)";
+
+impl Store {
+    /// No persistence: every save succeeds at once and nothing is recovered.
+    pub fn memory() -> Store {
+        Store { tx: None }
+    }
+
+    /// Opens (creating if needed) the database at `path` and returns the stored rooms.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Sqlite`] if the file cannot be opened or set up. Records that cannot be
+    /// parsed are returned as errors in the list, not as a failure of the whole open.
+    pub fn open(path: &Path) -> Result<(Store, Vec<Result<RoomRecord, StoreError>>), StoreError> {
+        let conn = Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.execute(SCHEMA, [])?;
+        let mut records = Vec::new();
+        {
+            let mut stmt = conn.prepare("SELECT code, record FROM rooms")?;
+            let rows =
+                stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+            for row in rows {
+                let (code, json) = row?;
+                records.push(
+                    serde_json::from_str::<RoomRecord>(&json)
+                        .map_err(|e| StoreError::Corrupt { code, detail: e.to_string() }),
+                );
+            }
+        }
+        let (tx, rx) = mpsc::channel::<Job>();
+        thread::Builder::new()
+            .name("maharajah-store".into())
+            .spawn(move || writer(conn, rx))
+            .map_err(|e| StoreError::Corrupt { code: String::new(), detail: e.to_string() })?;
+        Ok((Store { tx: Some(tx) }, records))
+    }
+
+    /// Whether this store writes anywhere.
+    pub fn is_durable(&self) -> bool {
+        self.tx.is_some()
+    }
+
+    /// Stores a room; returns once committed.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`] if the write failed; the caller must not acknowledge the change.
+    pub async fn save(&self, record: &RoomRecord) -> Result<(), StoreError> {
+        let Some(tx) = &self.tx else { return Ok(()) };
+        let json = serde_json::to_string(record).map_err(|e| StoreError::Corrupt {
+            code: record.code.to_string(),
+            detail: e.to_string(),
+        })?;
+        let (reply, rx) = oneshot::channel();
+        tx.send(Job::Save { code: record.code.to_string(), json, reply })
+            .map_err(|_| StoreError::Closed)?;
+        rx.await
+            .map_err(|_| StoreError::Closed)?
+            .map_err(|detail| StoreError::Corrupt { code: record.code.to_string(), detail })
+    }
+
+    /// Forgets a room.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`] if the delete failed.
+    pub async fn delete(&self, code: &str) -> Result<(), StoreError> {
+        let Some(tx) = &self.tx else { return Ok(()) };
+        let (reply, rx) = oneshot::channel();
+        tx.send(Job::Delete { code: code.to_owned(), reply }).map_err(|_| StoreError::Closed)?;
+        rx.await
+            .map_err(|_| StoreError::Closed)?
+            .map_err(|detail| StoreError::Corrupt { code: code.to_owned(), detail })
+    }
+}
+
+fn writer(mut conn: Connection, rx: mpsc::Receiver<Job>) {
+    while let Ok(first) = rx.recv() {
+        let mut batch = vec![first];
+        while batch.len() < 512 {
+            match rx.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        let result = write_batch(&mut conn, &batch).map_err(|e| e.to_string());
+        for job in batch {
+            let reply = match job {
+                Job::Save { reply, .. } | Job::Delete { reply, .. } => reply,
+            };
+            // A room that stopped waiting no longer cares.
+            let _ = reply.send(result.clone());
+        }
+    }
+}
+
+fn write_batch(conn: &mut Connection, batch: &[Job]) -> Result<(), rusqlite::Error> {
+    let tx = conn.transaction()?;
+    for job in batch {
+        match job {
+            Job::Save { code, json, .. } => {
+                tx.execute(
+                    "INSERT INTO rooms (code, record) VALUES (?1, ?2)
+                     ON CONFLICT(code) DO UPDATE SET record = excluded.record",
+                    params![code, json],
+                )?;
+            }
+            Job::Delete { code, .. } => {
+                tx.execute("DELETE FROM rooms WHERE code = ?1", params![code])?;
+            }
+        }
+    }
+    tx.commit()
+}
