@@ -15,7 +15,7 @@
 //!
 //! ```text
 //! <board> <turn> <castling> <ep> <halfmove> <fullmove> <status> <unmoved>
-//! bqrbkbnb/1p2pbr1/8/8/8/8/PP1PPPPP/BAPCKCNN w - - 0 1 vc a1a2b2d2e2f2g2h2c1b7e7
+//! bqrbkbnb/1p2pbr1/8/8/8/8/PP1PPPPP/BAPCKCNN w - - 0 1 vc c1a2b2d2e2f2g2h2b7e7
 //! ```
 //!
 //! * `<status>`: two letters, White's then Black's, `c` for classic or `v` for variant.
@@ -156,7 +156,6 @@ impl Position {
             s => return Err(FenError::Turn(s.to_owned())),
         };
 
-        let mut start_statuses = None;
         let rules = match variant {
             Variant::Chess => RuleProfile::standard(),
             Variant::Horde => RuleProfile::horde(),
@@ -181,7 +180,6 @@ impl Position {
                             squares.iter().flatten().filter(|p| p.color == color).map(|p| p.role),
                         )
                     });
-                    start_statuses = Some(s);
                     s
                 };
                 let orthodox = parse_board(STANDARD_START.split(' ').next().unwrap_or_default())?;
@@ -298,7 +296,6 @@ impl Position {
         } else {
             eligible
         };
-        let _ = start_statuses;
 
         // The side not to move must not be in check.
         let them = turn.other();

@@ -424,8 +424,8 @@ impl Position {
         let occ = self.occupied;
         let king = self.king_of(us);
 
-        let (target, pinned, checkers) = match king {
-            None => (!ours, Bitboard::EMPTY, Bitboard::EMPTY),
+        let (target, pinned) = match king {
+            None => (!ours, Bitboard::EMPTY),
             Some(k) => {
                 let checkers = self.attackers_to(k, them, occ);
                 // King steps.
@@ -449,7 +449,7 @@ impl Position {
                     Some(c) => between(k, c).with(c),
                     None => !ours,
                 };
-                (target, self.pinned(k), checkers)
+                (target, self.pinned(k))
             }
         };
 
@@ -523,7 +523,6 @@ impl Position {
                             | (rook_attacks(k, new_occ) & self.orthogonal_sliders()))
                             & theirs
                             & !captured_sq;
-                        let _ = checkers;
                         attackers.is_empty()
                     }
                 };
@@ -718,8 +717,11 @@ impl Position {
         if let Some(c) = captured {
             self.toggle(them, c, to, &mut hash);
         }
-        self.halfmoves =
-            if role == Role::Pawn || captured.is_some() { 0 } else { self.halfmoves + 1 };
+        self.halfmoves = if role == Role::Pawn || captured.is_some() {
+            0
+        } else {
+            self.halfmoves.saturating_add(1)
+        };
 
         self.toggle(us, role, from, &mut hash);
         let mut placed = role;
@@ -762,7 +764,7 @@ impl Position {
         self.toggle(us, placed, to, &mut hash);
 
         if us == Color::Black {
-            self.fullmoves += 1;
+            self.fullmoves = self.fullmoves.saturating_add(1);
         }
         self.turn = them;
         self.hash = hash;
