@@ -344,6 +344,90 @@ impl Army {
     }
 }
 
+impl fmt::Display for Army {
+    /// The FEN placement field of a board holding only this army, e.g.
+    /// `8/8/8/8/8/8/PPPPPPPP/RNBQKBNR` — the form to send an army over the wire.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for rank in (0..8u8).rev() {
+            let mut empty = 0u8;
+            for file in 0..8u8 {
+                match self.board[usize::from(rank * 8 + file)] {
+                    Some(role) => {
+                        if empty > 0 {
+                            write!(f, "{empty}")?;
+                            empty = 0;
+                        }
+                        write!(f, "{}", Piece { color: self.color, role }.char())?;
+                    }
+                    None => empty += 1,
+                }
+            }
+            if empty > 0 {
+                write!(f, "{empty}")?;
+            }
+            if rank > 0 {
+                f.write_str("/")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Text that is not an army placement (a FEN board field with pieces of one colour).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseArmyError(pub String);
+
+impl fmt::Display for ParseArmyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "not an army: {}", self.0)
+    }
+}
+
+impl std::error::Error for ParseArmyError {}
+
+impl std::str::FromStr for Army {
+    type Err = ParseArmyError;
+    /// Reads the form written by `Display`. The colour is that of the pieces (all must share
+    /// it, and there must be at least one). The army is not validated: see [`Army::validate`].
+    fn from_str(s: &str) -> Result<Army, ParseArmyError> {
+        let mut pieces = Vec::new();
+        let ranks: Vec<&str> = s.split('/').collect();
+        if ranks.len() != 8 {
+            return Err(ParseArmyError(format!("{} ranks instead of 8", ranks.len())));
+        }
+        for (i, text) in ranks.iter().enumerate() {
+            let rank = 7 - i as u8;
+            let mut file = 0u8;
+            for c in text.chars() {
+                if let Some(d) = c.to_digit(10).filter(|d| (1..=8).contains(d)) {
+                    file += d as u8;
+                } else {
+                    let p = Piece::from_char(c)
+                        .ok_or_else(|| ParseArmyError(format!("bad letter {c:?}")))?;
+                    let sq = Square::from_coords(file, rank)
+                        .ok_or_else(|| ParseArmyError(format!("rank {} too long", rank + 1)))?;
+                    pieces.push((sq, p));
+                    file += 1;
+                }
+                if file > 8 {
+                    return Err(ParseArmyError(format!("rank {} too long", rank + 1)));
+                }
+            }
+            if file != 8 {
+                return Err(ParseArmyError(format!("rank {} has {file} squares", rank + 1)));
+            }
+        }
+        let color = pieces
+            .first()
+            .map(|(_, p)| p.color)
+            .ok_or_else(|| ParseArmyError("no pieces".into()))?;
+        if pieces.iter().any(|(_, p)| p.color != color) {
+            return Err(ParseArmyError("pieces of both colours".into()));
+        }
+        Ok(Army::from_pieces(color, pieces.into_iter().map(|(sq, p)| (sq, p.role))))
+    }
+}
+
 /// Why a custom position may not start (rules/maharajah.md §3).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StartError {

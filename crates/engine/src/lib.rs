@@ -44,7 +44,7 @@ pub mod san;
 pub mod types;
 mod zobrist;
 
-pub use army::{start_position, Army, ArmyError, ArmyRule, StartError};
+pub use army::{start_position, Army, ArmyError, ArmyRule, ParseArmyError, StartError};
 pub use fen::FenError;
 pub use game::Game;
 pub use moves::{Move, MoveList, ParseMoveError};

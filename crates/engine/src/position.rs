@@ -307,6 +307,11 @@ impl Position {
         Some(Piece { color, role })
     }
 
+    /// Every piece on the board with its square, from a1 upwards.
+    pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
+        self.occupied.filter_map(|sq| self.piece_at(sq).map(|p| (sq, p)))
+    }
+
     /// The king of `color`, if it has one (Horde's White has none).
     #[inline]
     #[must_use]

@@ -189,6 +189,8 @@ fn orthodox_army_is_legal_and_gives_standard_rules() {
     assert_eq!(w.points_spent(), 39);
     assert!(w.validate().is_ok() && b.validate().is_ok());
     assert_eq!(w.mirrored(), b);
+    assert_eq!(w.to_string(), "8/8/8/8/8/8/PPPPPPPP/RNBQKBNR");
+    assert!("8/8/8/8/8/8/PPPPPPPP/RNBQKBNr".parse::<Army>().is_err());
     let pos = start_position(&w, &b).unwrap();
     assert_eq!(pos.rules().variant, Variant::Chess);
     assert_eq!(pos.to_string(), "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
@@ -258,6 +260,8 @@ fn random_armies_are_legal_and_reproducible() {
         let b = Army::random(Color::Black, &mut rng);
         assert_eq!(b.validate(), Ok(()), "seed {seed}");
         assert!(w.mirrored().validate().is_ok());
+        assert_eq!(w.to_string().parse::<Army>(), Ok(w.clone()));
+        assert_eq!(b.to_string().parse::<Army>(), Ok(b.clone()));
         let mut again = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         assert_eq!(Army::random(Color::White, &mut again), w);
     }
