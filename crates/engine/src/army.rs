@@ -23,7 +23,8 @@ pub struct Army {
 }
 
 /// Which placement rule an army breaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
 pub enum ArmyRule {
     /// Points spent differ from 39 (`spent` is what the army spends).
     Budget {
@@ -49,7 +50,7 @@ pub enum ArmyRule {
 }
 
 /// A refused army: the rule, the side, and the squares involved.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct ArmyError {
     /// The side whose army breaks the rule.
     pub color: Color,

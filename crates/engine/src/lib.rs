@@ -41,6 +41,7 @@ pub mod pgn;
 pub mod position;
 pub mod profile;
 pub mod san;
+mod serde_impls;
 pub mod types;
 mod zobrist;
 

@@ -114,7 +114,8 @@ impl fmt::Display for PlayError {
 impl std::error::Error for PlayError {}
 
 /// How a finished game ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// One side won.
     Decisive {
@@ -131,7 +132,8 @@ pub enum Outcome {
 }
 
 /// Why a game was won (by the rules of the board; time and resignation belong to other layers).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum WinReason {
     /// The loser is checkmated.
     Checkmate,
@@ -140,7 +142,8 @@ pub enum WinReason {
 }
 
 /// Why a game was drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum DrawReason {
     /// The side to move has no legal move and is not in check.
     Stalemate,
