@@ -1,0 +1,217 @@
+//! A tiny test client over real WebSockets, and a server on 127.0.0.1:0.
+#![allow(clippy::unwrap_used, dead_code)]
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use maharajah_protocol::*;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+pub const WHITE_ARMY: &str = "Ra1,Nb1,Bc1,Qd1,Ke1,Bf1,Ng1,Rh1,Pa2,Pb2,Pc2,Pd2,Pe2,Pf2,Pg2,Ph2";
+pub const BLACK_ARMY: &str = "Ra8,Nb8,Bc8,Qd8,Ke8,Bf8,Ng8,Rh8,Pa7,Pb7,Pc7,Pd7,Pe7,Pf7,Pg7,Ph7";
+/// 39 points with a Maharajah instead of queen and rook.
+pub const CUSTOM_WHITE: &str = "Pa1,Nb1,Bc1,Md1,Ke1,Bf1,Ng1,Rh1,Pa2,Pb2,Pc2,Pd2,Pe2,Pf2,Pg2,Ph2";
+
+pub struct TestServer {
+    pub addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<Result<(), maharajah_server::ServerError>>>,
+}
+
+impl TestServer {
+    pub async fn start(config: maharajah_server::Config) -> TestServer {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(maharajah_server::run(listener, config, async move {
+            let _ = stopped.await;
+        }));
+        TestServer { addr, stop: Some(stop), task: Some(task) }
+    }
+
+    pub async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        tokio::time::timeout(Duration::from_secs(5), self.task.take().unwrap())
+            .await
+            .expect("server stops promptly")
+            .unwrap()
+            .unwrap();
+    }
+}
+
+pub struct Client {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    pub seat: Option<Color>,
+    pub token: String,
+    pub code: Option<AccessCode>,
+    pub last_seq: u64,
+    /// Messages read while looking for another one, handed out first.
+    pending: VecDeque<ServerMsg>,
+}
+
+pub fn options(
+    variant: Variant,
+    tc: Option<(u64, u64)>,
+    hidden: bool,
+    color: Color,
+) -> RoomOptions {
+    RoomOptions {
+        variant,
+        time_control: tc.map(|(b, i)| TimeControl { base_ms: b, increment_ms: i }),
+        hidden_setup: hidden,
+        color: Some(color),
+    }
+}
+
+impl Client {
+    /// Connects without saying hello.
+    pub async fn connect_raw(addr: SocketAddr) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}")).await.unwrap();
+        Client {
+            ws,
+            seat: None,
+            token: String::new(),
+            code: None,
+            last_seq: 0,
+            pending: VecDeque::new(),
+        }
+    }
+
+    /// Connects and says hello.
+    pub async fn connect(addr: SocketAddr) -> Client {
+        let mut c = Client::connect_raw(addr).await;
+        c.send(&ClientMsg::Hello { version: PROTOCOL_VERSION, client: "test".into() }).await;
+        match c.recv().await {
+            ServerMsg::Welcome { version, .. } => assert_eq!(version, PROTOCOL_VERSION),
+            other => panic!("expected welcome, got {other:?}"),
+        }
+        c
+    }
+
+    pub async fn send(&mut self, msg: &ClientMsg) {
+        self.send_raw(&encode(msg)).await;
+    }
+
+    pub async fn send_raw(&mut self, text: &str) {
+        self.ws.send(Message::text(text.to_owned())).await.unwrap();
+    }
+
+    /// The next message (5 s at most); tracks seat, token and the last event number.
+    pub async fn recv(&mut self) -> ServerMsg {
+        self.try_recv(Duration::from_secs(5)).await.expect("a message within 5 s")
+    }
+
+    /// The next message within `wait`, or `None` if the connection closed or nothing came.
+    pub async fn try_recv(&mut self, wait: Duration) -> Option<ServerMsg> {
+        if let Some(m) = self.pending.pop_front() {
+            return Some(m);
+        }
+        self.read(wait).await
+    }
+
+    async fn read(&mut self, wait: Duration) -> Option<ServerMsg> {
+        loop {
+            let frame = tokio::time::timeout(wait, self.ws.next()).await.ok()??.ok()?;
+            let Message::Text(text) = frame else { continue };
+            let msg = decode_server(text.as_str()).unwrap();
+            match &msg {
+                ServerMsg::Seated { code, seat, token } => {
+                    self.code = Some(code.clone());
+                    self.seat = Some(*seat);
+                    self.token = token.clone();
+                }
+                ServerMsg::Event { seq, .. } => {
+                    assert!(*seq > self.last_seq, "events arrive in order without repeats");
+                    self.last_seq = *seq;
+                }
+                ServerMsg::Snapshot { snapshot } => self.last_seq = snapshot.seq,
+                _ => {}
+            }
+            return Some(msg);
+        }
+    }
+
+    /// Reads until a message matches; returns it.
+    /// Messages read on the way stay pending for later calls.
+    pub async fn until(&mut self, what: &str, f: impl Fn(&ServerMsg) -> bool) -> ServerMsg {
+        if let Some(i) = self.pending.iter().position(&f) {
+            return self.pending.remove(i).unwrap();
+        }
+        loop {
+            match self.read(Duration::from_secs(5)).await {
+                Some(m) if f(&m) => return m,
+                Some(m) => self.pending.push_back(m),
+                None => panic!(
+                    "connection ended or timed out waiting for {what}; pending {:?}",
+                    self.pending
+                ),
+            }
+        }
+    }
+
+    /// Reads until an event matches; returns it.
+    pub async fn until_event(&mut self, what: &str, f: impl Fn(&RoomEvent) -> bool) -> RoomEvent {
+        match self.until(what, |m| matches!(m, ServerMsg::Event { event, .. } if f(event))).await {
+            ServerMsg::Event { event, .. } => event,
+            _ => unreachable!(),
+        }
+    }
+
+    /// Reads until an error; returns its code.
+    pub async fn until_error(&mut self) -> (ErrorCode, String) {
+        match self.until("an error", |m| matches!(m, ServerMsg::Error { .. })).await {
+            ServerMsg::Error { code, message } => (code, message),
+            _ => unreachable!(),
+        }
+    }
+
+    pub async fn create(&mut self, options: RoomOptions) -> AccessCode {
+        self.send(&ClientMsg::CreateRoom { options }).await;
+        self.until("seated", |m| matches!(m, ServerMsg::Seated { .. })).await;
+        self.until("snapshot", |m| matches!(m, ServerMsg::Snapshot { .. })).await;
+        self.code.clone().unwrap()
+    }
+
+    pub async fn join(&mut self, code: &AccessCode) -> Snapshot {
+        self.send(&ClientMsg::JoinRoom { code: code.clone() }).await;
+        self.until("seated", |m| matches!(m, ServerMsg::Seated { .. })).await;
+        match self.until("snapshot", |m| matches!(m, ServerMsg::Snapshot { .. })).await {
+            ServerMsg::Snapshot { snapshot } => *snapshot,
+            _ => unreachable!(),
+        }
+    }
+
+    pub async fn play(&mut self, ply: u32, uci: &str) -> ServerMsg {
+        self.send(&ClientMsg::Move { token: self.token.clone(), ply, uci: uci.into() }).await;
+        self.until("move ack or error", |m| {
+            matches!(m, ServerMsg::MoveAck { .. } | ServerMsg::Error { .. })
+        })
+        .await
+    }
+
+    /// Forgets messages read but not yet handed out.
+    pub fn drain_pending(&mut self) {
+        self.pending.clear();
+    }
+
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+
+    /// Whether the server closed the connection (within 5 s).
+    pub async fn is_closed_by_server(&mut self) -> bool {
+        loop {
+            match tokio::time::timeout(Duration::from_secs(5), self.ws.next()).await {
+                Err(_) => return false,
+                Ok(None) | Ok(Some(Err(_))) | Ok(Some(Ok(Message::Close(_)))) => return true,
+                Ok(Some(Ok(_))) => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,368 @@
+//! End-to-end over real WebSockets on 127.0.0.1: games, resync, forged tokens, hidden setup,
+//! clocks driven by the server's own timer, pauses, the disconnect shield, bad frames.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use maharajah_protocol::army::{self, commitment};
+use maharajah_protocol::*;
+use maharajah_server::Config;
+
+async fn pair(server: &TestServer, opts: RoomOptions) -> (Client, Client) {
+    let mut a = Client::connect(server.addr).await;
+    let code = a.create(opts).await;
+    let mut b = Client::connect(server.addr).await;
+    b.join(&code).await;
+    (a, b)
+}
+
+fn is_moved(ply: u32) -> impl Fn(&RoomEvent) -> bool {
+    move |e| matches!(e, RoomEvent::Moved { ply: p, .. } if *p == ply)
+}
+
+#[tokio::test]
+async fn two_clients_play_a_short_game() {
+    let server = TestServer::start(Config::default()).await;
+    let (mut w, mut b) = pair(&server, options(Variant::Chess, None, false, Color::White)).await;
+    assert_eq!((w.seat, b.seat), (Some(Color::White), Some(Color::Black)));
+    assert_eq!(w.code, b.code);
+    assert_eq!(w.code.as_ref().unwrap().as_str().len(), 8);
+
+    let ack = w.play(0, "f2f3").await;
+    let ServerMsg::MoveAck { ply: 0, seq } = ack else { panic!("{ack:?}") };
+    let e = b.until_event("white's move", is_moved(0)).await;
+    let RoomEvent::Moved { fen, .. } = e else { unreachable!() };
+    assert!(fen.starts_with("rnbqkbnr/pppppppp/8/8/8/5P2/PPPPP1PP/RNBQKBNR b"));
+    // Resent: the same acknowledgement, nothing new happens.
+    assert_eq!(w.play(0, "f2f3").await, ServerMsg::MoveAck { ply: 0, seq });
+    // Out of turn, stale, illegal.
+    assert!(matches!(
+        w.play(1, "e2e4").await,
+        ServerMsg::Error { code: ErrorCode::NotYourTurn, .. }
+    ));
+    assert!(matches!(b.play(0, "e7e5").await, ServerMsg::Error { code: ErrorCode::StalePly, .. }));
+    assert!(matches!(
+        b.play(1, "e7e4").await,
+        ServerMsg::Error { code: ErrorCode::IllegalMove, .. }
+    ));
+    assert!(matches!(b.play(1, "e7e5").await, ServerMsg::MoveAck { ply: 1, .. }));
+    assert!(matches!(w.play(2, "g2g4").await, ServerMsg::MoveAck { ply: 2, .. }));
+    assert!(matches!(b.play(3, "d8h4").await, ServerMsg::MoveAck { ply: 3, .. }));
+    let mated = GameResult { outcome: Outcome::BlackWins, reason: EndReason::Checkmate };
+    for c in [&mut w, &mut b] {
+        let e = c.until_event("game over", |e| matches!(e, RoomEvent::GameOver { .. })).await;
+        assert_eq!(e, RoomEvent::GameOver { result: mated, clock: None });
+    }
+    assert_eq!(w.last_seq, b.last_seq, "both saw every event");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn forged_tokens_are_refused_and_change_nothing() {
+    let server = TestServer::start(Config::default()).await;
+    let (mut w, mut b) = pair(&server, options(Variant::Chess, None, false, Color::White)).await;
+    let code = w.code.clone().unwrap();
+    // A move with the opponent's seat but a made-up token.
+    w.send(&ClientMsg::Move { token: "00".repeat(32), ply: 0, uci: "e2e4".into() }).await;
+    assert_eq!(w.until_error().await.0, ErrorCode::Forbidden);
+    // Black tries to play White's move with its own token: not its turn.
+    assert!(matches!(
+        b.play(0, "e2e4").await,
+        ServerMsg::Error { code: ErrorCode::NotYourTurn, .. }
+    ));
+    // A stranger cannot rejoin a seat without the token.
+    let mut stranger = Client::connect(server.addr).await;
+    stranger
+        .send(&ClientMsg::Rejoin { code: code.clone(), token: "ab".repeat(32), last_seq: 0 })
+        .await;
+    assert_eq!(stranger.until_error().await.0, ErrorCode::Forbidden);
+    // Nor act without a seat.
+    stranger.send(&ClientMsg::Resign { token: w.token.clone() }).await;
+    assert_eq!(stranger.until_error().await.0, ErrorCode::NotSeated);
+    // Nor join a full room.
+    stranger.send(&ClientMsg::JoinRoom { code }).await;
+    assert_eq!(stranger.until_error().await.0, ErrorCode::RoomFull);
+    // Nothing happened: White's first move is still ply 0.
+    assert!(matches!(w.play(0, "e2e4").await, ServerMsg::MoveAck { ply: 0, .. }));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn reconnect_with_resync_from_missed_events_or_snapshot() {
+    let server = TestServer::start(Config::default()).await;
+    let (mut w, mut b) = pair(&server, options(Variant::Chess, None, false, Color::White)).await;
+    w.play(0, "e2e4").await;
+    b.until_event("e4", is_moved(0)).await;
+    let (code, token, seen) = (b.code.clone().unwrap(), b.token.clone(), b.last_seq);
+    b.close().await;
+    w.until_event("black left", |e| matches!(e, RoomEvent::Presence { connected: false, .. }))
+        .await;
+    // While Black is away, White's move waits: it is Black's turn.
+    assert!(matches!(
+        w.play(1, "d2d4").await,
+        ServerMsg::Error { code: ErrorCode::NotYourTurn, .. }
+    ));
+
+    let mut b2 = Client::connect(server.addr).await;
+    b2.last_seq = seen;
+    b2.send(&ClientMsg::Rejoin { code: code.clone(), token: token.clone(), last_seq: seen }).await;
+    let seated = b2.recv().await;
+    assert!(matches!(seated, ServerMsg::Seated { seat: Color::Black, .. }), "{seated:?}");
+    // Exactly the missed events: own departure and return.
+    let m1 = b2.recv().await;
+    let m2 = b2.recv().await;
+    assert!(
+        matches!(&m1, ServerMsg::Event { seq, event: RoomEvent::Presence { seat: Color::Black, connected: false }, .. } if *seq == seen + 1),
+        "{m1:?}"
+    );
+    assert!(
+        matches!(&m2, ServerMsg::Event { event: RoomEvent::Presence { connected: true, .. }, .. }),
+        "{m2:?}"
+    );
+    assert!(matches!(b2.play(1, "e7e5").await, ServerMsg::MoveAck { ply: 1, .. }));
+    w.until_event("e5", is_moved(1)).await;
+    b2.close().await;
+
+    // A client claiming a future event number gets a full snapshot.
+    let mut b3 = Client::connect(server.addr).await;
+    b3.send(&ClientMsg::Rejoin { code, token, last_seq: 9_999 }).await;
+    b3.until("seated", |m| matches!(m, ServerMsg::Seated { .. })).await;
+    match b3.recv().await {
+        ServerMsg::Snapshot { snapshot } => {
+            assert_eq!(snapshot.moves, ["e2e4", "e7e5"]);
+            assert_eq!(snapshot.phase, Phase::Playing);
+            assert!(snapshot.seats.white.connected && snapshot.seats.black.connected);
+        }
+        other => panic!("expected a snapshot, got {other:?}"),
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn hidden_lock_in_ordering_and_tampered_reveal() {
+    let server = TestServer::start(Config::default()).await;
+    let (mut w, mut b) =
+        pair(&server, options(Variant::Maharajah, Some((60_000, 0)), true, Color::White)).await;
+    let (nw, nb) = ([7u8; 32], [9u8; 32]);
+    let cw = commitment(CUSTOM_WHITE, &nw).unwrap();
+    let cb = commitment(BLACK_ARMY, &nb).unwrap();
+
+    w.send(&ClientMsg::Commit { token: w.token.clone(), commitment: cw.clone() }).await;
+    w.until("commit ack", |m| matches!(m, ServerMsg::SetupAck { .. })).await;
+    let e = b.until_event("white committed", |e| matches!(e, RoomEvent::Committed { .. })).await;
+    assert_eq!(e, RoomEvent::Committed { seat: Color::White, commitment: cw });
+    // Revealing before the opponent has committed is refused.
+    w.send(&ClientMsg::Reveal {
+        token: w.token.clone(),
+        army: CUSTOM_WHITE.into(),
+        nonce: hex::encode(nw),
+    })
+    .await;
+    assert_eq!(w.until_error().await.0, ErrorCode::WrongPhase);
+
+    b.send(&ClientMsg::Commit { token: b.token.clone(), commitment: cb }).await;
+    w.until_event("reveal open", |e| matches!(e, RoomEvent::RevealOpen)).await;
+    // Tampered: a different army than committed.
+    w.send(&ClientMsg::Reveal {
+        token: w.token.clone(),
+        army: WHITE_ARMY.into(),
+        nonce: hex::encode(nw),
+    })
+    .await;
+    assert_eq!(w.until_error().await.0, ErrorCode::CommitmentMismatch);
+    w.send(&ClientMsg::Reveal {
+        token: w.token.clone(),
+        army: CUSTOM_WHITE.into(),
+        nonce: hex::encode(nw),
+    })
+    .await;
+    w.until("reveal ack", |m| matches!(m, ServerMsg::SetupAck { .. })).await;
+    // Black learns that White revealed, but not the army.
+    let revealed = b
+        .until("white revealed", |m| {
+            matches!(m, ServerMsg::Event { event: RoomEvent::Revealed { .. }, .. })
+        })
+        .await;
+    assert!(!encode(&revealed).contains("Md1"));
+    // Forged: Black reveals with White's... no, with a made-up token.
+    b.send(&ClientMsg::Reveal {
+        token: "11".repeat(32),
+        army: BLACK_ARMY.into(),
+        nonce: hex::encode(nb),
+    })
+    .await;
+    assert_eq!(b.until_error().await.0, ErrorCode::Forbidden);
+    b.send(&ClientMsg::Reveal {
+        token: b.token.clone(),
+        army: BLACK_ARMY.into(),
+        nonce: hex::encode(nb),
+    })
+    .await;
+    for c in [&mut w, &mut b] {
+        let e = c.until_event("start", |e| matches!(e, RoomEvent::GameStarted { .. })).await;
+        let RoomEvent::GameStarted { armies, start_fen, clock } = e else { unreachable!() };
+        let armies = armies.unwrap();
+        let canonical = army::canonical_army(BLACK_ARMY).unwrap();
+        assert_eq!(
+            (armies.white.as_str(), armies.black.as_str()),
+            (CUSTOM_WHITE, canonical.as_str())
+        );
+        assert!(start_fen.contains('M'));
+        assert_eq!(clock.unwrap().running, Some(Color::White));
+    }
+    assert!(matches!(w.play(0, "d1c3").await, ServerMsg::MoveAck { .. }), "the Maharajah leaps");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_server_timer_detects_a_flag_and_annuls_before_a_first_move() {
+    let server = TestServer::start(Config::default()).await;
+    let (mut w, mut b) =
+        pair(&server, options(Variant::Chess, Some((300, 0)), false, Color::White)).await;
+    // Nobody moves and nobody reports anything: the server's own timer ends the game.
+    for c in [&mut w, &mut b] {
+        let e = c.until_event("flag", |e| matches!(e, RoomEvent::GameOver { .. })).await;
+        let RoomEvent::GameOver { result, clock } = e else { unreachable!() };
+        assert_eq!(
+            result,
+            GameResult { outcome: Outcome::Annulled, reason: EndReason::TimeoutBeforeFirstMove }
+        );
+        assert_eq!(clock.unwrap().white_ms, 0);
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_flag_after_both_first_moves_loses() {
+    let server = TestServer::start(Config::default()).await;
+    let (mut w, mut b) =
+        pair(&server, options(Variant::Chess, Some((1_500, 0)), false, Color::White)).await;
+    assert!(matches!(w.play(0, "e2e4").await, ServerMsg::MoveAck { .. }));
+    assert!(matches!(b.play(1, "e7e5").await, ServerMsg::MoveAck { .. }));
+    let e = b.until_event("flag", |e| matches!(e, RoomEvent::GameOver { .. })).await;
+    let RoomEvent::GameOver { result, .. } = e else { unreachable!() };
+    assert_eq!(result, GameResult { outcome: Outcome::BlackWins, reason: EndReason::Timeout });
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn pause_and_early_resume() {
+    let server = TestServer::start(Config::default()).await;
+    let (mut w, mut b) =
+        pair(&server, options(Variant::Chess, Some((60_000, 0)), false, Color::White)).await;
+    w.play(0, "e2e4").await;
+    b.send(&ClientMsg::Pause { token: b.token.clone() }).await;
+    for c in [&mut w, &mut b] {
+        let e = c.until_event("paused", |e| matches!(e, RoomEvent::Paused { .. })).await;
+        let RoomEvent::Paused { pause, clock } = e else { unreachable!() };
+        assert_eq!((pause.by, pause.reason), (Color::Black, PauseReason::Requested));
+        assert!(pause.remaining_ms > 59_000 && pause.remaining_ms <= 60_000);
+        assert_eq!(clock.unwrap().running, None);
+    }
+    assert!(matches!(
+        b.play(1, "e7e5").await,
+        ServerMsg::Error { code: ErrorCode::GamePaused, .. }
+    ));
+    w.send(&ClientMsg::Resume { token: w.token.clone() }).await;
+    assert_eq!(w.until_error().await.0, ErrorCode::NotPaused, "only the pauser resumes early");
+    b.send(&ClientMsg::Resume { token: b.token.clone() }).await;
+    let e = w.until_event("resumed", |e| matches!(e, RoomEvent::Resumed { .. })).await;
+    assert!(matches!(
+        e,
+        RoomEvent::Resumed { clock: Some(ClockView { running: Some(Color::Black), .. }) }
+    ));
+    b.send(&ClientMsg::Pause { token: b.token.clone() }).await;
+    assert_eq!(b.until_error().await.0, ErrorCode::PauseUsed);
+    assert!(matches!(b.play(1, "e7e5").await, ServerMsg::MoveAck { .. }));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn disconnect_shield_pauses_for_the_absent_player_once() {
+    let server = TestServer::start(Config::default()).await;
+    let (mut w, b) =
+        pair(&server, options(Variant::Chess, Some((60_000, 0)), false, Color::White)).await;
+    w.play(0, "e2e4").await;
+    let (code, token) = (b.code.clone().unwrap(), b.token.clone());
+    b.close().await;
+    let e = w.until_event("shield", |e| matches!(e, RoomEvent::Paused { .. })).await;
+    let RoomEvent::Paused { pause, .. } = e else { unreachable!() };
+    assert_eq!((pause.by, pause.reason), (Color::Black, PauseReason::Disconnected));
+    let mut b = Client::connect(server.addr).await;
+    b.send(&ClientMsg::Rejoin { code: code.clone(), token: token.clone(), last_seq: 0 }).await;
+    w.until_event("resumed on return", |e| matches!(e, RoomEvent::Resumed { .. })).await;
+    w.drain_pending();
+    b.close().await;
+    // The pause is spent: this time Black's clock runs while Black is away.
+    let e = w
+        .until_event("presence", |e| matches!(e, RoomEvent::Presence { connected: false, .. }))
+        .await;
+    assert_eq!(e, RoomEvent::Presence { seat: Color::Black, connected: false });
+    assert!(w.try_recv(Duration::from_millis(300)).await.is_none(), "no pause this time");
+    // A client that lost its state sends a number the server does not know: full snapshot.
+    let mut b = Client::connect(server.addr).await;
+    b.send(&ClientMsg::Rejoin { code, token, last_seq: u64::MAX }).await;
+    let snap = b.until("snapshot", |m| matches!(m, ServerMsg::Snapshot { .. })).await;
+    let ServerMsg::Snapshot { snapshot } = snap else { unreachable!() };
+    assert!(snapshot.pause.is_none());
+    assert_eq!(snapshot.clock.unwrap().running, Some(Color::Black));
+    assert!(snapshot.clock.unwrap().black_ms < 60_000 - 250);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn bad_frames_get_typed_errors() {
+    let server = TestServer::start(Config::default()).await;
+    // Something other than hello first.
+    let mut c = Client::connect_raw(server.addr).await;
+    c.send(&ClientMsg::Ping { nonce: 1 }).await;
+    assert_eq!(c.until_error().await.0, ErrorCode::HelloRequired);
+    assert!(c.is_closed_by_server().await);
+    // Another protocol version: a message both sides can show, then close.
+    let mut c = Client::connect_raw(server.addr).await;
+    c.send(&ClientMsg::Hello { version: PROTOCOL_VERSION + 1, client: "future".into() }).await;
+    let (code, message) = c.until_error().await;
+    assert_eq!(code, ErrorCode::VersionMismatch);
+    assert!(message.contains(&format!("version {}", PROTOCOL_VERSION + 1)), "{message}");
+    assert!(c.is_closed_by_server().await);
+    // After hello, bad frames are answered and the connection stays usable.
+    let mut c = Client::connect(server.addr).await;
+    let cases = [
+        ("{not json".to_owned(), ErrorCode::Malformed),
+        (r#"{"t":"teleport"}"#.to_owned(), ErrorCode::UnknownMessage),
+        (r#"{"t":"move","ply":"x"}"#.to_owned(), ErrorCode::Malformed),
+        (r#"{"t":"join_room","code":"ABCDEFGH"}"#.to_owned(), ErrorCode::RoomNotFound),
+        (
+            format!(r#"{{"t":"ping","nonce":1,"pad":"{}"}}"#, "x".repeat(MAX_FRAME_BYTES)),
+            ErrorCode::FrameTooLarge,
+        ),
+    ];
+    for (frame, expected) in cases {
+        c.send_raw(&frame).await;
+        assert_eq!(c.until_error().await.0, expected, "{}", &frame[..frame.len().min(40)]);
+    }
+    c.send(&ClientMsg::Ping { nonce: 42 }).await;
+    assert!(matches!(c.recv().await, ServerMsg::Pong { nonce: 42, .. }));
+    // Far too large: the connection ends.
+    c.send_raw(&"x".repeat(8 * MAX_FRAME_BYTES)).await;
+    assert!(c.is_closed_by_server().await);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn failed_joins_are_rate_limited_per_address() {
+    let server =
+        TestServer::start(Config { join_failures_per_minute: 3, ..Config::default() }).await;
+    let mut c = Client::connect(server.addr).await;
+    let code: AccessCode = "ZZZZZZZZ".parse().unwrap();
+    for _ in 0..3 {
+        c.send(&ClientMsg::JoinRoom { code: code.clone() }).await;
+        assert_eq!(c.until_error().await.0, ErrorCode::RoomNotFound);
+    }
+    c.send(&ClientMsg::JoinRoom { code }).await;
+    assert_eq!(c.until_error().await.0, ErrorCode::RateLimited);
+    server.stop().await;
+}
