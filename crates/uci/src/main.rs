@@ -107,7 +107,6 @@ impl Session {
                     writeln!(out, "{mv}: {count}").map_err(|e| e.to_string())?;
                     total += count;
                 }
-                writeln!(out).map_err(|e| e.to_string())?;
                 writeln!(out, "Nodes searched: {total}").map_err(|e| e.to_string())?;
                 Ok(())
             }
