@@ -40,3 +40,23 @@ pub fn versions() -> Result<Versions, CommandError> {
         engine: maharajah_engine::VERSION.to_owned(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_the_packages_versions() {
+        let v = versions().expect("versions never fails");
+        assert_eq!(v.app, env!("CARGO_PKG_VERSION"));
+        assert_eq!(v.engine, maharajah_engine::VERSION);
+        assert!(!v.engine.is_empty());
+    }
+
+    #[test]
+    fn command_error_serialises_as_code_and_message() {
+        let error = CommandError { code: "bad_fen", message: "FEN has 5 fields".into() };
+        let json = serde_json::to_value(&error).expect("plain struct serialises");
+        assert_eq!(json, serde_json::json!({ "code": "bad_fen", "message": "FEN has 5 fields" }));
+    }
+}

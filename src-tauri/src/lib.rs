@@ -10,7 +10,7 @@ pub mod commands;
 ///
 /// Separate from [`run`] so tests can drive the same command set on a mock runtime.
 pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
-    tauri::Builder::default().invoke_handler(tauri::generate_handler![commands::versions])
+    tauri::Builder::<R>::new().invoke_handler(tauri::generate_handler![commands::versions])
 }
 
 /// Starts the app: opens the main window showing the embedded `ui/`.
@@ -20,7 +20,7 @@ pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
 /// useful the app can do then, and the message says why.
 #[cfg_attr(mobile, tauri::mobile_entry_point)]
 pub fn run() {
-    builder()
+    builder::<tauri::Wry>()
         .run(tauri::generate_context!())
         .expect("the Tauri runtime could not start (is a display available?)");
 }

@@ -1,0 +1,25 @@
+// The start screen: the menu people use, with features that have not landed marked plainly.
+import { h } from './dom.js';
+import { MENU } from '../store.js';
+
+export function renderMenu(state, { t, intent }) {
+  const items = MENU.map((item) =>
+    h('li', {},
+      h('button', {
+        type: 'button',
+        class: item.ready ? 'menu-item' : 'menu-item soon',
+        id: `menu-${item.id}`,
+        'data-ready': String(item.ready),
+        onclick: () => intent({ type: 'navigate', screen: item.ready ? item.id : `soon:${item.id}` }),
+      },
+      h('span', { class: 'menu-title' }, t(`menu.${item.id}`)),
+      h('span', { class: 'menu-hint' }, t(`menu.${item.id}.hint`)),
+      item.ready ? null : h('span', { class: 'badge' }, t('menu.soon')))));
+  return h('section', { class: 'screen', id: 'screen-menu', 'data-screen': 'menu' },
+    h('header', { class: 'hero' },
+      h('img', { src: 'icon.svg', alt: '', class: 'logo', width: 72, height: 72 }),
+      h('div', {},
+        h('h1', {}, t('app.title')),
+        h('p', { class: 'tagline' }, t('app.tagline')))),
+    h('nav', { 'aria-label': t('menu.label') }, h('ul', { class: 'menu' }, items)));
+}
