@@ -588,6 +588,9 @@ impl Conn {
         if !self.shared.join_allowed(self.ip) {
             return self.refuse(ErrorCode::RateLimited, "too many failed attempts; wait a minute");
         }
+        if rejoin.is_none() && self.room.as_ref().is_some_and(|(c, _)| *c == code) {
+            return self.refuse(ErrorCode::WrongPhase, "you already have a seat in this room");
+        }
         let Some(room) = self.shared.room(&code) else {
             self.shared.join_failed(self.ip);
             return self.refuse(ErrorCode::RoomNotFound, format!("no room has the code {code}"));

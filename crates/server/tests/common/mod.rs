@@ -53,6 +53,8 @@ pub struct Client {
     pub last_seq: u64,
     /// Messages read while looking for another one, handed out first.
     pending: VecDeque<ServerMsg>,
+    /// How long `until` waits for a message (longer for tests on paused time).
+    pub patience: Duration,
 }
 
 pub fn options(
@@ -80,6 +82,7 @@ impl Client {
             code: None,
             last_seq: 0,
             pending: VecDeque::new(),
+            patience: Duration::from_secs(5),
         }
     }
 
@@ -144,7 +147,7 @@ impl Client {
             return self.pending.remove(i).unwrap();
         }
         loop {
-            match self.read(Duration::from_secs(5)).await {
+            match self.read(self.patience).await {
                 Some(m) if f(&m) => return m,
                 Some(m) => self.pending.push_back(m),
                 None => panic!(

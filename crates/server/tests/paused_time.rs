@@ -1,0 +1,65 @@
+//! Minutes of game time in milliseconds of test time: the server's timers run on tokio's
+//! paused clock, which jumps ahead whenever every task is waiting.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use maharajah_protocol::*;
+use maharajah_server::Config;
+
+fn patient() -> Config {
+    // No keep-alive traffic: with a paused clock it would fire at every jump.
+    Config {
+        ping_interval: Duration::from_secs(24 * 3600),
+        idle_timeout: Duration::from_secs(24 * 3600),
+        ..Config::default()
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_pause_ends_by_itself_after_60_seconds() {
+    let server = TestServer::start(patient()).await;
+    let mut w = Client::connect(server.addr).await;
+    w.patience = Duration::from_secs(3600);
+    let code = w.create(options(Variant::Chess, Some((300_000, 0)), false, Color::White)).await;
+    let mut b = Client::connect(server.addr).await;
+    b.patience = Duration::from_secs(3600);
+    b.join(&code).await;
+    w.play(0, "e2e4").await;
+    let t0 = tokio::time::Instant::now();
+    b.send(&ClientMsg::Pause { token: b.token.clone() }).await;
+    w.until_event("paused", |e| matches!(e, RoomEvent::Paused { .. })).await;
+    let e = w.until_event("auto resume", |e| matches!(e, RoomEvent::Resumed { .. })).await;
+    let waited = t0.elapsed();
+    assert!(waited >= Duration::from_secs(60) && waited < Duration::from_secs(61), "{waited:?}");
+    let RoomEvent::Resumed { clock: Some(c) } = e else { panic!("{e:?}") };
+    assert_eq!(c.running, Some(Color::Black));
+    assert!(c.black_ms > 299_000, "the pause did not cost Black: {c:?}");
+    server.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_five_minute_flag_falls_on_the_server_timer() {
+    let server = TestServer::start(patient()).await;
+    let mut w = Client::connect(server.addr).await;
+    w.patience = Duration::from_secs(3600);
+    let code = w.create(options(Variant::Chess, Some((300_000, 2_000)), false, Color::White)).await;
+    let mut b = Client::connect(server.addr).await;
+    b.patience = Duration::from_secs(3600);
+    b.join(&code).await;
+    w.play(0, "e2e4").await;
+    b.play(1, "e7e5").await;
+    let t0 = tokio::time::Instant::now();
+    // White thinks forever; Black has nothing to do but wait.
+    let e = b.until_event("flag", |e| matches!(e, RoomEvent::GameOver { .. })).await;
+    let RoomEvent::GameOver { result, clock } = e else { unreachable!() };
+    assert_eq!(result, GameResult { outcome: Outcome::BlackWins, reason: EndReason::Timeout });
+    let c = clock.unwrap();
+    assert_eq!(c.white_ms, 0);
+    assert!(c.black_ms > 300_000, "Black kept its increment: {c:?}");
+    assert!(t0.elapsed() >= Duration::from_secs(299) && t0.elapsed() <= Duration::from_secs(302));
+    server.stop().await;
+}
