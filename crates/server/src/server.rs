@@ -813,6 +813,11 @@ impl RoomActor {
                 }
             }
             RoomCmd::Detach { conn } => {
+                // Connections closed by our own shutdown are not players leaving: no presence
+                // change is stored and no shield pause is spent.
+                if *self.shared.shutdown.borrow() {
+                    return;
+                }
                 for c in Color::ALL {
                     if self.links.get(c).as_ref().is_some_and(|l| l.id == conn) {
                         *self.links.get_mut(c) = None;

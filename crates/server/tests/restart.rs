@@ -154,3 +154,29 @@ async fn a_clean_shutdown_and_restart_in_process_keeps_a_hidden_setup() {
     assert_eq!(w2.until_error().await.0, ErrorCode::CommitmentMismatch);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_clean_shutdown_spends_nobodys_pause() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = maharajah_server::Config {
+        db: Some(dir.path().join("rooms.sqlite3")),
+        ..maharajah_server::Config::default()
+    };
+    let server = TestServer::start(config.clone()).await;
+    let mut w = Client::connect(server.addr).await;
+    let code = w.create(options(Variant::Chess, Some((60_000, 0)), false, Color::White)).await;
+    let mut b = Client::connect(server.addr).await;
+    b.join(&code).await;
+    assert!(matches!(w.play(0, "d2d4").await, ServerMsg::MoveAck { .. }));
+    server.stop().await;
+    assert!(matches!(b.until_error().await.0, ErrorCode::ShuttingDown));
+
+    let server = TestServer::start(config).await;
+    let mut b2 = Client::connect(server.addr).await;
+    b2.send(&ClientMsg::Rejoin { code, token: b.token.clone(), last_seq: u64::MAX }).await;
+    b2.until("seated", |m| matches!(m, ServerMsg::Seated { .. })).await;
+    let snap = snapshot_of(b2.recv().await);
+    assert!(snap.seats.white.pause_available && snap.seats.black.pause_available, "{snap:?}");
+    assert_eq!(snap.clock.unwrap().running, Some(Color::Black), "Black is back: its clock runs");
+    server.stop().await;
+}
