@@ -1,7 +1,24 @@
 //! Commands the web-view UI invokes. Each returns `Result<T, CommandError>`; the error serialises
 //! as `{ code, message }` so the UI can branch on `code` and show `message`.
+//!
+//! The commands are thin: they lock the [`Core`], call one method with the current time, and
+//! hand the computer a search request when it is its turn. Pushed events: `game` (a new
+//! [`GameView`] the UI did not ask for: the computer moved, a flag fell) and `clock` (the running
+//! clock, a few times a second).
 
+use std::path::PathBuf;
+use std::sync::mpsc::Sender;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use maharajah_engine::Variant;
 use serde::Serialize;
+use tauri::State;
+
+use crate::app::{pgn_date, Core, CoreError, StartInfo, ThinkRequest};
+use crate::clock::TimeControl;
+use crate::session::{BoardView, GameView, Opponent};
+use crate::store::GameSummary;
 
 /// An error a command reports to the UI.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -19,6 +36,80 @@ impl std::fmt::Display for CommandError {
 }
 
 impl std::error::Error for CommandError {}
+
+impl From<CoreError> for CommandError {
+    fn from(error: CoreError) -> CommandError {
+        let code = match &error {
+            CoreError::Session(e) => e.code(),
+            CoreError::Store(_) => "storage",
+            CoreError::NoGame => "no_game",
+        };
+        CommandError { code, message: error.to_string() }
+    }
+}
+
+/// What the commands share: the core, the app's monotonic epoch, the computer's inbox.
+#[derive(Debug)]
+pub struct AppState {
+    core: Mutex<Core>,
+    epoch: Instant,
+    computer: Mutex<Sender<ThinkRequest>>,
+    export_dir: PathBuf,
+}
+
+impl AppState {
+    /// State around `core`; search requests go to `computer`; PGN files are saved in `export_dir`.
+    #[must_use]
+    pub fn new(core: Core, computer: Sender<ThinkRequest>, export_dir: PathBuf) -> AppState {
+        AppState {
+            core: Mutex::new(core),
+            epoch: Instant::now(),
+            computer: Mutex::new(computer),
+            export_dir,
+        }
+    }
+
+    /// Milliseconds since the app started: the clocks' time scale.
+    #[must_use]
+    pub fn now(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Locks the core (a poisoned lock is recovered: the core holds no half-done invariants).
+    pub fn core(&self) -> MutexGuard<'_, Core> {
+        self.core.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Sends the computer a search when it is its turn (the view then shows it thinking).
+    fn think(&self, core: &mut Core) {
+        if let Some(request) = core.think_request() {
+            let sender = self.computer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if sender.send(request).is_err() {
+                core.cancel_thinking();
+            }
+        }
+    }
+
+    /// Runs `action` on the core, then lets the computer think, and returns the fresh view.
+    fn act(
+        &self,
+        action: impl FnOnce(&mut Core, u64, i64) -> Result<GameView, CoreError>,
+    ) -> Result<GameView, CommandError> {
+        let now = self.now();
+        let mut core = self.core();
+        action(&mut core, now, unix_now())?;
+        self.think(&mut core);
+        Ok(core.view(now)?)
+    }
+}
+
+/// Seconds since 1970 by the wall clock (dates of saved games).
+#[must_use]
+pub fn unix_now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
 
 /// Versions shown in the About screen.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -41,6 +132,224 @@ pub fn versions() -> Result<Versions, CommandError> {
     })
 }
 
+/// What the start screen needs: the game "Continue" opens.
+///
+/// # Errors
+/// `storage` when the saved games cannot be read.
+#[tauri::command]
+pub fn start_info(state: State<'_, AppState>) -> Result<StartInfo, CommandError> {
+    Ok(state.core().start_info()?)
+}
+
+/// Starts a new game of `variant` against `opponent`, with an optional clock.
+///
+/// # Errors
+/// `storage` when it cannot be saved.
+#[tauri::command]
+pub fn new_game(
+    state: State<'_, AppState>,
+    variant: Variant,
+    opponent: Opponent,
+    time_control: Option<TimeControl>,
+) -> Result<GameView, CommandError> {
+    state.act(|core, now, unix| core.new_variant_game(variant, opponent, time_control, now, unix))
+}
+
+/// Opens a saved game (continue or look at it).
+///
+/// # Errors
+/// `storage` / `bad_import` when it cannot be loaded.
+#[tauri::command]
+pub fn open_game(state: State<'_, AppState>, id: i64) -> Result<GameView, CommandError> {
+    state.act(|core, now, _| core.open(id, now))
+}
+
+/// The open game, if any.
+///
+/// # Errors
+/// Never fails; `None` when no game is open.
+#[tauri::command]
+pub fn current_game(state: State<'_, AppState>) -> Result<Option<GameView>, CommandError> {
+    Ok(state.core().current(state.now()))
+}
+
+/// Plays the person's move, given as UCI (`e2e4`, `e7e8q`) or SAN (`Nf3`).
+///
+/// # Errors
+/// `bad_move`, `illegal_move`, `game_over`, `not_your_turn`, `no_game`.
+#[tauri::command]
+pub fn play_move(state: State<'_, AppState>, mv: String) -> Result<GameView, CommandError> {
+    state.act(|core, now, unix| core.play(&mv, now, unix))
+}
+
+/// The board after `ply` moves, for reviewing the move list.
+///
+/// # Errors
+/// `no_game`.
+#[tauri::command]
+pub fn review(state: State<'_, AppState>, ply: usize) -> Result<BoardView, CommandError> {
+    Ok(state.core().review(ply)?)
+}
+
+/// Claims the draw that is claimable now.
+///
+/// # Errors
+/// `nothing_to_claim`, `game_over`, `no_game`.
+#[tauri::command]
+pub fn claim_draw(state: State<'_, AppState>) -> Result<GameView, CommandError> {
+    state.act(|core, now, unix| core.claim_draw(now, unix))
+}
+
+/// Offers a draw (the computer answers at once; a friend accepts with `accept_draw`).
+///
+/// # Errors
+/// `game_over`, `no_game`.
+#[tauri::command]
+pub fn offer_draw(state: State<'_, AppState>) -> Result<GameView, CommandError> {
+    state.act(|core, now, unix| core.offer_draw(now, unix))
+}
+
+/// Accepts the standing draw offer.
+///
+/// # Errors
+/// `nothing_to_claim`, `no_game`.
+#[tauri::command]
+pub fn accept_draw(state: State<'_, AppState>) -> Result<GameView, CommandError> {
+    state.act(|core, now, unix| core.accept_draw(now, unix))
+}
+
+/// The person resigns.
+///
+/// # Errors
+/// `game_over`, `no_game`.
+#[tauri::command]
+pub fn resign(state: State<'_, AppState>) -> Result<GameView, CommandError> {
+    state.act(|core, now, unix| core.resign(now, unix))
+}
+
+/// Takes back the last move (and cancels the computer's thinking).
+///
+/// # Errors
+/// `nothing_to_take_back`, `game_over`, `no_game`.
+#[tauri::command]
+pub fn takeback(state: State<'_, AppState>) -> Result<GameView, CommandError> {
+    state.act(|core, now, unix| core.takeback(now, unix))
+}
+
+/// A new game with the same start, opponent and clock.
+///
+/// # Errors
+/// `no_game`, `storage`.
+#[tauri::command]
+pub fn rematch(state: State<'_, AppState>) -> Result<GameView, CommandError> {
+    state.act(|core, now, unix| core.rematch(now, unix))
+}
+
+/// Leaves the game screen: the computer stops, the game and its clock are saved.
+///
+/// # Errors
+/// `storage`.
+#[tauri::command]
+pub fn leave_game(state: State<'_, AppState>) -> Result<(), CommandError> {
+    let now = state.now();
+    Ok(state.core().leave(now, unix_now())?)
+}
+
+/// Saved games, newest first.
+///
+/// # Errors
+/// `storage`.
+#[tauri::command]
+pub fn history(state: State<'_, AppState>) -> Result<Vec<GameSummary>, CommandError> {
+    Ok(state.core().history()?)
+}
+
+/// A game as PGN text: the open one, or the saved game `id`.
+///
+/// # Errors
+/// `no_game`, `storage`.
+#[tauri::command]
+pub fn export_pgn(state: State<'_, AppState>, id: Option<i64>) -> Result<String, CommandError> {
+    Ok(state.core().pgn(id, state.now(), &pgn_date(unix_now()))?)
+}
+
+/// Saves a game's PGN as a file in the downloads folder; returns the file's path.
+///
+/// # Errors
+/// `no_game`, `storage`, `write_failed`.
+#[tauri::command]
+pub fn save_pgn(state: State<'_, AppState>, id: Option<i64>) -> Result<String, CommandError> {
+    let unix = unix_now();
+    let (text, game_id) = {
+        let core = state.core();
+        let text = core.pgn(id, state.now(), &pgn_date(unix))?;
+        (text, id.or_else(|| core.current(state.now()).map(|v| v.id)).unwrap_or(0))
+    };
+    let path = write_pgn(&state.export_dir, game_id, unix, &text)?;
+    Ok(path.display().to_string())
+}
+
+/// Writes `text` as `maharajah-<id>-<date>.pgn` in `dir` (created if missing).
+///
+/// # Errors
+/// `write_failed` when the folder or file cannot be written.
+pub fn write_pgn(
+    dir: &std::path::Path,
+    id: i64,
+    unix: i64,
+    text: &str,
+) -> Result<PathBuf, CommandError> {
+    let failed = |e: std::io::Error| CommandError {
+        code: "write_failed",
+        message: format!("could not save the file: {e}"),
+    };
+    std::fs::create_dir_all(dir).map_err(failed)?;
+    let path = dir.join(format!("maharajah-{id}-{}.pgn", pgn_date(unix).replace('.', "-")));
+    std::fs::write(&path, text).map_err(failed)?;
+    Ok(path)
+}
+
+/// Imports a PGN or FEN and opens it as a pass-and-play game.
+///
+/// # Errors
+/// `bad_import`, `storage`.
+#[tauri::command]
+pub fn import_game(state: State<'_, AppState>, text: String) -> Result<GameView, CommandError> {
+    state.act(|core, now, unix| core.import(&text, now, unix))
+}
+
+/// Every stored setting as a JSON object.
+///
+/// # Errors
+/// `storage`.
+#[tauri::command]
+pub fn settings(
+    state: State<'_, AppState>,
+) -> Result<serde_json::Map<String, serde_json::Value>, CommandError> {
+    let settings = state.core().store().settings().map_err(CoreError::from)?;
+    Ok(settings.into_iter().collect())
+}
+
+/// Stores one setting.
+///
+/// # Errors
+/// `bad_setting` for an unknown key, `storage`.
+#[tauri::command]
+pub fn set_setting(
+    state: State<'_, AppState>,
+    key: String,
+    value: serde_json::Value,
+) -> Result<(), CommandError> {
+    const KEYS: [&str; 6] = ["theme", "sounds", "autoTurn", "animation", "timeControl", "language"];
+    if !KEYS.contains(&key.as_str()) {
+        return Err(CommandError {
+            code: "bad_setting",
+            message: format!("unknown setting {key:?}"),
+        });
+    }
+    Ok(state.core().store().set_setting(&key, &value).map_err(CoreError::from)?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,5 +367,15 @@ mod tests {
         let error = CommandError { code: "bad_fen", message: "FEN has 5 fields".into() };
         let json = serde_json::to_value(&error).expect("plain struct serialises");
         assert_eq!(json, serde_json::json!({ "code": "bad_fen", "message": "FEN has 5 fields" }));
+        let error = CommandError::from(CoreError::NoGame);
+        assert_eq!(error.code, "no_game");
+    }
+
+    #[test]
+    fn pgn_files_are_written_where_asked() {
+        let dir = std::env::temp_dir().join(format!("maharajah-export-{}", std::process::id()));
+        let path = write_pgn(&dir, 7, 0, "1. e4 *\n").expect("writes");
+        assert_eq!(path.file_name().and_then(|n| n.to_str()), Some("maharajah-7-1970-01-01.pgn"));
+        assert_eq!(std::fs::read_to_string(&path).expect("reads"), "1. e4 *\n");
     }
 }

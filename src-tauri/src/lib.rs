@@ -2,15 +2,133 @@
 //!
 //! Layout:
 //! - [`commands`]: the commands the UI invokes, each returning `Result<T, CommandError>`.
+//! - [`app`]: the local-play core (open game, storage, computer state), testable without a window.
+//! - [`session`]: one game: moves, clock, result, snapshots for the UI, PGN.
+//! - [`clock`]: the Fischer clock with injected time.
+//! - [`store`]: saved games and settings in SQLite.
+//! - [`computer`]: the computer opponent's move choice.
 //! - [`run`]: builds the app; the desktop `main` and the mobile entry point both call it.
 
+pub mod app;
+pub mod clock;
 pub mod commands;
+pub mod computer;
+pub mod session;
+pub mod store;
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use tauri::{Emitter, Manager};
+
+use crate::app::{Core, ThinkRequest};
+use crate::commands::{unix_now, AppState};
+use crate::store::Store;
+
+/// Environment variable naming the folder for saved games (tests use a temporary one).
+pub const DATA_DIR_ENV: &str = "MAHARAJAH_DATA_DIR";
+/// Environment variable naming the folder exported PGN files go to (default: Downloads).
+pub const EXPORT_DIR_ENV: &str = "MAHARAJAH_EXPORT_DIR";
 
 /// Builds the Tauri application with every command registered.
 ///
 /// Separate from [`run`] so tests can drive the same command set on a mock runtime.
 pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
-    tauri::Builder::<R>::new().invoke_handler(tauri::generate_handler![commands::versions])
+    tauri::Builder::<R>::new()
+        .setup(|app| {
+            let handle = app.handle().clone();
+            let data_dir = std::env::var_os(DATA_DIR_ENV)
+                .map(PathBuf::from)
+                .or_else(|| app.path().app_data_dir().ok())
+                .unwrap_or_else(std::env::temp_dir);
+            let export_dir = std::env::var_os(EXPORT_DIR_ENV)
+                .map(PathBuf::from)
+                .or_else(|| app.path().download_dir().ok())
+                .unwrap_or_else(|| data_dir.clone());
+            let store = std::fs::create_dir_all(&data_dir)
+                .map_err(|e| store::StoreError(e.to_string()))
+                .and_then(|()| Store::open(&data_dir.join("maharajah.sqlite")))
+                .or_else(|error| {
+                    eprintln!("{error}; games will not be kept after the app closes");
+                    Store::in_memory()
+                })?;
+            let (sender, receiver) = mpsc::channel::<ThinkRequest>();
+            app.manage(AppState::new(Core::new(store), sender, export_dir));
+            spawn_computer(handle.clone(), receiver);
+            spawn_ticker(handle);
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::versions,
+            commands::start_info,
+            commands::new_game,
+            commands::open_game,
+            commands::current_game,
+            commands::play_move,
+            commands::review,
+            commands::claim_draw,
+            commands::offer_draw,
+            commands::accept_draw,
+            commands::resign,
+            commands::takeback,
+            commands::rematch,
+            commands::leave_game,
+            commands::history,
+            commands::export_pgn,
+            commands::save_pgn,
+            commands::import_game,
+            commands::settings,
+            commands::set_setting,
+        ])
+}
+
+/// The computer's thread: searches each request off the UI thread and pushes a `game` event with
+/// its move, unless the request was cancelled meanwhile (takeback, leaving, a new game).
+fn spawn_computer<R: tauri::Runtime>(
+    handle: tauri::AppHandle<R>,
+    receiver: mpsc::Receiver<ThinkRequest>,
+) {
+    std::thread::spawn(move || {
+        for request in receiver {
+            // A short pause so the reply does not land before the person's own move is drawn.
+            std::thread::sleep(Duration::from_millis(300));
+            let seed = u64::try_from(unix_now()).unwrap_or(1) ^ request.position.hash();
+            let mv = computer::choose_move(&request.position, request.level, seed, &request.stop);
+            let state = handle.state::<AppState>();
+            let now = state.now();
+            let answer = state.core().computer_moved(request.generation, mv, now, unix_now());
+            match answer {
+                Ok(Some(view)) => {
+                    let _ = handle.emit("game", view);
+                }
+                Ok(None) => {}
+                Err(error) => eprintln!("the computer's move was refused: {error}"),
+            }
+        }
+    });
+}
+
+/// The clock's thread: a few times a second, pushes the running clock (`clock`) or, when a flag
+/// falls, the finished game (`game`).
+fn spawn_ticker<R: tauri::Runtime>(handle: tauri::AppHandle<R>) {
+    std::thread::spawn(move || loop {
+        std::thread::sleep(Duration::from_millis(200));
+        let state = handle.state::<AppState>();
+        let now = state.now();
+        let mut core = state.core();
+        match core.tick(now, unix_now()) {
+            Ok(Some(view)) => {
+                let _ = handle.emit("game", view);
+            }
+            Ok(None) => {
+                if let Some(clock) = core.running_clock(now) {
+                    let _ = handle.emit("clock", clock);
+                }
+            }
+            Err(error) => eprintln!("the clock could not save the result: {error}"),
+        }
+    });
 }
 
 /// Starts the app: opens the main window showing the embedded `ui/`.

@@ -1,0 +1,516 @@
+//! The app's local-play core without any window: the open game, the store it is saved to, and
+//! the computer's thinking state. Commands lock it, call one method, and hand the result to the
+//! UI; tests call the same methods directly with fake time.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use maharajah_engine::{Color, Move, Position, Variant};
+use serde::Serialize;
+
+use crate::clock::TimeControl;
+use crate::session::{BoardView, ClockView, GameView, Opponent, Session, SessionError};
+use crate::store::{GameSummary, Store, StoreError};
+
+/// Why a core operation failed; commands turn it into `CommandError`.
+#[derive(Debug)]
+pub enum CoreError {
+    /// A game rule refused the action.
+    Session(SessionError),
+    /// Storage failed.
+    Store(StoreError),
+    /// No game is open.
+    NoGame,
+}
+
+impl From<SessionError> for CoreError {
+    fn from(error: SessionError) -> CoreError {
+        CoreError::Session(error)
+    }
+}
+
+impl From<StoreError> for CoreError {
+    fn from(error: StoreError) -> CoreError {
+        CoreError::Store(error)
+    }
+}
+
+impl std::fmt::Display for CoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CoreError::Session(e) => e.fmt(f),
+            CoreError::Store(e) => e.fmt(f),
+            CoreError::NoGame => f.write_str("no game is open"),
+        }
+    }
+}
+
+impl std::error::Error for CoreError {}
+
+/// What the start screen needs to know.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StartInfo {
+    /// The unfinished game "Continue" opens.
+    pub continue_id: Option<i64>,
+}
+
+/// A request for the computer to move: what to search and how to recognise the answer.
+#[derive(Debug, Clone)]
+pub struct ThinkRequest {
+    /// The position to move in.
+    pub position: Position,
+    /// Level 1–4.
+    pub level: u8,
+    /// Raised to cancel.
+    pub stop: Arc<AtomicBool>,
+    /// The answer is accepted only while the core still has this generation.
+    pub generation: u64,
+}
+
+/// The open game and its storage.
+#[derive(Debug)]
+pub struct Core {
+    store: Store,
+    session: Option<Session>,
+    thinking: Option<Arc<AtomicBool>>,
+    generation: u64,
+}
+
+impl Core {
+    /// A core saving to `store`.
+    #[must_use]
+    pub const fn new(store: Store) -> Core {
+        Core { store, session: None, thinking: None, generation: 0 }
+    }
+
+    /// The storage.
+    #[must_use]
+    pub const fn store(&self) -> &Store {
+        &self.store
+    }
+
+    fn session(&self) -> Result<&Session, CoreError> {
+        self.session.as_ref().ok_or(CoreError::NoGame)
+    }
+
+    fn session_mut(&mut self) -> Result<&mut Session, CoreError> {
+        self.session.as_mut().ok_or(CoreError::NoGame)
+    }
+
+    fn save(&mut self, now: u64, unix: i64) -> Result<(), CoreError> {
+        let session = self.session.as_mut().ok_or(CoreError::NoGame)?;
+        let id = self.store.save(&session.to_record(now), unix)?;
+        session.set_id(id);
+        Ok(())
+    }
+
+    /// Cancels the computer's search, if one runs.
+    pub fn cancel_thinking(&mut self) {
+        if let Some(stop) = self.thinking.take() {
+            stop.store(true, Ordering::Relaxed);
+        }
+        self.generation += 1;
+    }
+
+    /// The snapshot of the open game at `now`.
+    ///
+    /// # Errors
+    /// [`CoreError::NoGame`] when none is open.
+    pub fn view(&self, now: u64) -> Result<GameView, CoreError> {
+        let mut view = self.session()?.view(now);
+        view.thinking = self.thinking.is_some();
+        Ok(view)
+    }
+
+    /// The open game's running clock at `now`, if any (what the ticker pushes).
+    #[must_use]
+    pub fn running_clock(&self, now: u64) -> Option<ClockView> {
+        let session = self.session.as_ref()?;
+        if session.result().is_some() {
+            return None;
+        }
+        session.clock_view(now).filter(|c| c.running.is_some())
+    }
+
+    /// The open game's snapshot, if any.
+    #[must_use]
+    pub fn current(&self, now: u64) -> Option<GameView> {
+        self.view(now).ok()
+    }
+
+    /// Starts and saves a new game.
+    ///
+    /// # Errors
+    /// [`CoreError::Store`] when it cannot be saved.
+    pub fn new_game(
+        &mut self,
+        start: Position,
+        opponent: Opponent,
+        control: Option<TimeControl>,
+        now: u64,
+        unix: i64,
+    ) -> Result<GameView, CoreError> {
+        self.cancel_thinking();
+        self.session = Some(Session::new(0, start, opponent, control, unix));
+        self.save(now, unix)?;
+        self.view(now)
+    }
+
+    /// A new game of `variant` from its usual start.
+    ///
+    /// # Errors
+    /// As [`Core::new_game`].
+    pub fn new_variant_game(
+        &mut self,
+        variant: Variant,
+        opponent: Opponent,
+        control: Option<TimeControl>,
+        now: u64,
+        unix: i64,
+    ) -> Result<GameView, CoreError> {
+        self.new_game(Position::new(variant), opponent, control, now, unix)
+    }
+
+    /// The same start, opponent and clock again; against the computer the colours swap.
+    ///
+    /// # Errors
+    /// [`CoreError::NoGame`] when no game is open.
+    pub fn rematch(&mut self, now: u64, unix: i64) -> Result<GameView, CoreError> {
+        let session = self.session()?;
+        let start = session.game().start().clone();
+        let opponent = match session.opponent() {
+            Opponent::Computer { color, level } => {
+                Opponent::Computer { color: color.other(), level }
+            }
+            Opponent::Human => Opponent::Human,
+        };
+        let control = session.time_control();
+        self.new_game(start, opponent, control, now, unix)
+    }
+
+    /// Opens a saved game (its clock resumes for the side to move).
+    ///
+    /// # Errors
+    /// [`CoreError`] when it cannot be loaded or replayed.
+    pub fn open(&mut self, id: i64, now: u64) -> Result<GameView, CoreError> {
+        self.cancel_thinking();
+        let record = self.store.load(id)?;
+        self.session = Some(Session::from_record(&record, now)?);
+        self.view(now)
+    }
+
+    /// Leaves the game screen: stops thinking, saves the clock as it stands, closes the game.
+    ///
+    /// # Errors
+    /// [`CoreError::Store`] when the final save fails.
+    pub fn leave(&mut self, now: u64, unix: i64) -> Result<(), CoreError> {
+        self.cancel_thinking();
+        if self.session.is_some() {
+            self.save(now, unix)?;
+        }
+        self.session = None;
+        Ok(())
+    }
+
+    /// The person's move, typed as UCI or SAN.
+    ///
+    /// # Errors
+    /// [`CoreError::Session`] for an illegal move or a finished game; it is not the computer's.
+    pub fn play(&mut self, text: &str, now: u64, unix: i64) -> Result<GameView, CoreError> {
+        let session = self.session_mut()?;
+        if session.is_computer_turn() {
+            return Err(SessionError::NotYourTurn.into());
+        }
+        let mv = session.parse_move(text)?;
+        session.play(mv, now)?;
+        self.save(now, unix)?;
+        self.view(now)
+    }
+
+    /// What the computer should think about now, if it is its turn and it is not already thinking.
+    pub fn think_request(&mut self) -> Option<ThinkRequest> {
+        let session = self.session.as_ref()?;
+        if !session.is_computer_turn() || self.thinking.is_some() {
+            return None;
+        }
+        let Opponent::Computer { level, .. } = session.opponent() else { return None };
+        let stop = Arc::new(AtomicBool::new(false));
+        self.thinking = Some(Arc::clone(&stop));
+        Some(ThinkRequest {
+            position: session.game().position().clone(),
+            level,
+            stop,
+            generation: self.generation,
+        })
+    }
+
+    /// The computer's answer to the request of `generation`; ignored when that request was cancelled.
+    /// Returns the new snapshot when the move was played.
+    ///
+    /// # Errors
+    /// [`CoreError`] when the move cannot be played or saved.
+    pub fn computer_moved(
+        &mut self,
+        generation: u64,
+        mv: Option<Move>,
+        now: u64,
+        unix: i64,
+    ) -> Result<Option<GameView>, CoreError> {
+        if generation != self.generation {
+            return Ok(None);
+        }
+        self.thinking = None;
+        let Some(mv) = mv else { return Ok(None) };
+        self.session_mut()?.play(mv, now)?;
+        self.save(now, unix)?;
+        self.view(now).map(Some)
+    }
+
+    /// The colour acting for the person: the side to move in pass-and-play, else the person's side.
+    fn person(&self) -> Result<Color, CoreError> {
+        let session = self.session()?;
+        Ok(match session.opponent() {
+            Opponent::Computer { color, .. } => color.other(),
+            Opponent::Human => session.game().position().turn(),
+        })
+    }
+
+    /// Claims the claimable draw.
+    ///
+    /// # Errors
+    /// [`CoreError::Session`] when none is claimable.
+    pub fn claim_draw(&mut self, now: u64, unix: i64) -> Result<GameView, CoreError> {
+        self.cancel_thinking();
+        self.session_mut()?.claim_draw(now)?;
+        self.save(now, unix)?;
+        self.view(now)
+    }
+
+    /// The person resigns.
+    ///
+    /// # Errors
+    /// [`CoreError::Session`] after the end.
+    pub fn resign(&mut self, now: u64, unix: i64) -> Result<GameView, CoreError> {
+        let color = self.person()?;
+        self.cancel_thinking();
+        self.session_mut()?.resign(color, now)?;
+        self.save(now, unix)?;
+        self.view(now)
+    }
+
+    /// The person offers a draw.
+    ///
+    /// # Errors
+    /// [`CoreError::Session`] after the end.
+    pub fn offer_draw(&mut self, now: u64, unix: i64) -> Result<GameView, CoreError> {
+        let color = self.person()?;
+        self.session_mut()?.offer_draw(color, now)?;
+        if self.session()?.result().is_some() {
+            self.cancel_thinking();
+        }
+        self.save(now, unix)?;
+        self.view(now)
+    }
+
+    /// The other player accepts the standing draw offer.
+    ///
+    /// # Errors
+    /// [`CoreError::Session`] when no offer stands.
+    pub fn accept_draw(&mut self, now: u64, unix: i64) -> Result<GameView, CoreError> {
+        self.session_mut()?.accept_draw(now)?;
+        self.save(now, unix)?;
+        self.view(now)
+    }
+
+    /// Takes back the last move (cancelling the computer's thinking).
+    ///
+    /// # Errors
+    /// [`CoreError::Session`] when there is nothing to take back.
+    pub fn takeback(&mut self, now: u64, unix: i64) -> Result<GameView, CoreError> {
+        self.cancel_thinking();
+        self.session_mut()?.takeback(now)?;
+        self.save(now, unix)?;
+        self.view(now)
+    }
+
+    /// The board after `ply` moves of the open game.
+    ///
+    /// # Errors
+    /// [`CoreError::NoGame`] when none is open.
+    pub fn review(&self, ply: usize) -> Result<BoardView, CoreError> {
+        Ok(self.session()?.board_at(ply))
+    }
+
+    /// Checks the clock; `Some(view)` when a flag fell just now (the game is saved as ended).
+    ///
+    /// # Errors
+    /// [`CoreError::Store`] when the result cannot be saved.
+    pub fn tick(&mut self, now: u64, unix: i64) -> Result<Option<GameView>, CoreError> {
+        let Some(session) = self.session.as_mut() else { return Ok(None) };
+        if !session.check_flag(now) {
+            return Ok(None);
+        }
+        self.cancel_thinking();
+        self.save(now, unix)?;
+        self.view(now).map(Some)
+    }
+
+    /// Imports a PGN or FEN as a new pass-and-play game and opens it.
+    ///
+    /// # Errors
+    /// [`CoreError::Session`] when the text is neither.
+    pub fn import(&mut self, text: &str, now: u64, unix: i64) -> Result<GameView, CoreError> {
+        let session = Session::import(text, unix)?;
+        self.cancel_thinking();
+        self.session = Some(session);
+        self.save(now, unix)?;
+        self.view(now)
+    }
+
+    /// A saved game (or the open one when `id` is `None`) as PGN.
+    ///
+    /// # Errors
+    /// [`CoreError`] when it cannot be loaded.
+    pub fn pgn(&self, id: Option<i64>, now: u64, date: &str) -> Result<String, CoreError> {
+        match (id, &self.session) {
+            (Some(id), Some(session)) if session.id() != id => {
+                Ok(Session::from_record(&self.store.load(id)?, now)?.pgn(date))
+            }
+            (None, None) => Err(CoreError::NoGame),
+            (Some(id), None) => Ok(Session::from_record(&self.store.load(id)?, now)?.pgn(date)),
+            (_, Some(session)) => Ok(session.pgn(date)),
+        }
+    }
+
+    /// The start screen's facts.
+    ///
+    /// # Errors
+    /// [`CoreError::Store`] on a database failure.
+    pub fn start_info(&self) -> Result<StartInfo, CoreError> {
+        Ok(StartInfo { continue_id: self.store.latest_unfinished()? })
+    }
+
+    /// The history list.
+    ///
+    /// # Errors
+    /// [`CoreError::Store`] on a database failure.
+    pub fn history(&self) -> Result<Vec<GameSummary>, CoreError> {
+        Ok(self.store.list(200)?)
+    }
+}
+
+/// `YYYY.MM.DD` (PGN's date form) of a Unix time in seconds, UTC.
+#[must_use]
+pub fn pgn_date(unix: i64) -> String {
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = unix.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::computer::choose_move;
+    use crate::session::EndReason;
+
+    fn core() -> Core {
+        Core::new(Store::in_memory().expect("sqlite in memory"))
+    }
+
+    #[test]
+    fn every_move_is_saved_and_continue_finds_the_game() {
+        let mut core = core();
+        let view =
+            core.new_variant_game(Variant::Chess, Opponent::Human, None, 0, 10).expect("new");
+        assert!(view.id > 0);
+        core.play("e4", 0, 11).expect("legal");
+        core.play("e7e5", 0, 12).expect("legal");
+        assert_eq!(core.start_info().expect("query").continue_id, Some(view.id));
+        core.leave(0, 13).expect("saves");
+        assert!(core.current(0).is_none());
+        let reopened = core.open(view.id, 0).expect("opens");
+        assert_eq!(reopened.history, ["e4", "e5"]);
+        let pgn = core.pgn(Some(view.id), 0, "2026.11.29").expect("pgn");
+        assert!(pgn.contains("1. e4 e5 *"), "{pgn}");
+    }
+
+    #[test]
+    fn errors_carry_codes_and_leave_the_game_untouched() {
+        let mut core = core();
+        assert!(matches!(core.play("e4", 0, 0), Err(CoreError::NoGame)));
+        core.new_variant_game(Variant::Chess, Opponent::Human, None, 0, 0).expect("new");
+        let Err(CoreError::Session(error)) = core.play("e5", 0, 0) else {
+            panic!("e5 is illegal for White")
+        };
+        assert_eq!(error.code(), "bad_move");
+        assert!(core.view(0).expect("open").history.is_empty());
+    }
+
+    #[test]
+    fn the_computer_answers_and_a_takeback_cancels_it() {
+        let mut core = core();
+        let opponent = Opponent::Computer { color: Color::Black, level: 1 };
+        core.new_variant_game(Variant::Chess, opponent, None, 0, 0).expect("new");
+        assert!(core.think_request().is_none(), "White (the person) moves first");
+        core.play("e4", 0, 0).expect("legal");
+        assert!(matches!(
+            core.play("e5", 0, 0),
+            Err(CoreError::Session(SessionError::NotYourTurn))
+        ));
+        let request = core.think_request().expect("the computer's turn");
+        assert!(core.view(0).expect("open").thinking);
+        let mv = choose_move(&request.position, request.level, 1, &request.stop);
+        let view =
+            core.computer_moved(request.generation, mv, 0, 0).expect("plays").expect("accepted");
+        assert_eq!(view.history.len(), 2);
+        assert!(!view.thinking);
+
+        core.play("d4", 0, 0).expect("legal");
+        let request = core.think_request().expect("the computer's turn");
+        core.takeback(0, 0).expect("takes back d4");
+        assert!(request.stop.load(Ordering::Relaxed), "the search is told to stop");
+        assert_eq!(
+            core.computer_moved(request.generation, Some("d7d5".parse().expect("uci")), 0, 0)
+                .expect("ignored"),
+            None
+        );
+        assert_eq!(core.view(0).expect("open").history.len(), 2);
+    }
+
+    #[test]
+    fn flag_fall_is_saved_and_rematch_swaps_colours() {
+        let mut core = core();
+        let opponent = Opponent::Computer { color: Color::White, level: 2 };
+        let view = core
+            .new_variant_game(Variant::Horde, opponent, Some(TimeControl::new(3, 2)), 0, 0)
+            .expect("new");
+        let request = core.think_request().expect("the computer is White");
+        core.computer_moved(request.generation, Some("e4e5".parse().expect("uci")), 0, 0)
+            .expect("plays");
+        assert_eq!(core.tick(179_999, 1).expect("ticks"), None);
+        let ended = core.tick(180_000, 1).expect("ticks").expect("flag fell");
+        assert_eq!(
+            ended.result.map(|r| (r.winner, r.reason)),
+            Some((Some(Color::White), EndReason::Time))
+        );
+        assert_eq!(core.start_info().expect("query").continue_id, None);
+        let rematch = core.rematch(0, 2).expect("rematch");
+        assert_ne!(rematch.id, view.id);
+        assert_eq!(rematch.opponent, Opponent::Computer { color: Color::Black, level: 2 });
+        assert_eq!(core.history().expect("lists").len(), 2);
+    }
+
+    #[test]
+    fn pgn_dates() {
+        assert_eq!(pgn_date(0), "1970.01.01");
+        assert_eq!(pgn_date(1_796_000_000), "2026.11.30");
+    }
+}

@@ -1,0 +1,928 @@
+//! One game on this device: the engine's [`Game`], who plays it, its clock and how it ended.
+//! Plain Rust with injected time (`now` in milliseconds), so every rule of a local game is tested
+//! without a window. The UI receives [`GameView`] snapshots; it implements no rules itself.
+
+use maharajah_engine::{
+    from_pgn, to_pgn, Color, DrawReason, Game, Move, Outcome, PgnTags, Piece, Position, Role,
+    Square, Variant, WinReason,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::clock::{Clock, TimeControl};
+
+/// Who plays against the person holding the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Opponent {
+    /// Pass-and-play: two people share the device.
+    Human,
+    /// The computer plays `color` at `level` (1 beginner … 4 strong).
+    Computer {
+        /// The computer's colour.
+        color: Color,
+        /// Difficulty, 1 to 4.
+        level: u8,
+    },
+}
+
+/// Why a game ended, as the result dialog names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// The loser is checkmated.
+    Checkmate,
+    /// Horde: every white piece is gone.
+    AllPiecesCaptured,
+    /// No legal move, not in check.
+    Stalemate,
+    /// Neither side can checkmate.
+    InsufficientMaterial,
+    /// 75 moves without capture or pawn move.
+    SeventyFiveMoves,
+    /// The same position five times.
+    FivefoldRepetition,
+    /// Claimed: 50 moves without capture or pawn move.
+    FiftyMoves,
+    /// Claimed: the same position three times.
+    ThreefoldRepetition,
+    /// A flag fell.
+    Time,
+    /// A flag fell but the opponent has no mating material: a draw.
+    TimeVsInsufficientMaterial,
+    /// A player resigned.
+    Resignation,
+    /// Both players agreed to a draw.
+    Agreement,
+}
+
+impl From<DrawReason> for EndReason {
+    fn from(reason: DrawReason) -> EndReason {
+        match reason {
+            DrawReason::Stalemate => EndReason::Stalemate,
+            DrawReason::InsufficientMaterial => EndReason::InsufficientMaterial,
+            DrawReason::SeventyFiveMoves => EndReason::SeventyFiveMoves,
+            DrawReason::FivefoldRepetition => EndReason::FivefoldRepetition,
+            DrawReason::FiftyMoves => EndReason::FiftyMoves,
+            DrawReason::ThreefoldRepetition => EndReason::ThreefoldRepetition,
+        }
+    }
+}
+
+/// How a game ended: the winner (none for a draw) and the reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameResult {
+    /// The winner, `None` for a draw.
+    pub winner: Option<Color>,
+    /// Why it ended.
+    pub reason: EndReason,
+}
+
+impl GameResult {
+    fn from_outcome(outcome: Outcome) -> GameResult {
+        match outcome {
+            Outcome::Decisive { winner, reason } => GameResult {
+                winner: Some(winner),
+                reason: match reason {
+                    WinReason::Checkmate => EndReason::Checkmate,
+                    WinReason::AllPiecesCaptured => EndReason::AllPiecesCaptured,
+                },
+            },
+            Outcome::Draw { reason } => GameResult { winner: None, reason: reason.into() },
+        }
+    }
+
+    /// The PGN result token.
+    #[must_use]
+    pub const fn pgn(self) -> &'static str {
+        match self.winner {
+            Some(Color::White) => "1-0",
+            Some(Color::Black) => "0-1",
+            None => "1/2-1/2",
+        }
+    }
+}
+
+/// Why an action on a session was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionError {
+    /// The text is not a move (UCI or SAN) in this position.
+    BadMove(String),
+    /// The move is not legal here.
+    Illegal(String),
+    /// The game is over.
+    Finished,
+    /// It is the computer's turn.
+    NotYourTurn,
+    /// No draw can be claimed now.
+    NothingToClaim,
+    /// There is no move to take back.
+    NothingToTakeBack,
+    /// A PGN or FEN could not be read.
+    Import(String),
+}
+
+impl SessionError {
+    /// The stable code the UI branches on.
+    #[must_use]
+    pub const fn code(&self) -> &'static str {
+        match self {
+            SessionError::BadMove(_) => "bad_move",
+            SessionError::Illegal(_) => "illegal_move",
+            SessionError::Finished => "game_over",
+            SessionError::NotYourTurn => "not_your_turn",
+            SessionError::NothingToClaim => "nothing_to_claim",
+            SessionError::NothingToTakeBack => "nothing_to_take_back",
+            SessionError::Import(_) => "bad_import",
+        }
+    }
+}
+
+impl std::fmt::Display for SessionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SessionError::BadMove(text) => write!(f, "{text:?} is not a move here"),
+            SessionError::Illegal(text) => write!(f, "{text} is not legal here"),
+            SessionError::Finished => f.write_str("the game is over"),
+            SessionError::NotYourTurn => f.write_str("it is the computer's turn"),
+            SessionError::NothingToClaim => f.write_str("no draw can be claimed now"),
+            SessionError::NothingToTakeBack => f.write_str("there is no move to take back"),
+            SessionError::Import(why) => write!(f, "could not read the game: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for SessionError {}
+
+/// A piece on a square, for drawing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PieceView {
+    /// Where it stands.
+    pub square: Square,
+    /// Its owner.
+    pub color: Color,
+    /// Its kind.
+    pub role: Role,
+}
+
+/// A move as two squares, for highlighting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MoveView {
+    /// Origin.
+    pub from: Square,
+    /// Destination.
+    pub to: Square,
+}
+
+/// A board to draw: pieces, the last move and the checked king.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BoardView {
+    /// Every piece on the board.
+    pub pieces: Vec<PieceView>,
+    /// The move that led here.
+    pub last_move: Option<MoveView>,
+    /// The square of a king in check.
+    pub check: Option<Square>,
+    /// Side to move.
+    pub turn: Color,
+    /// Plies played to reach this board.
+    pub ply: usize,
+}
+
+/// The clock as the UI shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ClockView {
+    /// White's time left in milliseconds.
+    pub white_ms: u64,
+    /// Black's time left in milliseconds.
+    pub black_ms: u64,
+    /// The side whose time runs.
+    pub running: Option<Color>,
+    /// The time control.
+    pub control: TimeControl,
+}
+
+/// Pieces each side has captured.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct Captured {
+    /// Pieces White took (black pieces).
+    pub white: Vec<Role>,
+    /// Pieces Black took (white pieces).
+    pub black: Vec<Role>,
+}
+
+/// Everything the game screen shows, computed by the backend.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GameView {
+    /// The saved game's id.
+    pub id: i64,
+    /// Chess, Maharajah or Horde.
+    pub variant: Variant,
+    /// Pass-and-play or the computer.
+    pub opponent: Opponent,
+    /// The current board.
+    pub board: BoardView,
+    /// Legal moves in UCI (promotions list one move per role the side may choose).
+    pub legal: Vec<Move>,
+    /// The moves played, in SAN.
+    pub history: Vec<String>,
+    /// Captured pieces.
+    pub captured: Captured,
+    /// Material balance (White minus Black), in army points.
+    pub material: i32,
+    /// A draw the side to move may claim now.
+    pub claimable: Option<EndReason>,
+    /// A standing draw offer by this side.
+    pub draw_offer: Option<Color>,
+    /// The result, once the game is over.
+    pub result: Option<GameResult>,
+    /// The clock, when the game has one.
+    pub clock: Option<ClockView>,
+    /// The current position as FEN.
+    pub fen: String,
+    /// `true` while the computer is thinking about its move.
+    pub thinking: bool,
+}
+
+/// A saved game's row: what storage keeps and gives back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameRecord {
+    /// Row id.
+    pub id: i64,
+    /// The variant.
+    pub variant: Variant,
+    /// The opponent.
+    pub opponent: Opponent,
+    /// FEN of the start position.
+    pub start_fen: String,
+    /// Moves in UCI, in order.
+    pub moves: Vec<Move>,
+    /// Result, once over.
+    pub result: Option<GameResult>,
+    /// Time control, if any.
+    pub time_control: Option<TimeControl>,
+    /// Remaining times when saved.
+    pub clock_ms: Option<(u64, u64)>,
+    /// Unix seconds of creation.
+    pub created_at: i64,
+}
+
+/// A game in progress or finished on this device.
+#[derive(Debug, Clone)]
+pub struct Session {
+    id: i64,
+    opponent: Opponent,
+    game: Game,
+    clock: Option<Clock>,
+    result: Option<GameResult>,
+    draw_offer: Option<Color>,
+    created_at: i64,
+}
+
+fn board_of(position: &Position, last: Option<Move>, ply: usize) -> BoardView {
+    let check = if position.is_check() { position.king_of(position.turn()) } else { None };
+    BoardView {
+        pieces: position
+            .pieces()
+            .map(|(square, Piece { color, role })| PieceView { square, color, role })
+            .collect(),
+        last_move: last.map(|m| MoveView { from: m.from, to: m.to }),
+        check,
+        turn: position.turn(),
+        ply,
+    }
+}
+
+impl Session {
+    /// A new game from `start`. The clock, if any, starts after White's first move.
+    #[must_use]
+    pub fn new(
+        id: i64,
+        start: Position,
+        opponent: Opponent,
+        control: Option<TimeControl>,
+        created_at: i64,
+    ) -> Session {
+        Session {
+            id,
+            opponent,
+            game: Game::new(start),
+            clock: control.map(Clock::new),
+            result: None,
+            draw_offer: None,
+            created_at,
+        }
+    }
+
+    /// Restores a saved game; its clock (if any) resumes for the side to move at `now`.
+    ///
+    /// # Errors
+    /// [`SessionError::Import`] when the stored FEN or moves no longer replay.
+    pub fn from_record(record: &GameRecord, now: u64) -> Result<Session, SessionError> {
+        let start = Position::from_fen(record.variant, &record.start_fen)
+            .map_err(|e| SessionError::Import(e.to_string()))?;
+        let mut game = Game::new(start);
+        for mv in &record.moves {
+            game.play(*mv).map_err(|e| SessionError::Import(e.to_string()))?;
+        }
+        let clock = record.time_control.map(|control| {
+            let (white, black) = record.clock_ms.unwrap_or((control.base_ms, control.base_ms));
+            let mut clock = Clock::with_remaining(control, white, black);
+            if record.result.is_none() && !game.moves().is_empty() {
+                clock.start(game.position().turn(), now);
+            }
+            clock
+        });
+        Ok(Session {
+            id: record.id,
+            opponent: record.opponent,
+            game,
+            clock,
+            result: record.result,
+            draw_offer: None,
+            created_at: record.created_at,
+        })
+    }
+
+    /// What storage keeps of this game at `now`.
+    #[must_use]
+    pub fn to_record(&self, now: u64) -> GameRecord {
+        GameRecord {
+            id: self.id,
+            variant: self.variant(),
+            opponent: self.opponent,
+            start_fen: self.game.start().to_string(),
+            moves: self.game.moves().to_vec(),
+            result: self.result,
+            time_control: self.clock.as_ref().map(Clock::control),
+            clock_ms: self
+                .clock
+                .as_ref()
+                .map(|c| (c.remaining(Color::White, now), c.remaining(Color::Black, now))),
+            created_at: self.created_at,
+        }
+    }
+
+    /// The saved game's id.
+    #[must_use]
+    pub const fn id(&self) -> i64 {
+        self.id
+    }
+
+    /// Sets the id once storage has assigned one.
+    pub fn set_id(&mut self, id: i64) {
+        self.id = id;
+    }
+
+    /// The variant.
+    #[must_use]
+    pub fn variant(&self) -> Variant {
+        self.game.start().rules().variant
+    }
+
+    /// The opponent.
+    #[must_use]
+    pub const fn opponent(&self) -> Opponent {
+        self.opponent
+    }
+
+    /// The time control, if any.
+    #[must_use]
+    pub fn time_control(&self) -> Option<TimeControl> {
+        self.clock.as_ref().map(Clock::control)
+    }
+
+    /// The engine game.
+    #[must_use]
+    pub const fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The result, once over.
+    #[must_use]
+    pub const fn result(&self) -> Option<GameResult> {
+        self.result
+    }
+
+    /// `true` when the computer should move now.
+    #[must_use]
+    pub fn is_computer_turn(&self) -> bool {
+        self.result.is_none()
+            && matches!(self.opponent, Opponent::Computer { color, .. } if color == self.game.position().turn())
+    }
+
+    fn finish(&mut self, result: GameResult, now: u64) {
+        self.result = Some(result);
+        self.draw_offer = None;
+        if let Some(clock) = &mut self.clock {
+            clock.stop(now);
+        }
+    }
+
+    /// Parses a move typed as UCI (`e2e4`, `e7e8q`) or SAN (`Nf3`, `e8=Q`).
+    ///
+    /// # Errors
+    /// [`SessionError::BadMove`] when it is neither a legal UCI nor SAN move here.
+    pub fn parse_move(&self, text: &str) -> Result<Move, SessionError> {
+        let text = text.trim();
+        let position = self.game.position();
+        if let Ok(mv) = text.parse::<Move>() {
+            if position.is_legal(mv) {
+                return Ok(mv);
+            }
+        }
+        position.parse_san(text).map_err(|_| SessionError::BadMove(text.to_owned()))
+    }
+
+    /// Plays `mv` at `now` (the clock is pressed; the game may end).
+    ///
+    /// # Errors
+    /// [`SessionError::Finished`] after the end, [`SessionError::Illegal`] for an illegal move.
+    pub fn play(&mut self, mv: Move, now: u64) -> Result<(), SessionError> {
+        if self.check_flag(now) || self.result.is_some() {
+            return Err(SessionError::Finished);
+        }
+        self.game.play(mv).map_err(|e| SessionError::Illegal(e.mv.to_string()))?;
+        // A move answers (declines) any standing offer by the opponent.
+        if self.draw_offer != Some(self.game.position().turn().other()) {
+            self.draw_offer = None;
+        }
+        let next = self.game.position().turn();
+        if let Some(clock) = &mut self.clock {
+            clock.press(next, now);
+        }
+        if let Some(outcome) = self.game.outcome() {
+            self.finish(GameResult::from_outcome(outcome), now);
+        }
+        Ok(())
+    }
+
+    /// Ends the game on time if the running side's flag has fallen at `now`; `true` if it did.
+    pub fn check_flag(&mut self, now: u64) -> bool {
+        if self.result.is_some() {
+            return false;
+        }
+        let Some(loser) = self.clock.as_ref().and_then(|c| c.flagged(now)) else {
+            return false;
+        };
+        let winner = loser.other();
+        let result = if self.game.position().has_mating_material(winner) {
+            GameResult { winner: Some(winner), reason: EndReason::Time }
+        } else {
+            GameResult { winner: None, reason: EndReason::TimeVsInsufficientMaterial }
+        };
+        self.finish(result, now);
+        true
+    }
+
+    /// The side to move claims the draw that is claimable now.
+    ///
+    /// # Errors
+    /// [`SessionError::NothingToClaim`] when none is.
+    pub fn claim_draw(&mut self, now: u64) -> Result<(), SessionError> {
+        if self.check_flag(now) || self.result.is_some() {
+            return Err(SessionError::Finished);
+        }
+        let reason = self.game.claimable_draw().ok_or(SessionError::NothingToClaim)?;
+        self.finish(GameResult { winner: None, reason: reason.into() }, now);
+        Ok(())
+    }
+
+    /// `color` resigns.
+    ///
+    /// # Errors
+    /// [`SessionError::Finished`] after the end.
+    pub fn resign(&mut self, color: Color, now: u64) -> Result<(), SessionError> {
+        if self.result.is_some() {
+            return Err(SessionError::Finished);
+        }
+        self.finish(
+            GameResult { winner: Some(color.other()), reason: EndReason::Resignation },
+            now,
+        );
+        Ok(())
+    }
+
+    /// `color` offers a draw; if the other side already offered one, the draw is agreed.
+    /// Against the computer, the computer accepts when its material is not ahead.
+    ///
+    /// # Errors
+    /// [`SessionError::Finished`] after the end.
+    pub fn offer_draw(&mut self, color: Color, now: u64) -> Result<(), SessionError> {
+        if self.check_flag(now) || self.result.is_some() {
+            return Err(SessionError::Finished);
+        }
+        let agreed = match self.opponent {
+            Opponent::Computer { color: computer, .. } => {
+                let ahead = match computer {
+                    Color::White => self.material(),
+                    Color::Black => -self.material(),
+                };
+                ahead <= 0
+            }
+            Opponent::Human => self.draw_offer == Some(color.other()),
+        };
+        if agreed {
+            self.finish(GameResult { winner: None, reason: EndReason::Agreement }, now);
+        } else {
+            self.draw_offer = Some(color);
+        }
+        Ok(())
+    }
+
+    /// Accepts the standing draw offer (pass-and-play: the other player taps "accept").
+    ///
+    /// # Errors
+    /// [`SessionError::NothingToClaim`] when no offer stands.
+    pub fn accept_draw(&mut self, now: u64) -> Result<(), SessionError> {
+        if self.result.is_some() {
+            return Err(SessionError::Finished);
+        }
+        if self.draw_offer.is_none() {
+            return Err(SessionError::NothingToClaim);
+        }
+        self.finish(GameResult { winner: None, reason: EndReason::Agreement }, now);
+        Ok(())
+    }
+
+    /// Takes back the last move (against the computer: back to the person's turn).
+    ///
+    /// # Errors
+    /// [`SessionError::NothingToTakeBack`] at the start, [`SessionError::Finished`] after the end.
+    pub fn takeback(&mut self, now: u64) -> Result<(), SessionError> {
+        if self.result.is_some() {
+            return Err(SessionError::Finished);
+        }
+        self.game.undo().ok_or(SessionError::NothingToTakeBack)?;
+        if let Opponent::Computer { color, .. } = self.opponent {
+            if self.game.position().turn() == color {
+                // Undo the computer's reply too; when it had the first move, it simply replays.
+                self.game.undo();
+            }
+        }
+        self.draw_offer = None;
+        if let Some(clock) = &mut self.clock {
+            if self.game.moves().is_empty() {
+                clock.stop(now);
+            } else {
+                clock.start(self.game.position().turn(), now);
+            }
+        }
+        Ok(())
+    }
+
+    /// Material balance, White minus Black, in army points.
+    #[must_use]
+    pub fn material(&self) -> i32 {
+        let mut balance = 0i32;
+        for (_, piece) in self.game.position().pieces() {
+            let value = i32::try_from(piece.role.cost()).unwrap_or(0);
+            balance += if piece.color == Color::White { value } else { -value };
+        }
+        balance
+    }
+
+    fn captured(&self) -> Captured {
+        let mut captured = Captured::default();
+        let mut position = self.game.start().clone();
+        for mv in self.game.moves() {
+            let taken = if position.is_en_passant(*mv) {
+                Some(Role::Pawn)
+            } else {
+                position.piece_at(mv.to).filter(|p| p.color != position.turn()).map(|p| p.role)
+            };
+            if let Some(role) = taken {
+                match position.turn() {
+                    Color::White => captured.white.push(role),
+                    Color::Black => captured.black.push(role),
+                }
+            }
+            position.play_unchecked(*mv);
+        }
+        captured
+    }
+
+    /// The moves in SAN.
+    #[must_use]
+    pub fn history(&self) -> Vec<String> {
+        let mut position = self.game.start().clone();
+        self.game
+            .moves()
+            .iter()
+            .map(|mv| {
+                let san = position.san(*mv);
+                position.play_unchecked(*mv);
+                san
+            })
+            .collect()
+    }
+
+    /// The board after `ply` moves (clamped to the moves played), for reviewing.
+    #[must_use]
+    pub fn board_at(&self, ply: usize) -> BoardView {
+        let ply = ply.min(self.game.moves().len());
+        let mut position = self.game.start().clone();
+        for mv in &self.game.moves()[..ply] {
+            position.play_unchecked(*mv);
+        }
+        let last = ply.checked_sub(1).map(|i| self.game.moves()[i]);
+        board_of(&position, last, ply)
+    }
+
+    /// The clock as shown at `now`, when the game has one.
+    #[must_use]
+    pub fn clock_view(&self, now: u64) -> Option<ClockView> {
+        self.clock.as_ref().map(|c| ClockView {
+            white_ms: c.remaining(Color::White, now),
+            black_ms: c.remaining(Color::Black, now),
+            running: c.running(),
+            control: c.control(),
+        })
+    }
+
+    /// The snapshot the game screen draws at `now`.
+    #[must_use]
+    pub fn view(&self, now: u64) -> GameView {
+        let position = self.game.position();
+        let finished = self.result.is_some();
+        GameView {
+            id: self.id,
+            variant: self.variant(),
+            opponent: self.opponent,
+            board: board_of(position, self.game.moves().last().copied(), self.game.moves().len()),
+            legal: if finished {
+                Vec::new()
+            } else {
+                position.legal_moves().iter().copied().collect()
+            },
+            history: self.history(),
+            captured: self.captured(),
+            material: self.material(),
+            claimable: if finished { None } else { self.game.claimable_draw().map(Into::into) },
+            draw_offer: self.draw_offer,
+            result: self.result,
+            clock: self.clock_view(now),
+            fen: position.to_string(),
+            thinking: false,
+        }
+    }
+
+    /// The game as PGN, with players, date and the result however the game ended.
+    #[must_use]
+    pub fn pgn(&self, date: &str) -> String {
+        let name = |color: Color| match self.opponent {
+            Opponent::Computer { color: computer, level } if computer == color => {
+                format!("Computer (level {level})")
+            }
+            _ => format!("{} player", if color == Color::White { "White" } else { "Black" }),
+        };
+        let mut extra = vec![
+            ("Event".to_owned(), "Maharajah app game".to_owned()),
+            ("Site".to_owned(), "This device".to_owned()),
+            ("Date".to_owned(), date.to_owned()),
+            ("White".to_owned(), name(Color::White)),
+            ("Black".to_owned(), name(Color::Black)),
+        ];
+        if let Some(control) = self.time_control() {
+            extra.push((
+                "TimeControl".to_owned(),
+                format!("{}+{}", control.base_ms / 1000, control.increment_ms / 1000),
+            ));
+        }
+        let text = to_pgn(&self.game, &PgnTags { extra });
+        match self.result {
+            // The engine only knows board outcomes; resignations, time and claims are ours.
+            Some(result) if self.game.outcome().is_none() => {
+                let token = result.pgn();
+                let text = text.replacen("[Result \"*\"]", &format!("[Result \"{token}\"]"), 1);
+                match text.trim_end().strip_suffix('*') {
+                    Some(body) => format!("{body}{token}\n"),
+                    None => text,
+                }
+            }
+            _ => text,
+        }
+    }
+
+    /// Reads a PGN (moves) or a FEN (a position) into a new pass-and-play game.
+    ///
+    /// # Errors
+    /// [`SessionError::Import`] when the text is neither.
+    pub fn import(text: &str, created_at: i64) -> Result<Session, SessionError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(SessionError::Import("the text is empty".to_owned()));
+        }
+        let looks_like_fen = !text.contains('[')
+            && text.split_whitespace().next().is_some_and(|board| board.matches('/').count() == 7);
+        let game = if looks_like_fen {
+            Game::new(position_from_fen(text)?)
+        } else {
+            from_pgn(text).map_err(|e| SessionError::Import(e.to_string()))?.game
+        };
+        let mut session = Session::new(0, game.start().clone(), Opponent::Human, None, created_at);
+        for mv in game.moves() {
+            session.game.play_unchecked(*mv);
+        }
+        if let Some(outcome) = session.game.outcome() {
+            session.result = Some(GameResult::from_outcome(outcome));
+        }
+        Ok(session)
+    }
+}
+
+/// A FEN in whichever variant it describes: eight fields or compound pieces mean Maharajah, a
+/// board without a white king means Horde, anything else is chess.
+fn position_from_fen(fen: &str) -> Result<Position, SessionError> {
+    let board = fen.split_whitespace().next().unwrap_or("");
+    let variant =
+        if fen.split_whitespace().count() == 8 || board.contains(['M', 'C', 'A', 'm', 'c', 'a']) {
+            Variant::Maharajah
+        } else if !board.contains('K') {
+            Variant::Horde
+        } else {
+            Variant::Chess
+        };
+    Position::from_fen(variant, fen).map_err(|e| SessionError::Import(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pass_and_play(variant: Variant, control: Option<TimeControl>) -> Session {
+        Session::new(1, Position::new(variant), Opponent::Human, control, 0)
+    }
+
+    fn play_all(session: &mut Session, moves: &[&str]) {
+        for text in moves {
+            let mv = session.parse_move(text).expect("a legal move");
+            session.play(mv, 0).expect("legal");
+        }
+    }
+
+    #[test]
+    fn fools_mate_ends_by_checkmate_and_exports_pgn() {
+        let mut s = pass_and_play(Variant::Chess, None);
+        play_all(&mut s, &["f2f3", "e5", "g4", "Qh4#"]);
+        assert_eq!(
+            s.result(),
+            Some(GameResult { winner: Some(Color::Black), reason: EndReason::Checkmate })
+        );
+        let view = s.view(0);
+        assert!(view.legal.is_empty(), "no moves after the end");
+        assert_eq!(view.history, ["f3", "e5", "g4", "Qh4#"]);
+        assert_eq!(view.board.check.map(|sq| sq.to_string()).as_deref(), Some("e1"));
+        assert_eq!(s.play("e2e4".parse().expect("uci"), 0), Err(SessionError::Finished));
+        let pgn = s.pgn("2026.11.29");
+        assert!(pgn.contains("1. f3 e5 2. g4 Qh4# 0-1"), "{pgn}");
+    }
+
+    #[test]
+    fn resignation_and_agreement_appear_in_the_pgn() {
+        let mut s = pass_and_play(Variant::Chess, None);
+        play_all(&mut s, &["e4"]);
+        s.resign(Color::Black, 0).expect("running game");
+        assert_eq!(s.result().map(|r| r.reason), Some(EndReason::Resignation));
+        let pgn = s.pgn("?");
+        assert!(pgn.contains("[Result \"1-0\"]") && pgn.trim_end().ends_with("1. e4 1-0"), "{pgn}");
+
+        let mut s = pass_and_play(Variant::Chess, None);
+        s.offer_draw(Color::White, 0).expect("running");
+        assert_eq!(s.view(0).draw_offer, Some(Color::White));
+        s.accept_draw(0).expect("offer stands");
+        assert_eq!(s.result(), Some(GameResult { winner: None, reason: EndReason::Agreement }));
+    }
+
+    #[test]
+    fn knights_shuffling_make_threefold_repetition_claimable() {
+        let mut s = pass_and_play(Variant::Chess, None);
+        assert_eq!(s.claim_draw(0), Err(SessionError::NothingToClaim));
+        play_all(&mut s, &["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"]);
+        assert_eq!(s.view(0).claimable, None);
+        play_all(&mut s, &["Ng8"]);
+        assert_eq!(s.view(0).claimable, Some(EndReason::ThreefoldRepetition));
+        s.claim_draw(0).expect("claimable");
+        assert_eq!(
+            s.result(),
+            Some(GameResult { winner: None, reason: EndReason::ThreefoldRepetition })
+        );
+    }
+
+    #[test]
+    fn promotion_offers_exactly_the_sides_set() {
+        let start =
+            Position::from_fen(Variant::Chess, "8/P6k/8/8/8/8/8/K7 w - - 0 1").expect("fen");
+        let s = Session::new(1, start, Opponent::Human, None, 0);
+        let mut roles: Vec<String> = s
+            .view(0)
+            .legal
+            .iter()
+            .filter(|m| m.to_string().starts_with("a7a8"))
+            .map(ToString::to_string)
+            .collect();
+        roles.sort();
+        assert_eq!(roles, ["a7a8b", "a7a8n", "a7a8q", "a7a8r"]);
+    }
+
+    #[test]
+    fn horde_starts_with_thirty_six_white_pawns() {
+        let s = pass_and_play(Variant::Horde, None);
+        let view = s.view(0);
+        let white_pawns = view
+            .board
+            .pieces
+            .iter()
+            .filter(|p| p.color == Color::White && p.role == Role::Pawn)
+            .count();
+        assert_eq!(white_pawns, 36);
+        assert_eq!(view.board.pieces.len(), 52);
+        assert_eq!(view.variant, Variant::Horde);
+    }
+
+    #[test]
+    fn clock_starts_after_the_first_move_and_flag_fall_ends_the_game() {
+        let mut s = pass_and_play(Variant::Chess, Some(TimeControl::new(3, 2)));
+        assert_eq!(s.view(5_000).clock.map(|c| c.running), Some(None));
+        s.play(s.parse_move("e4").expect("legal"), 5_000).expect("legal");
+        let clock = s.view(6_000).clock.expect("has a clock");
+        assert_eq!(
+            (clock.white_ms, clock.black_ms, clock.running),
+            (180_000, 179_000, Some(Color::Black))
+        );
+        assert!(!s.check_flag(100_000));
+        assert!(s.check_flag(185_000));
+        assert_eq!(
+            s.result(),
+            Some(GameResult { winner: Some(Color::White), reason: EndReason::Time })
+        );
+    }
+
+    #[test]
+    fn time_out_against_a_lone_king_is_a_draw() {
+        let start =
+            Position::from_fen(Variant::Chess, "4k3/8/8/8/8/8/p7/4K3 w - - 0 1").expect("fen");
+        let mut s = Session::new(1, start, Opponent::Human, Some(TimeControl::new(1, 0)), 0);
+        s.play(s.parse_move("Kd1").expect("legal"), 0).expect("legal");
+        assert!(s.check_flag(60_000), "black's flag falls; White has a lone king");
+        assert_eq!(
+            s.result(),
+            Some(GameResult { winner: None, reason: EndReason::TimeVsInsufficientMaterial })
+        );
+    }
+
+    #[test]
+    fn captures_material_and_review() {
+        let mut s = pass_and_play(Variant::Chess, None);
+        play_all(&mut s, &["e4", "d5", "exd5", "Qxd5"]);
+        let view = s.view(0);
+        assert_eq!(view.captured.white, [Role::Pawn]);
+        assert_eq!(view.captured.black, [Role::Pawn]);
+        assert_eq!(view.material, 0);
+        let review = s.board_at(2);
+        assert_eq!(review.ply, 2);
+        assert_eq!(review.last_move.map(|m| m.to.to_string()).as_deref(), Some("d5"));
+        assert_eq!(review.turn, Color::White);
+    }
+
+    #[test]
+    fn takeback_against_the_computer_returns_to_the_persons_turn() {
+        let mut s = Session::new(
+            1,
+            Position::default(),
+            Opponent::Computer { color: Color::Black, level: 1 },
+            None,
+            0,
+        );
+        play_all(&mut s, &["e4", "e5"]);
+        assert!(!s.is_computer_turn());
+        s.takeback(0).expect("moves to take back");
+        assert!(s.game().moves().is_empty());
+        assert_eq!(s.takeback(0), Err(SessionError::NothingToTakeBack));
+    }
+
+    #[test]
+    fn records_round_trip_and_the_clock_resumes() {
+        let mut s = pass_and_play(Variant::Horde, Some(TimeControl::new(5, 3)));
+        play_all(&mut s, &["e5"]);
+        let record = s.to_record(10_000);
+        assert_eq!(record.clock_ms, Some((300_000, 290_000)));
+        let restored = Session::from_record(&record, 50).expect("replays");
+        assert_eq!(restored.view(50).history, ["e5"]);
+        assert_eq!(restored.view(1_050).clock.map(|c| c.black_ms), Some(289_000));
+    }
+
+    #[test]
+    fn import_reads_pgn_and_fen_of_each_variant() {
+        let s = Session::import("[Event \"x\"]\n\n1. e4 e5 2. Nf3 *", 0).expect("pgn");
+        assert_eq!(s.history(), ["e4", "e5", "Nf3"]);
+        let s = Session::import(
+            "rnbqkbnr/pppppppp/8/1PP2PP1/PPPPPPPP/PPPPPPPP/PPPPPPPP/PPPPPPPP w kq - 0 1",
+            0,
+        )
+        .expect("horde fen");
+        assert_eq!(s.variant(), Variant::Horde);
+        let s = Session::import("4k3/8/8/8/8/8/8/3MK3 w - - 0 1", 0).expect("maharajah fen");
+        assert_eq!(s.variant(), Variant::Maharajah);
+        assert!(matches!(Session::import("hello", 0), Err(SessionError::Import(_))));
+    }
+}

@@ -1,0 +1,343 @@
+//! Saved games and settings in one SQLite file in the app's data directory. Every move is saved
+//! as it is made (the whole game row is rewritten: a game is a few hundred bytes).
+
+use std::path::Path;
+
+use maharajah_engine::{Move, Variant};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Serialize;
+
+use crate::session::{GameRecord, GameResult, Opponent};
+
+/// Why storage failed.
+#[derive(Debug)]
+pub struct StoreError(pub String);
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "saved games: {}", self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(error: rusqlite::Error) -> StoreError {
+        StoreError(error.to_string())
+    }
+}
+
+impl From<serde_json::Error> for StoreError {
+    fn from(error: serde_json::Error) -> StoreError {
+        StoreError(error.to_string())
+    }
+}
+
+/// One line of the history list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GameSummary {
+    /// Row id.
+    pub id: i64,
+    /// The variant.
+    pub variant: Variant,
+    /// The opponent.
+    pub opponent: Opponent,
+    /// The result, `None` while unfinished.
+    pub result: Option<GameResult>,
+    /// Moves played (plies).
+    pub plies: usize,
+    /// Unix seconds of the last change.
+    pub updated_at: i64,
+}
+
+/// The SQLite file holding games and settings.
+#[derive(Debug)]
+pub struct Store {
+    connection: Connection,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    variant TEXT NOT NULL,
+    opponent TEXT NOT NULL,
+    start_fen TEXT NOT NULL,
+    moves TEXT NOT NULL,
+    result TEXT,
+    time_control TEXT,
+    white_ms INTEGER,
+    black_ms INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+";
+
+fn moves_text(moves: &[Move]) -> String {
+    moves.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")
+}
+
+fn parse_moves(text: &str) -> Result<Vec<Move>, StoreError> {
+    text.split_whitespace()
+        .map(|m| m.parse::<Move>().map_err(|e| StoreError(e.to_string())))
+        .collect()
+}
+
+fn ms(value: Option<i64>) -> Option<u64> {
+    value.and_then(|v| u64::try_from(v).ok())
+}
+
+fn sql_ms(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+impl Store {
+    /// Opens (creating if needed) the database file at `path`.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the file cannot be opened or the schema created.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let connection = Connection::open(path)?;
+        connection.execute_batch(SCHEMA)?;
+        Ok(Store { connection })
+    }
+
+    /// An in-memory store (tests, or when the data directory is unavailable).
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite cannot create it.
+    pub fn in_memory() -> Result<Store, StoreError> {
+        let connection = Connection::open_in_memory()?;
+        connection.execute_batch(SCHEMA)?;
+        Ok(Store { connection })
+    }
+
+    /// Saves a game: inserts it when `record.id` is 0 (returning the new id), else updates it.
+    ///
+    /// # Errors
+    /// [`StoreError`] on a database failure.
+    pub fn save(&self, record: &GameRecord, now_unix: i64) -> Result<i64, StoreError> {
+        let opponent = serde_json::to_string(&record.opponent)?;
+        let result = record.result.map(|r| serde_json::to_string(&r)).transpose()?;
+        let control = record.time_control.map(|c| serde_json::to_string(&c)).transpose()?;
+        let (white, black) =
+            record.clock_ms.map_or((None, None), |(w, b)| (Some(sql_ms(w)), Some(sql_ms(b))));
+        if record.id == 0 {
+            self.connection.execute(
+                "INSERT INTO games (variant, opponent, start_fen, moves, result, time_control, white_ms, black_ms, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                params![record.variant.name(), opponent, record.start_fen, moves_text(&record.moves), result, control, white, black, record.created_at, now_unix],
+            )?;
+            Ok(self.connection.last_insert_rowid())
+        } else {
+            self.connection.execute(
+                "UPDATE games SET moves = ?2, result = ?3, white_ms = ?4, black_ms = ?5, updated_at = ?6 WHERE id = ?1",
+                params![record.id, moves_text(&record.moves), result, white, black, now_unix],
+            )?;
+            Ok(record.id)
+        }
+    }
+
+    /// Loads one game.
+    ///
+    /// # Errors
+    /// [`StoreError`] when it does not exist or its row is unreadable.
+    pub fn load(&self, id: i64) -> Result<GameRecord, StoreError> {
+        self.connection
+            .query_row(
+                "SELECT id, variant, opponent, start_fen, moves, result, time_control, white_ms, black_ms, created_at FROM games WHERE id = ?1",
+                [id],
+                |row| {
+                    Ok((
+                        row.get::<_, i64>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, String>(2)?,
+                        row.get::<_, String>(3)?,
+                        row.get::<_, String>(4)?,
+                        row.get::<_, Option<String>>(5)?,
+                        row.get::<_, Option<String>>(6)?,
+                        row.get::<_, Option<i64>>(7)?,
+                        row.get::<_, Option<i64>>(8)?,
+                        row.get::<_, i64>(9)?,
+                    ))
+                },
+            )
+            .optional()?
+            .ok_or_else(|| StoreError(format!("no saved game {id}")))
+            .and_then(|(id, variant, opponent, start_fen, moves, result, control, white, black, created_at)| {
+                Ok(GameRecord {
+                    id,
+                    variant: variant.parse().map_err(|_| StoreError(format!("unknown variant {variant}")))?,
+                    opponent: serde_json::from_str(&opponent)?,
+                    start_fen,
+                    moves: parse_moves(&moves)?,
+                    result: result.map(|r| serde_json::from_str(&r)).transpose()?,
+                    time_control: control.map(|c| serde_json::from_str(&c)).transpose()?,
+                    clock_ms: ms(white).zip(ms(black)),
+                    created_at,
+                })
+            })
+    }
+
+    /// The most recently changed unfinished game, if any ("Continue").
+    ///
+    /// # Errors
+    /// [`StoreError`] on a database failure.
+    pub fn latest_unfinished(&self) -> Result<Option<i64>, StoreError> {
+        Ok(self
+            .connection
+            .query_row("SELECT id FROM games WHERE result IS NULL ORDER BY updated_at DESC, id DESC LIMIT 1", [], |row| row.get(0))
+            .optional()?)
+    }
+
+    /// The history list, newest first.
+    ///
+    /// # Errors
+    /// [`StoreError`] on a database failure.
+    pub fn list(&self, limit: u32) -> Result<Vec<GameSummary>, StoreError> {
+        let mut statement = self.connection.prepare(
+            "SELECT id, variant, opponent, result, moves, updated_at FROM games ORDER BY updated_at DESC, id DESC LIMIT ?1",
+        )?;
+        let rows = statement.query_map([limit], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, Option<String>>(3)?,
+                row.get::<_, String>(4)?,
+                row.get::<_, i64>(5)?,
+            ))
+        })?;
+        let mut games = Vec::new();
+        for row in rows {
+            let (id, variant, opponent, result, moves, updated_at) = row?;
+            games.push(GameSummary {
+                id,
+                variant: variant
+                    .parse()
+                    .map_err(|_| StoreError(format!("unknown variant {variant}")))?,
+                opponent: serde_json::from_str(&opponent)?,
+                result: result.map(|r| serde_json::from_str(&r)).transpose()?,
+                plies: moves.split_whitespace().count(),
+                updated_at,
+            });
+        }
+        Ok(games)
+    }
+
+    /// Every stored setting as `(key, JSON value)`.
+    ///
+    /// # Errors
+    /// [`StoreError`] on a database failure.
+    pub fn settings(&self) -> Result<Vec<(String, serde_json::Value)>, StoreError> {
+        let mut statement =
+            self.connection.prepare("SELECT key, value FROM settings ORDER BY key")?;
+        let rows = statement
+            .query_map([], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)))?;
+        let mut settings = Vec::new();
+        for row in rows {
+            let (key, value) = row?;
+            settings.push((key, serde_json::from_str(&value)?));
+        }
+        Ok(settings)
+    }
+
+    /// Stores one setting.
+    ///
+    /// # Errors
+    /// [`StoreError`] on a database failure.
+    pub fn set_setting(&self, key: &str, value: &serde_json::Value) -> Result<(), StoreError> {
+        self.connection.execute(
+            "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            params![key, value.to_string()],
+        )?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::TimeControl;
+    use crate::session::EndReason;
+    use maharajah_engine::Color;
+
+    fn temp_path(name: &str) -> std::path::PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("maharajah-store-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("games.sqlite");
+        let _ = std::fs::remove_file(&path);
+        path
+    }
+
+    fn record() -> GameRecord {
+        GameRecord {
+            id: 0,
+            variant: Variant::Horde,
+            opponent: Opponent::Computer { color: Color::Black, level: 2 },
+            start_fen: maharajah_engine::Position::new(Variant::Horde).to_string(),
+            moves: vec!["e4e5".parse().expect("uci")],
+            result: None,
+            time_control: Some(TimeControl::new(5, 3)),
+            clock_ms: Some((300_000, 299_000)),
+            created_at: 100,
+        }
+    }
+
+    #[test]
+    fn a_game_survives_reopening_the_file_and_is_offered_to_continue() {
+        let path = temp_path("reopen");
+        let id = {
+            let store = Store::open(&path).expect("opens");
+            let id = store.save(&record(), 100).expect("inserts");
+            let mut more = record();
+            more.id = id;
+            more.moves.push("e7e6".parse().expect("uci"));
+            assert_eq!(store.save(&more, 200).expect("updates"), id);
+            id
+        };
+        let store = Store::open(&path).expect("reopens");
+        let loaded = store.load(id).expect("loads");
+        assert_eq!(loaded.moves.len(), 2);
+        assert_eq!(loaded.opponent, Opponent::Computer { color: Color::Black, level: 2 });
+        assert_eq!(loaded.clock_ms, Some((300_000, 299_000)));
+        assert_eq!(store.latest_unfinished().expect("query"), Some(id));
+
+        let mut done = loaded;
+        done.result = Some(GameResult { winner: None, reason: EndReason::Agreement });
+        store.save(&done, 300).expect("updates");
+        assert_eq!(
+            store.latest_unfinished().expect("query"),
+            None,
+            "finished games are not continued"
+        );
+        let list = store.list(10).expect("lists");
+        assert_eq!(list.len(), 1);
+        assert_eq!(list[0].plies, 2);
+        assert_eq!(list[0].result.map(|r| r.reason), Some(EndReason::Agreement));
+        assert!(store.load(999).is_err());
+    }
+
+    #[test]
+    fn settings_are_kept_as_json() {
+        let path = temp_path("settings");
+        {
+            let store = Store::open(&path).expect("opens");
+            store.set_setting("theme", &serde_json::json!("green")).expect("sets");
+            store.set_setting("sounds", &serde_json::json!(false)).expect("sets");
+            store.set_setting("theme", &serde_json::json!("wood")).expect("overwrites");
+        }
+        let store = Store::open(&path).expect("reopens");
+        assert_eq!(
+            store.settings().expect("reads"),
+            vec![
+                ("sounds".to_owned(), serde_json::json!(false)),
+                ("theme".to_owned(), serde_json::json!("wood"))
+            ]
+        );
+    }
+}
