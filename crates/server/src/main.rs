@@ -1,4 +1,5 @@
-//! The online Maharajah server: `maharajah-server [--listen ADDR] [--db PATH] [--memory]`.
+//! The online Maharajah server: `maharajah-server [--listen ADDR] [--db PATH | --memory]`
+//! plus limit flags; `--help` lists them.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -16,17 +17,36 @@ fn usage() -> String {
         "usage: maharajah-server [--listen ADDR] [--db PATH | --memory]\n\
          \x20 --listen ADDR  address to listen on (default {DEFAULT_LISTEN}; port 0 picks one)\n\
          \x20 --db PATH      SQLite file for durable rooms (default {DEFAULT_DB})\n\
-         \x20 --memory       keep rooms in memory only"
+         \x20 --memory       keep rooms in memory only\n\
+         \x20 --max-connections-per-ip N, --messages-per-second N,\n\
+         \x20 --rooms-per-minute-per-ip N, --max-rooms N   limits (see the crate README)"
     )
 }
 
-fn parse_args() -> Result<(SocketAddr, Option<PathBuf>), String> {
+fn number<T: std::str::FromStr>(name: &str, v: Option<String>) -> Result<T, String>
+where
+    T::Err: std::fmt::Display,
+{
+    let v = v.ok_or(format!("{name} needs a number"))?;
+    v.parse().map_err(|e| format!("{name} {v}: {e}"))
+}
+
+fn parse_args() -> Result<(SocketAddr, Config), String> {
     let mut listen: SocketAddr =
         DEFAULT_LISTEN.parse().map_err(|e| format!("default address: {e}"))?;
     let mut db = Some(PathBuf::from(DEFAULT_DB));
+    let mut config = Config::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
+            "--max-connections-per-ip" => {
+                config.max_connections_per_ip = number(&arg, args.next())?;
+            }
+            "--messages-per-second" => config.messages_per_second = number(&arg, args.next())?,
+            "--rooms-per-minute-per-ip" => {
+                config.rooms_per_minute_per_ip = number(&arg, args.next())?;
+            }
+            "--max-rooms" => config.max_rooms = number(&arg, args.next())?,
             "--listen" => {
                 let v = args.next().ok_or("--listen needs an address")?;
                 listen = v.parse().map_err(|e| format!("--listen {v}: {e}"))?;
@@ -40,12 +60,12 @@ fn parse_args() -> Result<(SocketAddr, Option<PathBuf>), String> {
             other => return Err(format!("unknown argument {other}\n{}", usage())),
         }
     }
-    Ok((listen, db))
+    Ok((listen, Config { db, ..config }))
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let (listen, db) = match parse_args() {
+    let (listen, config) = match parse_args() {
         Ok(a) => a,
         Err(msg) => {
             eprintln!("{msg}");
@@ -64,7 +84,6 @@ async fn main() -> ExitCode {
         Ok(addr) => println!("maharajah-server {} listening on {addr}", maharajah_server::VERSION),
         Err(e) => eprintln!("maharajah-server: {e}"),
     }
-    let config = Config { db, ..Config::default() };
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };

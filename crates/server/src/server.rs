@@ -42,6 +42,10 @@ pub struct Config {
     pub messages_per_second: u32,
     /// Failed join or rejoin attempts per minute per IP address before joins are refused.
     pub join_failures_per_minute: u32,
+    /// Rooms one IP address may create per minute.
+    pub rooms_per_minute_per_ip: u32,
+    /// Most rooms the server holds at once (a full server refuses new rooms).
+    pub max_rooms: usize,
     /// How often the server pings an idle connection.
     pub ping_interval: Duration,
     /// A connection that sends nothing (not even a pong) for this long is closed.
@@ -56,6 +60,8 @@ impl Default for Config {
             max_connections_per_ip: 64,
             messages_per_second: 20,
             join_failures_per_minute: 20,
+            rooms_per_minute_per_ip: 10,
+            max_rooms: 100_000,
             ping_interval: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(30),
         }
@@ -129,6 +135,7 @@ struct Shared {
     rooms: Mutex<HashMap<AccessCode, RoomTx>>,
     per_ip: Mutex<HashMap<IpAddr, usize>>,
     join_failures: Mutex<HashMap<IpAddr, (Millis, u32)>>,
+    creations: Mutex<HashMap<IpAddr, (Millis, u32)>>,
     shutdown: watch::Receiver<bool>,
     next_conn: AtomicU64,
     /// Held by every task; `run` waits until all clones are dropped.
@@ -154,29 +161,41 @@ impl Shared {
     }
 
     fn join_allowed(&self, ip: IpAddr) -> bool {
-        let now = self.now();
-        let map = lock(&self.join_failures);
-        match map.get(&ip) {
-            Some((start, n)) if now.saturating_sub(*start) < 60_000 => {
-                *n < self.config.join_failures_per_minute
-            }
-            _ => true,
-        }
+        within_limit(&self.join_failures, ip, self.now(), self.config.join_failures_per_minute)
     }
 
     fn join_failed(&self, ip: IpAddr) {
-        let now = self.now();
-        let mut map = lock(&self.join_failures);
-        if map.len() > 100_000 {
-            map.retain(|_, (start, _)| now.saturating_sub(*start) < 60_000);
-        }
-        let e = map.entry(ip).or_insert((now, 0));
-        if now.saturating_sub(e.0) >= 60_000 {
-            *e = (now, 0);
-        }
-        e.1 += 1;
+        count(&self.join_failures, ip, self.now());
     }
 }
+
+/// Whether `ip` has had fewer than `limit` counted events in the current minute.
+fn within_limit(
+    map: &Mutex<HashMap<IpAddr, (Millis, u32)>>,
+    ip: IpAddr,
+    now: Millis,
+    limit: u32,
+) -> bool {
+    match lock(map).get(&ip) {
+        Some((start, n)) if now.saturating_sub(*start) < 60_000 => *n < limit,
+        _ => true,
+    }
+}
+
+/// Counts one event for `ip` in its current one-minute window.
+fn count(map: &Mutex<HashMap<IpAddr, (Millis, u32)>>, ip: IpAddr, now: Millis) {
+    let mut map = lock(map);
+    if map.len() > 100_000 {
+        map.retain(|_, (start, _)| now.saturating_sub(*start) < 60_000);
+    }
+    let e = map.entry(ip).or_insert((now, 0));
+    if now.saturating_sub(e.0) >= 60_000 {
+        *e = (now, 0);
+    }
+    e.1 += 1;
+}
+
+impl Shared {}
 
 /// Runs the server on `listener` until `shutdown` completes, then closes every connection and
 /// room task and returns.
@@ -206,6 +225,7 @@ pub async fn run(
         rooms: Mutex::new(HashMap::new()),
         per_ip: Mutex::new(HashMap::new()),
         join_failures: Mutex::new(HashMap::new()),
+        creations: Mutex::new(HashMap::new()),
         shutdown: stop_rx,
         next_conn: AtomicU64::new(1),
         alive,
@@ -540,6 +560,14 @@ impl Conn {
     async fn create(&mut self, options: &RoomOptions) -> Flow {
         let shared = self.shared.clone();
         let now = shared.now();
+        let limit = shared.config.rooms_per_minute_per_ip;
+        if !within_limit(&shared.creations, self.ip, now, limit) {
+            return self.refuse(ErrorCode::RateLimited, "too many new rooms; wait a minute");
+        }
+        if lock(&shared.rooms).len() >= shared.config.max_rooms {
+            return self.refuse(ErrorCode::Unavailable, "the server is full; try again later");
+        }
+        count(&shared.creations, self.ip, now);
         let seat = options.color.unwrap_or(if rand::random::<bool>() {
             Color::White
         } else {

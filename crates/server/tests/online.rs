@@ -366,3 +366,16 @@ async fn failed_joins_are_rate_limited_per_address() {
     assert_eq!(c.until_error().await.0, ErrorCode::RateLimited);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn room_creation_is_rate_limited_per_address() {
+    let server =
+        TestServer::start(Config { rooms_per_minute_per_ip: 2, ..Config::default() }).await;
+    let mut c = Client::connect(server.addr).await;
+    c.create(options(Variant::Chess, None, false, Color::White)).await;
+    c.create(options(Variant::Horde, None, false, Color::Black)).await;
+    c.send(&ClientMsg::CreateRoom { options: options(Variant::Chess, None, false, Color::White) })
+        .await;
+    assert_eq!(c.until_error().await.0, ErrorCode::RateLimited);
+    server.stop().await;
+}

@@ -190,6 +190,7 @@ async fn main() -> ExitCode {
             let config = maharajah_server::Config {
                 max_connections_per_ip: usize::MAX,
                 messages_per_second: 1_000_000,
+                rooms_per_minute_per_ip: u32::MAX,
                 ..maharajah_server::Config::default()
             };
             let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
