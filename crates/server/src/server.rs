@@ -447,9 +447,17 @@ async fn serve_connection(shared: &Arc<Shared>, stream: TcpStream, peer: SocketA
         }
     }
     conn.leave_room().await;
-    let _ = conn.link.tx.send(Out::Close).await;
+    // A peer that stopped reading can block the writer forever: give it a moment, then cut.
+    let tx = conn.link.tx.clone();
     drop(conn);
-    let _ = writer.await;
+    let mut writer = writer;
+    let closing = async {
+        let _ = tx.send(Out::Close).await;
+        let _ = (&mut writer).await;
+    };
+    if tokio::time::timeout(Duration::from_secs(5), closing).await.is_err() {
+        writer.abort();
+    }
 }
 
 fn action_of(msg: ClientMsg) -> Option<(String, Action)> {

@@ -418,3 +418,104 @@ fn rooms_expire() {
     r.act(B, Action::Resign, 20).unwrap();
     assert_eq!(r.expires_at(), 20 + ms(life.finished));
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn action() -> impl Strategy<Value = Action> {
+        let uci = proptest::sample::select(vec![
+            "e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "d2d4", "xx", "e1g1", "a7a8q", "",
+        ]);
+        prop_oneof![
+            (0u32..8, uci).prop_map(|(ply, u)| Action::Move { ply, uci: u.to_owned() }),
+            Just(Action::Pause),
+            Just(Action::Resume),
+            Just(Action::Resign),
+            Just(Action::OfferDraw),
+            Just(Action::DeclineDraw),
+            Just(Action::ClaimDraw),
+            "[0-9a-f]{0,64}".prop_map(|c| Action::Commit { commitment: c }),
+            ("[KQPM][a-h][1-8](,[KQPM][a-h][1-8]){0,3}", "[0-9a-f]{64}")
+                .prop_map(|(army, nonce)| Action::Reveal { army, nonce }),
+        ]
+    }
+
+    #[derive(Clone, Debug)]
+    enum Step {
+        Act(usize, Action),
+        Connect(bool, bool),
+        Time,
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            6 => (0usize..3, action()).prop_map(|(who, a)| Step::Act(who, a)),
+            1 => (any::<bool>(), any::<bool>()).prop_map(|(w, up)| Step::Connect(w, up)),
+            1 => Just(Step::Time),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Whatever arrives, in any order and at any time: no panic, events numbered without
+        /// gaps, moves never lost, a result never changes, a refusal changes nothing but time.
+        #[test]
+        fn any_sequence_keeps_the_invariants(
+            hidden in any::<bool>(),
+            steps in proptest::collection::vec((step(), 0u64..90_000), 1..60),
+        ) {
+            let variant = if hidden { Variant::Maharajah } else { Variant::Chess };
+            let mut r = room(variant, Some((120_000, 1_000)), hidden);
+            let mut now = 0;
+            let mut result = None;
+            for (s, dt) in steps {
+                now += dt;
+                let before_seq = r.seq();
+                let before_moves = r.snapshot(now).moves;
+                match s {
+                    Step::Act(who, a) => {
+                        let token = [W, B, "forged"][who];
+                        let mut probe = r.clone();
+                        probe.on_time(now);
+                        let timed = probe.seq();
+                        if r.act(token, a, now).is_err() && who != 2 {
+                            prop_assert_eq!(r.seq(), timed, "a refusal only applies time");
+                        }
+                        if who == 2 {
+                            prop_assert_eq!(r.seq(), before_seq, "a forged token changes nothing");
+                        }
+                    }
+                    Step::Connect(white, up) => {
+                        let seat = if white { Color::White } else { Color::Black };
+                        if up { r.connect(seat, now) } else { r.disconnect(seat, now) }
+                    }
+                    Step::Time => r.on_time(now),
+                }
+                prop_assert!(r.seq() >= before_seq);
+                let evs = r.events_after(before_seq).unwrap();
+                prop_assert_eq!(evs.len() as u64, r.seq() - before_seq);
+                let s = r.snapshot(now);
+                prop_assert!(s.moves.starts_with(&before_moves));
+                if let Some(res) = result {
+                    prop_assert_eq!(s.result, Some(res));
+                }
+                result = s.result;
+                if let Some(c) = s.clock {
+                    prop_assert!(c.running.is_none() || (s.pause.is_none() && s.result.is_none()));
+                }
+                // The room asks to be woken up no later than the running flag can fall.
+                if let Some(c) = s.clock {
+                    if let Some(side) = c.running {
+                        let left = if side == Color::White { c.white_ms } else { c.black_ms };
+                        prop_assert!(r.next_deadline() <= now + left);
+                    }
+                }
+                if let Some(p) = s.pause {
+                    prop_assert!(r.next_deadline() <= now + p.remaining_ms);
+                }
+            }
+        }
+    }
+}
