@@ -22,14 +22,14 @@ pub enum Level {
     /// Searches every way to play its two dice and scores the result, weighing which of its
     /// pieces the other seats could capture with the dice they may roll.
     Medium,
-    /// Medium's search, then expectimax over the next seat's ten possible dice pairs (with that
-    /// seat answering as Medium) for the best candidate plans.
+    /// Medium's search, then expectimax for its best candidate plans: the exact expectation over
+    /// the next seat's ten dice-class pairs, that seat answering each as Medium would.
     #[default]
     Strong,
 }
 
 /// How many of Medium's best plans Strong looks at more deeply.
-const STRONG_CANDIDATES: usize = 6;
+const STRONG_CANDIDATES: usize = 12;
 
 /// The next action for the seat to move, or `None` when the game waits for a roll or is over (the
 /// caller rolls: dice are the table's, not the player's).
@@ -90,7 +90,7 @@ fn best_plan(game: &Game, candidates: usize) -> Plan {
     }
     if candidates > 0 && plans.len() > 1 {
         plans.sort_by(|a, b| b.value.total_cmp(&a.value));
-        plans.truncate(candidates);
+        plans.truncate(candidates.min(STRONG_WORK / (10 * plans.len())).max(2));
         for plan in &mut plans {
             plan.value = expected_after_next_seat(&plan.after, me);
         }
@@ -131,19 +131,15 @@ fn enumerate_plans(game: &Game) -> Vec<Plan> {
     plans
 }
 
-/// The expected value for `me` after `after`'s turn passes and the next seat plays its dice as
-/// Medium would, averaged over the ten unordered dice-class pairs.
+/// Strong's work budget in evaluated replies, which bounds its time per decision: each candidate
+/// costs the next seat's ten dice pairs, each answered by a search about as wide as ours.
+const STRONG_WORK: usize = 60_000;
+
+/// The expected value for `me` after the next seat's turn: its dice are enumerated exactly (the
+/// ten unordered class pairs with their probabilities) and it answers each as Medium would. The
+/// seats after it are left to the evaluation's threat terms.
 fn expected_after_next_seat(after: &Game, me: Seat) -> f64 {
-    if after.is_over() {
-        return evaluate(after, me);
-    }
-    let mut passed = after.clone();
-    if passed.dice().is_some() && passed.to_move() == me {
-        // Plans end early only where allowed, so this cannot fail; if it did, score as is.
-        if passed.end_turn().is_err() {
-            return evaluate(after, me);
-        }
-    }
+    let passed = finish_turn(after.clone());
     if passed.is_over() {
         return evaluate(&passed, me);
     }
@@ -156,24 +152,40 @@ fn expected_after_next_seat(after: &Game, me: Seat) -> f64 {
             if reply.roll_with([kind.face_for(a), kind.face_for(b)]).is_err() {
                 continue;
             }
-            let value = if reply.dice().is_some() && !reply.is_over() {
-                let their = best_plan(&reply, 0);
-                evaluate(&their.after, me)
-            } else {
-                evaluate(&reply, me)
-            };
-            total += p * value;
+            total += p * evaluate(&finish_turn(play_as_medium(reply)), me);
         }
     }
     total
 }
 
+/// The state after the seat to move plays its dice as Medium would.
+fn play_as_medium(game: Game) -> Game {
+    if game.is_over() || game.dice().is_none() {
+        return game;
+    }
+    best_plan(&game, 0).after
+}
+
+/// Hands the turn on if the seat to move still holds dice (a plan that stops early).
+fn finish_turn(mut game: Game) -> Game {
+    if !game.is_over() && game.dice().is_some() && game.end_turn().is_err() {
+        // Only reachable if a plan stopped where the table forbids it; time out instead.
+        let _ = game.time_out();
+    }
+    game
+}
+
+/// What ending the game in each place is worth, on top of the position's value: a win beats any
+/// unfinished position and a last place is worse than any.
+const PLACE_BONUS: [f64; 4] = [1000.0, 0.0, -300.0, -1000.0];
 /// Extra worth of keeping one's king: it breaks ranking ties and guards against Chaturaji.
 const KING_KEPT_BONUS: f64 = 4.0;
 /// Weight of material still on the board (it scores nothing by itself but ranks ties and plays on).
 const MATERIAL_WEIGHT: f64 = 0.5;
 /// Weight of what one may capture next turn.
 const OPPORTUNITY_WEIGHT: f64 = 0.3;
+/// Weight of what one may capture when one rolls next.
+const NEXT_ROLL_OPPORTUNITY_WEIGHT: f64 = 0.8;
 /// Weight of the rivals' points (they compete for places).
 const RIVAL_POINTS_WEIGHT: f64 = 0.25;
 
@@ -181,16 +193,29 @@ const RIVAL_POINTS_WEIGHT: f64 = 0.25;
 /// dice the other seats may roll, plus capture chances; a finished game is valued by place.
 #[must_use]
 pub fn evaluate(game: &Game, seat: Seat) -> f64 {
-    if let Some(outcome) = game.outcome() {
-        let place = outcome.standings.iter().find(|s| s.seat == seat).map_or(4, |s| s.place);
-        return 1000.0 * f64::from(4 - place.min(4)) + f64::from(game.scores()[seat]);
-    }
     let board = game.board();
     let kind = game.settings().dice;
     let scores = game.scores();
-    let active = BySeat::from_fn(|s| !game.is_frozen(s));
-    let (threat, chance) = threats(board, seat, kind, active);
-    let mut value = f64::from(scores[seat]);
+    let (threat, chance, place_bonus) = match game.outcome() {
+        // A finished game: nothing is threatened any more; the place is what counts.
+        Some(outcome) => {
+            let place = outcome.standings.iter().find(|s| s.seat == seat).map_or(4, |s| s.place);
+            ([0.0; 64], [0.0; 64], PLACE_BONUS[usize::from(place.clamp(1, 4)) - 1])
+        }
+        None => {
+            let movers =
+                BySeat::from_fn(|s| s != seat && !game.is_frozen(s) && moves_before(game, s, seat));
+            let (threat, chance) = threats(board, seat, kind, movers);
+            (threat, chance, 0.0)
+        }
+    };
+    // When `seat` rolls next, its capture chances are close at hand.
+    let opportunity = if game.to_move() == seat && game.dice().is_none() {
+        NEXT_ROLL_OPPORTUNITY_WEIGHT
+    } else {
+        OPPORTUNITY_WEIGHT
+    };
+    let mut value = place_bonus + f64::from(scores[seat]);
     for other in seat.others() {
         value -= RIVAL_POINTS_WEIGHT * f64::from(scores[other]);
     }
@@ -203,10 +228,26 @@ pub fn evaluate(game: &Game, seat: Seat) -> f64 {
                 value += 0.05 * f64::from(pawn_progress(seat, square));
             }
         } else {
-            value += OPPORTUNITY_WEIGHT * worth * chance[square.index()];
+            value += opportunity * worth * chance[square.index()];
         }
     }
     value
+}
+
+/// Whether `other` moves before `seat` next moves.
+fn moves_before(game: &Game, other: Seat, seat: Seat) -> bool {
+    let mut at = game.to_move();
+    if at == seat {
+        // `seat` is finishing its turn: everyone else moves first. At its roll: no one.
+        return game.dice().is_some();
+    }
+    while at != seat {
+        if at == other {
+            return true;
+        }
+        at = at.next();
+    }
+    false
 }
 
 /// How far a pawn of `seat` on `square` has come from its seat's side, 0–6.
@@ -312,4 +353,101 @@ pub fn play_out(
         }
     }
     (game, actions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{Board, Piece, Square};
+    use crate::settings::Settings;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    fn sq(s: &str) -> Square {
+        s.parse().expect("test square")
+    }
+
+    /// Red can take Blue's king with its elephant (and nothing else is at stake but a pawn).
+    fn king_hangs() -> Game {
+        let mut board = Board::empty();
+        for (s, seat, role) in [
+            ("a1", Seat::Red, Role::King),
+            ("d4", Seat::Red, Role::Elephant),
+            ("d7", Seat::Blue, Role::King),
+            ("g4", Seat::Blue, Role::Pawn),
+            ("h8", Seat::Yellow, Role::King),
+            ("h1", Seat::Green, Role::King),
+            ("c5", Seat::Green, Role::Pawn),
+        ] {
+            board.set(sq(s), Some(Piece { seat, role }));
+        }
+        let mut game =
+            Game::from_position(Settings::default(), board, Some(Seat::Red)).expect("valid");
+        game.roll_with([4, 2]).expect("roll");
+        game
+    }
+
+    #[test]
+    fn searching_levels_take_a_hanging_king() {
+        for level in [Level::Greedy, Level::Medium, Level::Strong] {
+            let game = king_hangs();
+            let mut rng = ChaCha8Rng::seed_from_u64(1);
+            let action = choose_action(&game, level, &mut rng);
+            let expected = Move { die: 0, from: sq("d4"), to: sq("d7") };
+            assert_eq!(action, Some(Action::Move(expected)), "{level:?}");
+        }
+    }
+
+    #[test]
+    fn no_action_while_waiting_for_a_roll() {
+        let game = Game::new(Settings::default()).expect("valid");
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        assert_eq!(choose_action(&game, Level::Strong, &mut rng), None);
+    }
+
+    #[test]
+    fn every_level_is_deterministic_and_legal() {
+        for level in [Level::Random, Level::Greedy, Level::Medium, Level::Strong] {
+            let mut game = Game::new(Settings::default()).expect("valid");
+            let mut dice = ChaCha8Rng::seed_from_u64(9);
+            // A few turns of each level, checking the same seed gives the same choice.
+            for _ in 0..12 {
+                if game.is_over() {
+                    break;
+                }
+                if game.dice().is_none() {
+                    game.roll(&mut dice).expect("roll");
+                    continue;
+                }
+                let a = choose_action(&game, level, &mut ChaCha8Rng::seed_from_u64(3));
+                let b = choose_action(&game, level, &mut ChaCha8Rng::seed_from_u64(3));
+                assert_eq!(a, b, "{level:?}");
+                let action = a.expect("a move or end of turn");
+                assert!(game.legal_actions().contains(&action), "{level:?} chose {action:?}");
+                game.apply(action).expect("legal");
+            }
+        }
+    }
+
+    #[test]
+    fn evaluation_prefers_a_safe_king() {
+        let mut exposed = Board::empty();
+        let mut safe = Board::empty();
+        for (board, red_king) in [(&mut exposed, "c3"), (&mut safe, "a1")] {
+            for (s, seat, role) in [
+                (red_king, Seat::Red, Role::King),
+                ("e5", Seat::Blue, Role::Boat),
+                ("a8", Seat::Blue, Role::King),
+                ("h8", Seat::Yellow, Role::King),
+                ("h1", Seat::Green, Role::King),
+            ] {
+                board.set(sq(s), Some(Piece { seat, role }));
+            }
+        }
+        // Blue moves next, so its boat on e5 threatens c3.
+        let exposed =
+            Game::from_position(Settings::default(), exposed, Some(Seat::Blue)).expect("valid");
+        let safe = Game::from_position(Settings::default(), safe, Some(Seat::Blue)).expect("valid");
+        assert!(evaluate(&safe, Seat::Red) > evaluate(&exposed, Seat::Red));
+    }
 }

@@ -564,6 +564,18 @@ impl Game {
         }
     }
 
+    /// Every action the seat to move may take now: its legal moves, then [`Action::EndTurn`] when
+    /// allowed. Empty while waiting for a roll (the table rolls) and once the game is over;
+    /// resignation is always open to a seat that has not resigned.
+    #[must_use]
+    pub fn legal_actions(&self) -> Vec<Action> {
+        let mut actions: Vec<Action> = self.legal_moves().into_iter().map(Action::Move).collect();
+        if self.can_end_turn() {
+            actions.push(Action::EndTurn);
+        }
+        actions
+    }
+
     /// Whether the seat to move may end its turn now.
     #[must_use]
     pub fn can_end_turn(&self) -> bool {

@@ -1,7 +1,8 @@
 //! Measures the strong CPU player: win rate against greedy capturers and against random movers
 //! over seeded games (the strong player takes each seat in turn), and its decision time per turn.
 //!
-//! Usage: `chaturaji-bench [--games N] [--seed S] [--level strong|medium|greedy|random]`
+//! Usage: `chaturaji-bench [--games N] [--seed S] [--level LEVEL] [--vs LEVEL,LEVEL..]`
+//! (levels: strong, medium, greedy, random; defaults: 100 games, seed 1, strong vs greedy,random).
 //! Run it in release: `cargo run --release -p maharajah-chaturaji --bin chaturaji-bench`.
 
 use std::process::ExitCode;
@@ -16,23 +17,31 @@ struct Options {
     games: u64,
     seed: u64,
     level: Level,
+    opponents: Vec<Level>,
+}
+
+fn parse_level(text: &str) -> Result<Level, String> {
+    serde_json::from_value(serde_json::Value::String(text.to_owned()))
+        .map_err(|_| format!("unknown level {text}"))
 }
 
 fn parse_args() -> Result<Options, String> {
-    let mut options = Options { games: 100, seed: 1, level: Level::Strong };
+    let mut options = Options {
+        games: 100,
+        seed: 1,
+        level: Level::Strong,
+        opponents: vec![Level::Greedy, Level::Random],
+    };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
         match arg.as_str() {
             "--games" => options.games = value()?.parse().map_err(|e| format!("--games: {e}"))?,
             "--seed" => options.seed = value()?.parse().map_err(|e| format!("--seed: {e}"))?,
-            "--level" => {
-                let v = value()?;
-                options.level =
-                    serde_json::from_value(serde_json::Value::String(v.clone())).map_err(|_| format!("unknown level {v}"))?;
-            }
+            "--level" => options.level = parse_level(&value()?)?,
+            "--vs" => options.opponents = value()?.split(',').map(parse_level).collect::<Result<_, _>>()?,
             "-h" | "--help" => {
-                return Err("usage: chaturaji-bench [--games N] [--seed S] [--level strong|medium|greedy|random]".into())
+                return Err("usage: chaturaji-bench [--games N] [--seed S] [--level LEVEL] [--vs LEVEL,LEVEL..]   (levels: strong, medium, greedy, random)".into())
             }
             other => return Err(format!("unknown argument {other}")),
         }
@@ -124,7 +133,7 @@ fn main() -> ExitCode {
         options.level
     );
     println!("|---|---|---|---|---|---|");
-    for opponent in [Level::Greedy, Level::Random] {
+    for &opponent in &options.opponents {
         let mut tally = Tally::default();
         play(&options, opponent, &mut tally);
         let g = tally.games.max(1) as f64;

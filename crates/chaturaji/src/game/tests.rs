@@ -613,3 +613,17 @@ fn game_state_round_trips_through_json() {
     let error = serde_json::to_value(GameError::MustUseDice).expect("error serialises");
     assert_eq!(error["code"], "must_use_dice");
 }
+
+#[test]
+fn legal_actions_list_moves_and_end_of_turn() {
+    let mut game = Game::new(Settings::default()).expect("valid");
+    assert!(game.legal_actions().is_empty(), "the table rolls");
+    game.roll_with([3, 3]).expect("roll");
+    let actions = game.legal_actions();
+    assert_eq!(actions.last(), Some(&Action::EndTurn));
+    assert_eq!(actions.len(), game.legal_moves().len() + 1);
+    let must = Settings { dice_use: DiceUse::MustUseAll, ..Settings::default() };
+    let mut game = Game::new(must).expect("valid");
+    game.roll_with([3, 3]).expect("roll");
+    assert!(!game.legal_actions().contains(&Action::EndTurn));
+}
