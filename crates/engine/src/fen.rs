@@ -6,7 +6,7 @@
 //! Fairy-Stockfish writes them (its "amazon" is our Maharajah). The halfmove and fullmove fields
 //! may be omitted on input. Castling rights that the board cannot support (king or rook not on
 //! its home square, or a side that may not castle) are dropped; an en-passant square is kept only
-//! when a pawn of the side to move can capture onto it.
+//! when a pawn of the side to move can legally capture onto it.
 //!
 //! # Extended Maharajah FEN
 //! A Maharajah position needs two more facts than chess: each side's status (classic or variant,
@@ -307,6 +307,7 @@ impl Position {
             }
         }
         pos.refresh_hash();
+        pos.prune_ep_square();
         Ok(pos)
     }
 

@@ -237,7 +237,7 @@ impl Position {
         self.castling
     }
 
-    /// The en-passant target square, set only when a pawn of the side to move attacks it.
+    /// The en-passant target square, set only when the side to move can legally capture there.
     #[must_use]
     pub const fn ep_square(&self) -> Option<Square> {
         self.ep_square
@@ -518,25 +518,45 @@ impl Position {
 
         // En passant.
         if let Some(ep) = self.ep_square {
-            let captured_sq = ep.bb().forward(them);
-            for from in pawn_attacks(them, ep) & ours & self.by_role[Role::Pawn] {
-                let legal = match king {
-                    None => true,
-                    Some(k) => {
-                        let new_occ = (occ ^ from.bb() ^ captured_sq) | ep.bb();
-                        let attackers = ((knight_attacks(k) & self.knight_leapers())
-                            | (king_attacks(k) & self.by_role[Role::King])
-                            | (pawn_attacks(us, k) & self.by_role[Role::Pawn] & !captured_sq)
-                            | (bishop_attacks(k, new_occ) & self.diagonal_sliders())
-                            | (rook_attacks(k, new_occ) & self.orthogonal_sliders()))
-                            & theirs
-                            & !captured_sq;
-                        attackers.is_empty()
-                    }
-                };
-                if legal {
-                    sink(from, ep.bb(), Class::Plain);
-                }
+            for from in self.ep_capturers(ep) {
+                sink(from, ep.bb(), Class::Plain);
+            }
+        }
+    }
+
+    /// Pawns of the side to move that may legally capture en passant onto `ep`.
+    fn ep_capturers(&self, ep: Square) -> Bitboard {
+        let us = self.turn;
+        let them = us.other();
+        let theirs = self.by_color[them];
+        let captured_sq = ep.bb().forward(them);
+        let candidates = pawn_attacks(them, ep) & self.by_color[us] & self.by_role[Role::Pawn];
+        let Some(k) = self.king_of(us) else { return candidates };
+        let mut legal = Bitboard::EMPTY;
+        for from in candidates {
+            // Play the capture on the occupancy and look for any attack on the king.
+            let new_occ = (self.occupied ^ from.bb() ^ captured_sq) | ep.bb();
+            let attackers = ((knight_attacks(k) & self.knight_leapers())
+                | (king_attacks(k) & self.by_role[Role::King])
+                | (pawn_attacks(us, k) & self.by_role[Role::Pawn])
+                | (bishop_attacks(k, new_occ) & self.diagonal_sliders())
+                | (rook_attacks(k, new_occ) & self.orthogonal_sliders()))
+                & theirs
+                & !captured_sq;
+            if attackers.is_empty() {
+                legal.add(from);
+            }
+        }
+        legal
+    }
+
+    /// Keeps the en-passant square only if a legal en-passant capture exists, so that positions
+    /// with the same legal moves compare and hash equal (FIDE repetition).
+    pub(crate) fn prune_ep_square(&mut self) {
+        if let Some(ep) = self.ep_square {
+            if self.ep_capturers(ep).is_empty() {
+                self.ep_square = None;
+                self.hash ^= zobrist::en_passant(ep.file());
             }
         }
     }
@@ -776,6 +796,7 @@ impl Position {
         }
         self.turn = them;
         self.hash = hash;
+        self.prune_ep_square();
     }
 
     #[inline]

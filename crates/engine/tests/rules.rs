@@ -166,6 +166,23 @@ fn en_passant_after_any_double_step() {
 }
 
 #[test]
+fn en_passant_square_only_when_the_capture_is_legal() {
+    // b5xc6 would expose the a5 king to the h5 rook: no en-passant square, same hash as a
+    // position reached without the double step.
+    let pos = Position::from_fen(Variant::Chess, "4k3/2p5/8/KP5r/8/8/8/8 b - - 0 1").unwrap();
+    let after = play(pos, &["c7c5"]);
+    assert_eq!(after.ep_square(), None);
+    assert!(after.to_string().contains(" w - - 0 2"), "{after}");
+    let direct = Position::from_fen(Variant::Chess, "4k3/8/8/KPp4r/8/8/8/8 w - - 0 2").unwrap();
+    assert_eq!(after.hash(), direct.hash());
+    // Without the pin the square is kept and the capture is legal.
+    let pos = Position::from_fen(Variant::Chess, "4k3/2p5/8/1P5r/8/8/8/K7 b - - 0 1").unwrap();
+    let after = play(pos, &["c7c5"]);
+    assert_eq!(after.ep_square(), Some(sq("c6")));
+    assert!(has(&after, "b5c6"));
+}
+
+#[test]
 fn horde_rank_one_double_step_has_no_en_passant() {
     let pos = Position::from_fen(Variant::Horde, "4k3/8/8/8/8/1p6/8/P7 w - - 0 1").unwrap();
     let pos = play(pos, &["a1a3"]);
