@@ -14,6 +14,8 @@
 //! * [`fen`], [`san`], [`pgn`] — notation, including the extended Maharajah FEN.
 //! * [`game`] — [`Game`]: history, repetition, claimable and automatic draws.
 //! * [`army`] — [`Army`] building and validation, [`army::start_position`].
+//! * [`eval`] — static evaluation; [`search`] — the computer opponent: [`search::Searcher`],
+//!   levels 1–8, the army builder and the search benchmark.
 //!
 //! # API overview
 //! ```
@@ -34,6 +36,7 @@
 
 pub mod army;
 pub mod attacks;
+pub mod eval;
 pub mod fen;
 pub mod game;
 pub mod moves;
@@ -41,6 +44,7 @@ pub mod pgn;
 pub mod position;
 pub mod profile;
 pub mod san;
+pub mod search;
 mod serde_impls;
 pub mod types;
 mod zobrist;

@@ -1,0 +1,183 @@
+//! Playing levels 1–8, from beginner to the full engine.
+//!
+//! A level is the full search, limited in depth and nodes, plus *root noise*: before thinking,
+//! every root move gets a random bonus or malus (triangular distribution, width set by the
+//! level) that is added to its searched score. A weak level therefore plays moves that look
+//! almost as good as the best one at its short horizon — it misses deeper tactics and drifts
+//! positionally, but rarely throws away a piece for nothing, and it still takes a mate it sees.
+//! The randomness comes only from the generator the caller passes in.
+//!
+//! | level | depth | nodes | noise (cp, half-width) | think time without a clock |
+//! |---|---|---|---|---|
+//! | 1 | 1 | 300 | 240 | 0.2 s |
+//! | 2 | 2 | 1 500 | 150 | 0.3 s |
+//! | 3 | 3 | 4 000 | 90 | 0.4 s |
+//! | 4 | 4 | 12 000 | 55 | 0.5 s |
+//! | 5 | 6 | 40 000 | 30 | 0.7 s |
+//! | 6 | 8 | 120 000 | 15 | 1 s |
+//! | 7 | 12 | 400 000 | 6 | 1.5 s |
+//! | 8 | — | — | 0 | 3 s |
+//!
+//! The ladder (neighbouring levels in self-play) is measured by `examples/ladder.rs`; the table
+//! is in BENCHMARKS.md, section "Computer levels".
+
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use rand::Rng;
+
+use super::{Clock, Info, Limits, SearchResult, Searcher};
+use crate::game::Game;
+use crate::types::Color;
+
+/// A playing strength from 1 (beginner) to 8 (strongest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Level(u8);
+
+struct Params {
+    depth: Option<u32>,
+    nodes: Option<u64>,
+    noise: i32,
+    think_ms: u64,
+}
+
+const PARAMS: [Params; 8] = [
+    Params { depth: Some(1), nodes: Some(300), noise: 240, think_ms: 200 },
+    Params { depth: Some(2), nodes: Some(1_500), noise: 150, think_ms: 300 },
+    Params { depth: Some(3), nodes: Some(4_000), noise: 90, think_ms: 400 },
+    Params { depth: Some(4), nodes: Some(12_000), noise: 55, think_ms: 500 },
+    Params { depth: Some(6), nodes: Some(40_000), noise: 30, think_ms: 700 },
+    Params { depth: Some(8), nodes: Some(120_000), noise: 15, think_ms: 1_000 },
+    Params { depth: Some(12), nodes: Some(400_000), noise: 6, think_ms: 1_500 },
+    Params { depth: None, nodes: None, noise: 0, think_ms: 3_000 },
+];
+
+impl Default for Level {
+    fn default() -> Level {
+        Level::STRONGEST
+    }
+}
+
+impl Level {
+    /// The weakest level.
+    pub const WEAKEST: Level = Level(1);
+    /// The strongest level (the full engine).
+    pub const STRONGEST: Level = Level(8);
+
+    /// Level `n`, clamped to 1..=8.
+    #[must_use]
+    pub const fn new(n: u8) -> Level {
+        Level(if n < 1 {
+            1
+        } else if n > 8 {
+            8
+        } else {
+            n
+        })
+    }
+
+    /// The level's number, 1..=8.
+    #[must_use]
+    pub const fn number(self) -> u8 {
+        self.0
+    }
+
+    const fn params(self) -> &'static Params {
+        &PARAMS[self.0 as usize - 1]
+    }
+
+    /// Half-width in centipawns of the random bonus each root move gets (0 at level 8).
+    #[must_use]
+    pub const fn noise_cp(self) -> i32 {
+        self.params().noise
+    }
+
+    /// Depth and node caps of the level, without any time limit.
+    #[must_use]
+    pub const fn search_limits(self) -> Limits {
+        let p = self.params();
+        Limits { depth: p.depth, nodes: p.nodes, movetime: None, clock: None, infinite: false }
+    }
+
+    /// Time to think for one move, suited to the level and the clock: without a clock the
+    /// level's own pace (weak levels answer quickly); with one, a share of the time left
+    /// (remaining / moves to go, or / 30, plus most of the increment), never more than a
+    /// quarter of what is left and never more than four times the level's own pace.
+    #[must_use]
+    pub fn move_time(self, clock: Option<&Clock>, color: Color) -> Duration {
+        let own = Duration::from_millis(self.params().think_ms);
+        let Some(clock) = clock else { return own };
+        let (left, inc) = clock.of(color);
+        let left = left.saturating_sub(Duration::from_millis(50).min(left / 4));
+        let mtg = clock.movestogo.unwrap_or(30).clamp(1, 50);
+        let share = (left / mtg + inc * 3 / 4).min(left / 4);
+        share.min(own * 4).max(Duration::from_millis(1))
+    }
+
+    /// Full limits for one move: the level's caps plus [`Level::move_time`].
+    #[must_use]
+    pub fn limits(self, clock: Option<&Clock>, color: Color) -> Limits {
+        Limits { movetime: Some(self.move_time(clock, color)), ..self.search_limits() }
+    }
+}
+
+/// Picks a move at `level` within `limits` (use [`Level::limits`] for the usual ones).
+///
+/// Root moves get the level's noise from `rng`; the search is otherwise [`Searcher::think`].
+/// At level 8 no noise is drawn. The returned score includes the noise of the chosen move.
+#[allow(clippy::too_many_arguments)]
+pub fn pick_move_for_level(
+    searcher: &mut Searcher,
+    game: &Game,
+    level: Level,
+    limits: &Limits,
+    rng: &mut impl Rng,
+    stop: &AtomicBool,
+    elapsed: &dyn Fn() -> Duration,
+    info: &mut dyn FnMut(&Info<'_>),
+) -> SearchResult {
+    let noise = level.noise_cp();
+    searcher.root_noise.clear();
+    if noise > 0 {
+        for mv in game.position().legal_moves().iter() {
+            let n = rng.random_range(-noise..=noise) + rng.random_range(-noise..=noise);
+            searcher.root_noise.push((*mv, n / 2));
+        }
+    }
+    let result = searcher.think(game, limits, stop, elapsed, info);
+    searcher.root_noise.clear();
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_clamp_and_order() {
+        assert_eq!(Level::new(0), Level::WEAKEST);
+        assert_eq!(Level::new(42), Level::STRONGEST);
+        for n in 1..8 {
+            let (a, b) = (Level::new(n), Level::new(n + 1));
+            assert!(a.noise_cp() > b.noise_cp());
+            assert!(a.move_time(None, Color::White) < b.move_time(None, Color::White));
+        }
+        assert_eq!(Level::STRONGEST.search_limits(), Limits::default());
+    }
+
+    #[test]
+    fn move_time_follows_the_clock() {
+        let clock = Clock {
+            wtime: Duration::from_secs(300),
+            btime: Duration::from_millis(400),
+            winc: Duration::from_secs(2),
+            ..Clock::default()
+        };
+        let strong = Level::STRONGEST.move_time(Some(&clock), Color::White);
+        assert!(strong > Duration::from_secs(5) && strong <= Duration::from_secs(12), "{strong:?}");
+        let short = Level::STRONGEST.move_time(Some(&clock), Color::Black);
+        assert!(short <= Duration::from_millis(100), "{short:?}");
+        let weak = Level::WEAKEST.move_time(Some(&clock), Color::White);
+        assert!(weak <= Duration::from_millis(800), "{weak:?}");
+    }
+}

@@ -1,0 +1,1072 @@
+//! The computer opponent: alpha-beta search, playing levels, the army builder and the bench.
+//!
+//! Pure like the rest of the crate: no threads, no wall clock, no hidden randomness. The caller
+//! hands in a stop flag (set it from any thread to end the search at once), a function telling
+//! the time elapsed since the search started, and for the levels and the army builder a random
+//! number generator.
+//!
+//! # Layout
+//! * this module — [`Searcher`]: iterative deepening, principal-variation search with aspiration
+//!   windows, transposition table, quiescence, move ordering (hash move, captures by MVV-LVA,
+//!   killers, history), null-move pruning (never for a side with only pawns and king — Horde and
+//!   pawn-heavy armies are zugzwang-prone), late-move reductions, check extensions, reverse
+//!   futility and late-move pruning near the leaves, mate scores. [`Limits`]: depth, nodes,
+//!   move time, clock, infinite.
+//! * [`level`] — [`Level`] 1–8, [`pick_move_for_level`] and [`Level::move_time`].
+//! * [`army`] — [`build_army`]: the computer's 39-point Maharajah army.
+//! * [`bench`] — fixed positions searched to a fixed depth (deterministic node count).
+//!
+//! # Example
+//! ```
+//! use std::sync::atomic::AtomicBool;
+//! use std::time::Duration;
+//! use maharajah_engine::search::{Limits, Searcher};
+//! use maharajah_engine::{Game, Position, Variant};
+//!
+//! let game = Game::new(Position::from_fen(Variant::Chess, "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")?);
+//! let mut searcher = Searcher::new(1);              // 1 MB hash, allocated once
+//! let stop = AtomicBool::new(false);                // another thread may set it
+//! let elapsed = || Duration::ZERO;                  // the app passes an Instant-based closure
+//! let result = searcher.think(&game, &Limits::depth(3), &stop, &elapsed, &mut |_info| {});
+//! assert_eq!(result.best_move.map(|m| m.to_string()).as_deref(), Some("a1a8"));
+//! assert_eq!(result.score, maharajah_engine::search::Score::Mate(1));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod army;
+pub mod bench;
+pub mod level;
+mod tt;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use crate::eval::{evaluate, role_value};
+use crate::game::Game;
+use crate::moves::{Move, MoveList, MAX_MOVES};
+use crate::position::Position;
+use crate::profile::LossCondition;
+use crate::types::{Color, Role};
+use crate::zobrist;
+
+pub use army::build_army;
+pub use level::{pick_move_for_level, Level};
+use tt::{Bound, Table};
+
+/// Deepest ply the search reaches (quiescence included).
+pub const MAX_PLY: usize = 128;
+/// Score of a mate at the root; a mate in `n` plies scores `MATE - n`.
+pub const MATE: i32 = 31_000;
+/// Scores beyond this are mates.
+const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+const INF: i32 = 32_000;
+/// Nodes between two looks at the stop flag and the clock.
+const POLL: u64 = 1024;
+
+/// A search score for people and protocols.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawns from the side to move's point of view.
+    Cp(i32),
+    /// Mate in this many moves (negative: the side to move gets mated).
+    Mate(i32),
+}
+
+impl Score {
+    /// Converts an internal score (mates near ±[`MATE`]).
+    #[must_use]
+    pub fn from_internal(v: i32) -> Score {
+        if v >= MATE_BOUND {
+            Score::Mate((MATE - v + 1) / 2)
+        } else if v <= -MATE_BOUND {
+            Score::Mate(-(MATE + v) / 2)
+        } else {
+            Score::Cp(v)
+        }
+    }
+}
+
+impl std::fmt::Display for Score {
+    /// UCI form: `cp 35`, `mate 2`, `mate -1`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Score::Cp(cp) => write!(f, "cp {cp}"),
+            Score::Mate(n) => write!(f, "mate {n}"),
+        }
+    }
+}
+
+/// A chess clock as UCI's `go` reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Clock {
+    /// White's remaining time.
+    pub wtime: Duration,
+    /// Black's remaining time.
+    pub btime: Duration,
+    /// White's increment per move.
+    pub winc: Duration,
+    /// Black's increment per move.
+    pub binc: Duration,
+    /// Moves to the next time control, if any.
+    pub movestogo: Option<u32>,
+}
+
+impl Clock {
+    /// Time and increment of `color`.
+    #[must_use]
+    pub const fn of(&self, color: Color) -> (Duration, Duration) {
+        match color {
+            Color::White => (self.wtime, self.winc),
+            Color::Black => (self.btime, self.binc),
+        }
+    }
+}
+
+/// When to stop thinking. Several limits combine: the first one reached ends the search. With
+/// none at all the search runs to [`MAX_PLY`] or until stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Limits {
+    /// Maximum depth in plies.
+    pub depth: Option<u32>,
+    /// Maximum nodes (exact: a node-limited search is deterministic).
+    pub nodes: Option<u64>,
+    /// Fixed time for this move.
+    pub movetime: Option<Duration>,
+    /// The game clock; the searcher budgets its own time from it.
+    pub clock: Option<Clock>,
+    /// Search until stopped (the other limits are ignored).
+    pub infinite: bool,
+}
+
+impl Limits {
+    /// Search to `depth` plies.
+    #[must_use]
+    pub fn depth(depth: u32) -> Limits {
+        Limits { depth: Some(depth), ..Limits::default() }
+    }
+
+    /// Search `nodes` nodes.
+    #[must_use]
+    pub fn nodes(nodes: u64) -> Limits {
+        Limits { nodes: Some(nodes), ..Limits::default() }
+    }
+
+    /// Think for `time`.
+    #[must_use]
+    pub fn movetime(time: Duration) -> Limits {
+        Limits { movetime: Some(time), ..Limits::default() }
+    }
+
+    /// Search until stopped.
+    #[must_use]
+    pub fn infinite() -> Limits {
+        Limits { infinite: true, ..Limits::default() }
+    }
+
+    /// `(soft, hard)` time budgets for `color`: stop deepening after `soft`, abort at `hard`.
+    fn budget(&self, color: Color) -> (Option<Duration>, Option<Duration>) {
+        if self.infinite {
+            return (None, None);
+        }
+        let mut soft: Option<Duration> = None;
+        let mut hard: Option<Duration> = None;
+        if let Some(t) = self.movetime {
+            soft = Some(t);
+            hard = Some(t);
+        }
+        if let Some(clock) = self.clock {
+            let (left, inc) = clock.of(color);
+            let overhead = Duration::from_millis(30).min(left / 4);
+            let left = left.saturating_sub(overhead);
+            let mtg = clock.movestogo.unwrap_or(30).clamp(1, 50);
+            let base = left / mtg + inc * 3 / 4;
+            let s = base.min(left / 2);
+            let h = (base * 3).min(left / 3).max(s);
+            soft = Some(soft.map_or(s, |x| x.min(s)));
+            hard = Some(hard.map_or(h, |x| x.min(h)));
+        }
+        (soft, hard)
+    }
+}
+
+/// One progress report, sent after each completed iteration (and when the search ends).
+#[derive(Debug, Clone, Copy)]
+pub struct Info<'a> {
+    /// Depth completed.
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+    /// Score of the best line.
+    pub score: Score,
+    /// Nodes searched so far.
+    pub nodes: u64,
+    /// Time since the search started (from the caller's clock).
+    pub time: Duration,
+    /// Transposition table use in permille.
+    pub hashfull: u32,
+    /// The principal variation, best move first.
+    pub pv: &'a [Move],
+}
+
+/// What a search found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchResult {
+    /// The move to play; `None` when the side to move has no legal move.
+    pub best_move: Option<Move>,
+    /// Score of `best_move` from the side to move's point of view.
+    pub score: Score,
+    /// The principal variation.
+    pub pv: Vec<Move>,
+    /// Depth of the last completed iteration.
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Time taken (from the caller's clock).
+    pub time: Duration,
+}
+
+/// Per-ply scratch space, allocated once with the searcher.
+struct Ply {
+    moves: MoveList,
+    scores: [i32; MAX_MOVES],
+    quiets: [Move; 64],
+}
+
+/// What one search is allowed to do, borrowed for its duration.
+struct Control<'a> {
+    stop: &'a AtomicBool,
+    elapsed: &'a dyn Fn() -> Duration,
+    hard: Option<Duration>,
+    nodes: u64,
+}
+
+/// A search engine with its memory: transposition table, history, killers and scratch space,
+/// all allocated by [`Searcher::new`]; thinking allocates nothing inside the search loop.
+///
+/// Keep one per game: the table and history carry over from move to move. Call
+/// [`Searcher::clear`] for a new game.
+pub struct Searcher {
+    tt: Table,
+    history: Box<[[i32; 64]; 128]>,
+    killers: [[Option<Move>; 2]; MAX_PLY],
+    plies: Vec<Ply>,
+    pv: Vec<[Move; MAX_PLY]>,
+    pv_len: [usize; MAX_PLY + 1],
+    /// Hashes of the game so far and of the current line, for repetition.
+    line: Vec<u64>,
+    lmr: [[u8; 64]; 64],
+    nodes: u64,
+    seldepth: usize,
+    aborted: bool,
+    root_noise: Vec<(Move, i32)>,
+}
+
+impl std::fmt::Debug for Searcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Searcher").field("hashfull", &self.tt.hashfull()).finish_non_exhaustive()
+    }
+}
+
+impl Default for Searcher {
+    fn default() -> Searcher {
+        Searcher::new(16)
+    }
+}
+
+const NO_MOVE: Move = Move::new(crate::types::Square::A1, crate::types::Square::A1);
+
+impl Searcher {
+    /// A searcher with a transposition table of about `hash_mb` megabytes (at least 1).
+    #[must_use]
+    pub fn new(hash_mb: usize) -> Searcher {
+        let mut lmr = [[0u8; 64]; 64];
+        for (d, row) in lmr.iter_mut().enumerate().skip(1) {
+            for (m, r) in row.iter_mut().enumerate().skip(1) {
+                let v = 0.75 + (d as f64).ln() * (m as f64).ln() / 2.25;
+                *r = v.clamp(0.0, 63.0) as u8;
+            }
+        }
+        let plies = (0..MAX_PLY + 1)
+            .map(|_| Ply { moves: MoveList::new(), scores: [0; MAX_MOVES], quiets: [NO_MOVE; 64] })
+            .collect();
+        Searcher {
+            tt: Table::new(hash_mb),
+            history: Box::new([[0; 64]; 128]),
+            killers: [[None; 2]; MAX_PLY],
+            plies,
+            pv: vec![[NO_MOVE; MAX_PLY]; MAX_PLY + 1],
+            pv_len: [0; MAX_PLY + 1],
+            line: Vec::with_capacity(1024),
+            lmr,
+            nodes: 0,
+            seldepth: 0,
+            aborted: false,
+            root_noise: Vec::new(),
+        }
+    }
+
+    /// Forgets the previous game: clears the table, history and killers (keeps the memory).
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.history.iter_mut().for_each(|row| row.fill(0));
+        self.killers = [[None; 2]; MAX_PLY];
+    }
+
+    /// Searches the current position of `game` (its history counts for repetitions) within
+    /// `limits`.
+    ///
+    /// * `stop` — set it (from any thread) to end the search at once; the best move found so far
+    ///   is returned.
+    /// * `elapsed` — time since the search started; only called every few thousand nodes. Pass
+    ///   `|| start.elapsed()` with a `std::time::Instant`, or a fake clock in tests.
+    /// * `info` — called after every completed iteration.
+    ///
+    /// The result's `best_move` is legal in the position whenever there is a legal move: even a
+    /// search stopped at once returns the first legal move in the hash/ordering order.
+    pub fn think(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        stop: &AtomicBool,
+        elapsed: &dyn Fn() -> Duration,
+        info: &mut dyn FnMut(&Info<'_>),
+    ) -> SearchResult {
+        let hashes = game_hashes(game);
+        self.think_position(game.position(), &hashes, limits, stop, elapsed, info)
+    }
+
+    /// Like [`Searcher::think`], for a position with an explicit history: `history` holds the
+    /// hashes of earlier positions of the game, oldest first (it may be empty).
+    pub fn think_position(
+        &mut self,
+        root: &Position,
+        history: &[u64],
+        limits: &Limits,
+        stop: &AtomicBool,
+        elapsed: &dyn Fn() -> Duration,
+        info: &mut dyn FnMut(&Info<'_>),
+    ) -> SearchResult {
+        let (soft, hard) = limits.budget(root.turn());
+        let ctl = Control {
+            stop,
+            elapsed,
+            hard,
+            nodes: if limits.infinite { u64::MAX } else { limits.nodes.unwrap_or(u64::MAX) },
+        };
+        let max_depth = if limits.infinite {
+            MAX_PLY as u32 - 1
+        } else {
+            limits.depth.unwrap_or(MAX_PLY as u32 - 1).clamp(1, MAX_PLY as u32 - 1)
+        };
+        self.line.clear();
+        let keep = (root.halfmove_clock() as usize).min(history.len());
+        self.line.extend_from_slice(&history[history.len() - keep..]);
+        self.line.push(root.hash());
+        self.line.reserve(MAX_PLY + 8);
+        self.tt.new_search();
+        self.nodes = 0;
+        self.seldepth = 0;
+        self.aborted = false;
+        self.killers = [[None; 2]; MAX_PLY];
+        for row in self.history.iter_mut() {
+            for h in row.iter_mut() {
+                *h /= 4;
+            }
+        }
+
+        let legal = root.legal_moves();
+        let mut result = SearchResult {
+            best_move: legal.first().copied(),
+            score: Score::Cp(0),
+            pv: legal.first().copied().into_iter().collect(),
+            depth: 0,
+            seldepth: 0,
+            nodes: 0,
+            time: Duration::ZERO,
+        };
+        if legal.is_empty() {
+            result.score = if root.is_check() { Score::Mate(0) } else { Score::Cp(0) };
+            return result;
+        }
+        if let Some(mv) =
+            self.tt.probe(root.hash()).and_then(|h| h.mv).filter(|m| legal.contains(m))
+        {
+            result.best_move = Some(mv);
+            result.pv = vec![mv];
+        }
+
+        let mut score = 0;
+        for depth in 1..=max_depth {
+            let d = depth as i32;
+            let mut delta = 30;
+            let (mut alpha, mut beta) =
+                if depth >= 4 { (score - delta, score + delta) } else { (-INF, INF) };
+            let v = loop {
+                let v = self.search(&ctl, root, d, 0, alpha, beta, false);
+                if self.aborted {
+                    break v;
+                }
+                if v <= alpha {
+                    alpha = (alpha - delta).max(-INF);
+                    beta = (alpha + beta) / 2;
+                } else if v >= beta {
+                    beta = (beta + delta).min(INF);
+                } else {
+                    break v;
+                }
+                delta += delta;
+                if delta > 1000 {
+                    alpha = -INF;
+                    beta = INF;
+                }
+            };
+            // An aborted iteration still counts for its best move if one root move finished and
+            // raised alpha (the PV move first, so it is at least as good as the last result).
+            if self.aborted {
+                if self.pv_len[0] > 0 {
+                    result.best_move = Some(self.pv[0][0]);
+                    result.pv = self.pv[0][..self.pv_len[0]].to_vec();
+                }
+                break;
+            }
+            score = v;
+            let pv = &self.pv[0][..self.pv_len[0]];
+            if let Some(&first) = pv.first() {
+                result.best_move = Some(first);
+                result.pv = pv.to_vec();
+            }
+            result.depth = depth;
+            result.score = Score::from_internal(score);
+            result.seldepth = self.seldepth as u32;
+            let now = elapsed();
+            info(&Info {
+                depth,
+                seldepth: self.seldepth as u32,
+                score: result.score,
+                nodes: self.nodes,
+                time: now,
+                hashfull: self.tt.hashfull(),
+                pv: &result.pv,
+            });
+            if self.aborted {
+                break;
+            }
+            // Stop deepening when the next iteration would likely overrun the soft budget, or
+            // a forced mate has been found within the depth searched.
+            if soft.is_some_and(|s| now >= s / 2) || (legal.len() == 1 && soft.is_some()) {
+                break;
+            }
+            if self.nodes >= ctl.nodes {
+                break;
+            }
+            if !limits.infinite
+                && score.abs() >= MATE_BOUND
+                && (MATE - score.abs()) as u32 <= depth
+                && limits.depth.is_none()
+            {
+                break;
+            }
+        }
+        result.nodes = self.nodes;
+        result.time = elapsed();
+        result
+    }
+
+    /// `true` once the search must end: stop flag, node limit or hard time limit.
+    #[inline]
+    fn poll(&mut self, ctl: &Control<'_>) -> bool {
+        if self.aborted {
+            return true;
+        }
+        if self.nodes >= ctl.nodes {
+            self.aborted = true;
+        } else if self.nodes % POLL == 0 {
+            if ctl.stop.load(Ordering::Relaxed) {
+                self.aborted = true;
+            } else if let Some(h) = ctl.hard {
+                if (ctl.elapsed)() >= h {
+                    self.aborted = true;
+                }
+            }
+        }
+        self.aborted
+    }
+
+    /// `true` if the position repeats one of the same side since the last irreversible move.
+    fn is_repetition(&self, pos: &Position) -> bool {
+        let n = self.line.len();
+        let window = (pos.halfmove_clock() as usize).min(n.saturating_sub(1));
+        let hash = pos.hash();
+        (4..=window).step_by(2).any(|back| self.line[n - 1 - back] == hash)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn search(
+        &mut self,
+        ctl: &Control<'_>,
+        pos: &Position,
+        mut depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        mut beta: i32,
+        allow_null: bool,
+    ) -> i32 {
+        self.pv_len[ply] = 0;
+        let in_check = pos.is_check();
+        if in_check && ply < MAX_PLY / 2 {
+            depth += 1;
+        }
+        if depth <= 0 {
+            return self.qsearch(ctl, pos, ply, alpha, beta);
+        }
+        if self.aborted {
+            return 0;
+        }
+        self.nodes += 1;
+        if self.poll(ctl) {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let pv_node = beta - alpha > 1;
+        let us = pos.turn();
+
+        if is_wiped_out(pos) {
+            return -MATE + ply as i32;
+        }
+        if ply > 0 {
+            if pos.halfmove_clock() >= 100
+                || self.is_repetition(pos)
+                || pos.is_insufficient_material()
+            {
+                return 0;
+            }
+            alpha = alpha.max(-MATE + ply as i32);
+            beta = beta.min(MATE - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+        if ply >= MAX_PLY - 1 {
+            return evaluate(pos);
+        }
+
+        let key = pos.hash();
+        let hit = self.tt.probe(key);
+        let tt_move = hit.and_then(|h| h.mv);
+        if let Some(h) = hit {
+            if !pv_node && ply > 0 && h.depth >= depth {
+                let s = score_from_tt(h.score, ply);
+                let usable = match h.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if usable {
+                    return s;
+                }
+            }
+        }
+        let static_eval =
+            if in_check { -INF } else { hit.map_or_else(|| evaluate(pos), |h| h.eval) };
+
+        if !pv_node && !in_check && ply > 0 {
+            // Reverse futility: far above beta near the leaves.
+            if depth <= 4 && beta.abs() < MATE_BOUND && static_eval - 90 * depth >= beta {
+                return static_eval;
+            }
+            // Null move, never for a side with fewer than two pieces besides pawns and king
+            // (zugzwang), and verified by a normal reduced search at high depth.
+            if allow_null
+                && depth >= 3
+                && static_eval >= beta
+                && beta.abs() < MATE_BOUND
+                && has_pieces(pos, us)
+            {
+                let r = 3 + depth / 6 + ((static_eval - beta) / 200).min(2);
+                let mut child = pos.clone();
+                child.play_null();
+                self.line.push(child.hash());
+                let v = -self.search(ctl, &child, depth - 1 - r, ply + 1, -beta, -beta + 1, false);
+                self.line.pop();
+                if self.aborted {
+                    return 0;
+                }
+                if v >= beta {
+                    if depth < 10 {
+                        return if v >= MATE_BOUND { beta } else { v };
+                    }
+                    let verified = self.search(ctl, pos, depth - 1 - r, ply, beta - 1, beta, false);
+                    if self.aborted {
+                        return 0;
+                    }
+                    if verified >= beta {
+                        return if v >= MATE_BOUND { beta } else { v };
+                    }
+                }
+            }
+        }
+
+        self.generate_ordered(pos, ply, tt_move);
+        let count = self.plies[ply].moves.len();
+        if count == 0 {
+            return if in_check { -MATE + ply as i32 } else { 0 };
+        }
+
+        let alpha_orig = alpha;
+        let mut best = -INF;
+        let mut best_move = None;
+        let mut searched = 0usize;
+        let mut quiets = 0usize;
+        let killers = self.killers[ply];
+        for i in 0..count {
+            let mv = self.pick(ply, i, count);
+            let capture = pos.is_capture(mv);
+            let quiet = !capture && mv.promotion.is_none();
+            let mut child = pos.clone();
+            child.play_unchecked(mv);
+            let gives_check = child.is_check();
+
+            if !pv_node && !in_check && quiet && !gives_check && best > -MATE_BOUND && ply > 0 {
+                // Late-move pruning and futility near the leaves.
+                if depth <= 3 && searched >= 4 + (depth * depth) as usize {
+                    continue;
+                }
+                if depth <= 2 && static_eval + 120 * depth <= alpha {
+                    continue;
+                }
+            }
+
+            let noise = if ply == 0 { self.noise_of(mv) } else { 0 };
+            self.line.push(child.hash());
+            let new_depth = depth - 1;
+            let mut v;
+            if searched == 0 {
+                v = -self.search(
+                    ctl,
+                    &child,
+                    new_depth,
+                    ply + 1,
+                    noise - beta,
+                    noise - alpha,
+                    true,
+                ) + noise;
+            } else {
+                let mut r = 0;
+                if depth >= 3 && quiet && !gives_check && !in_check && searched >= 2 {
+                    r = i32::from(self.lmr[depth.min(63) as usize][searched.min(63)]);
+                    if pv_node {
+                        r -= 1;
+                    }
+                    if killers.contains(&Some(mv)) {
+                        r -= 1;
+                    }
+                    r = r.clamp(0, new_depth - 1);
+                }
+                v = -self.search(
+                    ctl,
+                    &child,
+                    new_depth - r,
+                    ply + 1,
+                    noise - alpha - 1,
+                    noise - alpha,
+                    true,
+                ) + noise;
+                if v > alpha && r > 0 {
+                    v = -self.search(
+                        ctl,
+                        &child,
+                        new_depth,
+                        ply + 1,
+                        noise - alpha - 1,
+                        noise - alpha,
+                        true,
+                    ) + noise;
+                }
+                if v > alpha && v < beta {
+                    v = -self.search(
+                        ctl,
+                        &child,
+                        new_depth,
+                        ply + 1,
+                        noise - beta,
+                        noise - alpha,
+                        true,
+                    ) + noise;
+                }
+            }
+            self.line.pop();
+            if self.aborted {
+                return 0;
+            }
+            searched += 1;
+            if v > best {
+                best = v;
+                if v > alpha {
+                    best_move = Some(mv);
+                    alpha = v;
+                    self.update_pv(ply, mv);
+                    if v >= beta {
+                        if quiet {
+                            self.reward_quiet(pos, ply, mv, depth, quiets);
+                        }
+                        break;
+                    }
+                }
+            }
+            if quiet && quiets < 64 {
+                self.plies[ply].quiets[quiets] = mv;
+                quiets += 1;
+            }
+        }
+        if searched == 0 {
+            // Everything was pruned: fall back to the static evaluation.
+            return static_eval.max(alpha_orig);
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha_orig {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        if self.root_noise.is_empty() || ply > 0 {
+            self.tt.store(key, best_move, score_to_tt(best, ply), static_eval, depth, bound);
+        }
+        best
+    }
+
+    fn qsearch(
+        &mut self,
+        ctl: &Control<'_>,
+        pos: &Position,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        self.pv_len[ply] = 0;
+        if self.aborted {
+            return 0;
+        }
+        self.nodes += 1;
+        if self.poll(ctl) {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        if is_wiped_out(pos) {
+            return -MATE + ply as i32;
+        }
+        if ply >= MAX_PLY - 1 {
+            return evaluate(pos);
+        }
+        let in_check = pos.is_check();
+        let mut best = -INF;
+        let stand = if in_check { -INF } else { evaluate(pos) };
+        if !in_check {
+            if stand >= beta {
+                return stand;
+            }
+            alpha = alpha.max(stand);
+            best = stand;
+        }
+        // Generate all legal moves (also to see mate and stalemate), keep the noisy ones.
+        let promos_best = best_promotion(pos);
+        {
+            let p = &mut self.plies[ply];
+            p.moves = pos.legal_moves();
+            if p.moves.is_empty() {
+                return if in_check { -MATE + ply as i32 } else { 0 };
+            }
+        }
+        let mut n = 0;
+        let total = self.plies[ply].moves.len();
+        for i in 0..total {
+            let mv = self.plies[ply].moves[i];
+            let victim = captured_role(pos, mv);
+            let score = if in_check {
+                match victim {
+                    Some(v) => 1_000_000 + 10 * role_value(v) - attacker_rank(pos, mv),
+                    None => 0,
+                }
+            } else {
+                let promo_ok = mv.promotion == Some(promos_best);
+                if victim.is_none() && !promo_ok {
+                    continue;
+                }
+                if mv.promotion.is_some() && !promo_ok {
+                    continue;
+                }
+                // Delta pruning: even winning the piece cannot reach alpha.
+                let gain = victim.map_or(0, role_value)
+                    + mv.promotion.map_or(0, |r| role_value(r) - role_value(Role::Pawn));
+                if stand + gain + 200 < alpha {
+                    continue;
+                }
+                10 * gain - attacker_rank(pos, mv)
+            };
+            let p = &mut self.plies[ply];
+            p.moves.as_mut_slice()[n] = mv;
+            p.scores[n] = score;
+            n += 1;
+        }
+        for i in 0..n {
+            let mv = self.pick(ply, i, n);
+            let mut child = pos.clone();
+            child.play_unchecked(mv);
+            let v = -self.qsearch(ctl, &child, ply + 1, -beta, -alpha);
+            if self.aborted {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    self.update_pv(ply, mv);
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        if best == -INF {
+            // In check with every evasion pruned cannot happen (evasions are all kept).
+            return alpha;
+        }
+        best
+    }
+
+    fn noise_of(&self, mv: Move) -> i32 {
+        self.root_noise.iter().find(|(m, _)| *m == mv).map_or(0, |(_, n)| *n)
+    }
+
+    fn update_pv(&mut self, ply: usize, mv: Move) {
+        let child_len = self.pv_len[ply + 1].min(MAX_PLY - 1);
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let row = &mut head[ply];
+        row[0] = mv;
+        let child = &tail[0];
+        row[1..=child_len].copy_from_slice(&child[..child_len]);
+        // Rows are stored relative to their ply: row[ply][0] is the move at `ply`.
+        self.pv_len[ply] = child_len + 1;
+    }
+
+    fn reward_quiet(&mut self, pos: &Position, ply: usize, mv: Move, depth: i32, tried: usize) {
+        let k = &mut self.killers[ply];
+        if k[0] != Some(mv) {
+            k[1] = k[0];
+            k[0] = Some(mv);
+        }
+        let bonus = (depth * depth).min(400);
+        let c = pos.turn() as usize * 64;
+        update_history(&mut self.history[c + mv.from.index()][mv.to.index()], bonus);
+        for j in 0..tried {
+            let q = self.plies[ply].quiets[j];
+            update_history(&mut self.history[c + q.from.index()][q.to.index()], -bonus);
+        }
+    }
+
+    /// Fills the ply's move list with scored legal moves.
+    fn generate_ordered(&mut self, pos: &Position, ply: usize, tt_move: Option<Move>) {
+        let killers = self.killers[ply];
+        let c = pos.turn() as usize * 64;
+        let moves = pos.legal_moves();
+        let p = &mut self.plies[ply];
+        p.moves = moves;
+        for (i, &mv) in p.moves.iter().enumerate() {
+            p.scores[i] = if Some(mv) == tt_move {
+                i32::MAX
+            } else if let Some(victim) = captured_role(pos, mv) {
+                let attacker = attacker_rank(pos, mv);
+                let mut s = 2_000_000 + 10 * role_value(victim) - attacker;
+                // A capture of a cheaper piece by a dearer one that is defended goes last
+                // among the captures' tier: below the killers.
+                if role_value(victim) + 50 < attacker && pos.is_defended(mv.to) {
+                    s = 500_000 + 10 * role_value(victim) - attacker;
+                }
+                s
+            } else if let Some(r) = mv.promotion {
+                1_500_000 + role_value(r)
+            } else if Some(mv) == killers[0] {
+                1_000_000
+            } else if Some(mv) == killers[1] {
+                900_000
+            } else {
+                self.history[c + mv.from.index()][mv.to.index()]
+            };
+        }
+    }
+
+    /// Selection sort step: brings the best remaining move to position `i` and returns it.
+    #[inline]
+    fn pick(&mut self, ply: usize, i: usize, n: usize) -> Move {
+        let p = &mut self.plies[ply];
+        let mut best = i;
+        for j in i + 1..n {
+            if p.scores[j] > p.scores[best] {
+                best = j;
+            }
+        }
+        p.scores.swap(i, best);
+        p.moves.as_mut_slice().swap(i, best);
+        p.moves[i]
+    }
+}
+
+#[inline]
+fn update_history(h: &mut i32, bonus: i32) {
+    *h += bonus - *h * bonus.abs() / 16_384;
+}
+
+/// The role captured by `mv`, en passant included.
+#[inline]
+fn captured_role(pos: &Position, mv: Move) -> Option<Role> {
+    if pos.by_color(pos.turn().other()).contains(mv.to) {
+        pos.role_at(mv.to)
+    } else if pos.is_en_passant(mv) {
+        Some(Role::Pawn)
+    } else {
+        None
+    }
+}
+
+/// The moving piece's value (for the "least valuable attacker" half of MVV-LVA).
+#[inline]
+fn attacker_rank(pos: &Position, mv: Move) -> i32 {
+    pos.role_at(mv.from).map_or(0, |r| if r == Role::King { 0 } else { role_value(r) })
+}
+
+/// The strongest promotion the side to move has (queen, or Maharajah for a variant side).
+fn best_promotion(pos: &Position) -> Role {
+    let set = pos.rules().side(pos.turn()).promotions;
+    if set.contains(Role::Maharajah) {
+        Role::Maharajah
+    } else {
+        Role::Queen
+    }
+}
+
+/// The side to move has lost by having every piece captured (Horde's White).
+#[inline]
+fn is_wiped_out(pos: &Position) -> bool {
+    let us = pos.turn();
+    pos.rules().side(us).loses_when == LossCondition::AllPiecesCaptured
+        && pos.by_color(us).is_empty()
+}
+
+/// `true` if `color` has at least two pieces other than pawns and king: below that, zugzwang is
+/// too common for null-move pruning (pawn endings, Horde, a lone minor piece).
+#[inline]
+fn has_pieces(pos: &Position, color: Color) -> bool {
+    (pos.by_color(color) & !pos.by_role(Role::Pawn) & !pos.by_role(Role::King)).has_more_than_one()
+}
+
+fn score_to_tt(v: i32, ply: usize) -> i32 {
+    if v >= MATE_BOUND {
+        v + ply as i32
+    } else if v <= -MATE_BOUND {
+        v - ply as i32
+    } else {
+        v
+    }
+}
+
+fn score_from_tt(v: i32, ply: usize) -> i32 {
+    if v >= MATE_BOUND {
+        v - ply as i32
+    } else if v <= -MATE_BOUND {
+        v + ply as i32
+    } else {
+        v
+    }
+}
+
+/// Hashes of every position of `game` before the current one, oldest first.
+#[must_use]
+pub fn game_hashes(game: &Game) -> Vec<u64> {
+    let mut pos = game.start().clone();
+    let mut out = Vec::with_capacity(game.moves().len());
+    for mv in game.moves() {
+        out.push(pos.hash());
+        pos.play_unchecked(*mv);
+    }
+    out
+}
+
+/// Search-only helpers on the position, kept beside the search.
+impl Position {
+    /// Passes the move to the opponent (null-move pruning). Never a legal chess move: only for
+    /// positions where the side to move is not in check.
+    pub(crate) fn play_null(&mut self) {
+        let mut hash = self.hash ^ zobrist::black_to_move();
+        if let Some(ep) = self.ep_square.take() {
+            hash ^= zobrist::en_passant(ep.file());
+        }
+        self.hash = hash;
+        self.turn = self.turn.other();
+    }
+
+    /// `true` if a piece of the opponent of the side to move is defended on `sq` — i.e. the
+    /// opponent attacks `sq` with the board as it stands.
+    pub(crate) fn is_defended(&self, sq: crate::types::Square) -> bool {
+        let them = self.turn().other();
+        self.attackers_to(sq, them, self.occupied().without(sq)).any()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Variant;
+
+    fn best(variant: Variant, fen: &str, depth: u32) -> SearchResult {
+        let pos = Position::from_fen(variant, fen).expect("test FEN is valid");
+        let stop = AtomicBool::new(false);
+        Searcher::new(1).think(
+            &Game::new(pos),
+            &Limits::depth(depth),
+            &stop,
+            &|| Duration::ZERO,
+            &mut |_| {},
+        )
+    }
+
+    #[test]
+    fn scores_convert_to_mate_distances() {
+        assert_eq!(Score::from_internal(MATE - 1), Score::Mate(1));
+        assert_eq!(Score::from_internal(MATE - 3), Score::Mate(2));
+        assert_eq!(Score::from_internal(-MATE + 2), Score::Mate(-1));
+        assert_eq!(Score::from_internal(35), Score::Cp(35));
+    }
+
+    #[test]
+    fn null_move_keeps_the_hash_consistent() {
+        let mut pos = Position::new(Variant::Chess);
+        pos.play_null();
+        assert_eq!(pos.hash(), pos.compute_hash());
+        assert_eq!(pos.turn(), Color::Black);
+    }
+
+    #[test]
+    fn back_rank_mate() {
+        let r = best(Variant::Chess, "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", 3);
+        assert_eq!(r.score, Score::Mate(1));
+        assert_eq!(r.best_move.map(|m| m.to_string()).as_deref(), Some("a1a8"));
+    }
+
+    #[test]
+    fn clock_budget_is_a_fraction_of_the_time_left() {
+        let clock = Clock {
+            wtime: Duration::from_secs(60),
+            btime: Duration::from_secs(1),
+            ..Clock::default()
+        };
+        let limits = Limits { clock: Some(clock), ..Limits::default() };
+        let (soft, hard) = limits.budget(Color::White);
+        let (soft, hard) = (soft.expect("clock gives a budget"), hard.expect("and a hard limit"));
+        assert!(soft >= Duration::from_secs(1) && soft <= Duration::from_secs(3), "{soft:?}");
+        assert!(hard >= soft && hard <= Duration::from_secs(20), "{hard:?}");
+        let (soft_b, _) = limits.budget(Color::Black);
+        assert!(soft_b.expect("clock") < Duration::from_millis(100));
+    }
+}
