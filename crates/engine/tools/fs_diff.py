@@ -6,7 +6,8 @@ double-step regions are exactly the unmoved pawns, then compares the perft-2 div
 exact: Fairy-Stockfish grants double steps by square, and a moved pawn needs at least two plies
 to re-enter a vacated start square (see shared/reference/README.md).
 
-usage: python3 fs_diff.py DUMP_FILE [SHARED_DIR]
+usage: python3 fs_diff.py DUMP_FILE [SHARED_DIR] [chess|horde]
+With chess or horde, Fairy-Stockfish's built-in variant of that name is used instead.
 """
 import sys
 
@@ -16,6 +17,7 @@ dump = sys.argv[1]
 shared = sys.argv[2] if len(sys.argv) > 2 else "../../../shared"
 base = open(f"{shared}/reference/fairy-stockfish-positions.ini").read()
 base = base[: base.index("[mh_01")]
+builtin = sys.argv[3] if len(sys.argv) > 3 else None
 rows = [line.rstrip("\n").split("|") for line in open(dump) if line.strip()]
 ini = base
 for i, (fen, pw, pb, uw, ub, div) in enumerate(rows):
@@ -26,8 +28,9 @@ for i, (fen, pw, pb, uw, ub, div) in enumerate(rows):
 pyffish.load_variant_config(ini)
 bad = 0
 for i, (fen, pw, pb, uw, ub, div) in enumerate(rows):
+    v = builtin or f"p{i}"
     ours = dict(x.split(":") for x in div.split(",")) if div else {}
-    theirs = {m: str(len(pyffish.legal_moves(f"p{i}", fen, [m]))) for m in pyffish.legal_moves(f"p{i}", fen, [])}
+    theirs = {m: str(len(pyffish.legal_moves(v, fen, [m]))) for m in pyffish.legal_moves(v, fen, [])}
     if ours != theirs:
         bad += 1
         diff = {m: (ours.get(m), theirs.get(m)) for m in set(ours) | set(theirs) if ours.get(m) != theirs.get(m)}
