@@ -716,12 +716,16 @@ impl Room {
         if let Some(armies) = self.armies() {
             match Game::from_armies(&armies.white, &armies.black) {
                 Ok(game) => self.start_game(game, Some(armies), now),
-                Err(e) => {
+                Err(_) => {
                     // Each army is valid alone but together they may not start (e.g. a king
                     // in check). Nobody can be blamed: setup starts over, commitments included.
+                    // The reason names no square, so neither army leaks into the next round.
                     self.commitments = ByColor::default();
                     self.reveals = ByColor::default();
-                    self.emit(RoomEvent::SetupRejected { reason: e.to_string() });
+                    let reason = "these two armies cannot start together (a king would begin in \
+                                  check, or White would have no legal move); build again"
+                        .to_owned();
+                    self.emit(RoomEvent::SetupRejected { reason });
                     self.emit(RoomEvent::SetupStarted);
                 }
             }

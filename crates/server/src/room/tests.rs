@@ -519,3 +519,30 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn armies_valid_alone_but_not_together_restart_the_setup() {
+    // White's queen on e2 looks up an open e-file at Black's king: Black would start in check.
+    let white = "Pa1,Pb1,Pc1,Pd1,Ke1,Pf1,Pg1,Ph1,Rc2,Md2,Qe2,Rf2";
+    let black = "Ra8,Nb8,Bc8,Qd8,Ke8,Bf8,Ng8,Rh8,Pa7,Pb7,Pc7,Pd7,Nf7,Pg7";
+    let mut r = room(Variant::Maharajah, None, true);
+    r.act(W, Action::Commit { commitment: commitment(white, &[1; 32]).unwrap() }, 0).unwrap();
+    r.act(B, Action::Commit { commitment: commitment(black, &[2; 32]).unwrap() }, 0).unwrap();
+    r.act(W, Action::Reveal { army: white.into(), nonce: nonce(1) }, 0).unwrap();
+    let before = r.seq();
+    r.act(B, Action::Reveal { army: black.into(), nonce: nonce(2) }, 0).unwrap();
+    let ev = events(&r, before);
+    assert!(
+        matches!(&ev[1], RoomEvent::SetupRejected { reason } if reason.contains("check")),
+        "{ev:?}"
+    );
+    assert!(!format!("{ev:?}").contains("e2"), "no square of either army leaks: {ev:?}");
+    assert_eq!(ev[2], RoomEvent::SetupStarted);
+    let s = r.snapshot(0);
+    assert_eq!(s.phase, Phase::Setup);
+    assert!(!s.seats.white.committed && !s.seats.black.committed);
+    assert!(s.armies.is_none());
+    // Both may commit afresh.
+    r.act(W, Action::Commit { commitment: commitment(CUSTOM_WHITE, &[3; 32]).unwrap() }, 0)
+        .unwrap();
+}
