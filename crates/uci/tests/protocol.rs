@@ -56,3 +56,25 @@ fn bad_input_reports_and_keeps_running() {
     assert_eq!(out.matches("info string error:").count(), 5, "{out}");
     assert!(out.contains("readyok"), "{out}");
 }
+
+#[test]
+fn d_prints_board_and_fen_and_ucinewgame_resets() {
+    let out = run("position startpos moves e2e4\nd\nucinewgame\nd\nquit\n");
+    assert!(
+        out.contains("Fen: rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"),
+        "{out}"
+    );
+    assert!(out.contains("Fen: rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"), "{out}");
+    assert!(out.contains("| r | n | b | q | k | b | n | r | 8"), "{out}");
+}
+
+#[test]
+fn perft_after_moves_matches_the_reference_en_passant_record() {
+    // mh-58 of shared/reference/perft.jsonl: a variant game after seven plies, en passant open.
+    let out = run("setoption name UCI_Variant value maharajah\n\
+         position fen nbcnkrrb/pb1ppppp/8/8/8/8/PPPPPP1P/CBQNKBNN w - - 0 1 \
+         moves h2h3 e7e5 h3h4 f7f6 d2d3 e5e4 f2f4\n\
+         go perft 2\nquit\n");
+    assert!(out.contains("e4f3: "), "the en-passant capture is listed: {out}");
+    assert!(out.contains("Nodes searched: 877"), "{out}");
+}
