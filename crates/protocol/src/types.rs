@@ -168,7 +168,7 @@ pub enum ClientMsg {
         /// Seat token.
         token: String,
     },
-    /// Resigns the game.
+    /// Resigns the game; before the game has started, leaves the room (no result).
     Resign {
         /// Seat token.
         token: String,
@@ -427,7 +427,8 @@ pub enum Outcome {
     BlackWins,
     /// Drawn.
     Draw,
-    /// No result: the flag fell before the flagged player's first move.
+    /// No result: the flag fell before the flagged player's first move, or a player left
+    /// before the game started.
     Annulled,
 }
 

@@ -636,20 +636,26 @@ impl Room {
             Action::Move { ply, uci } => self.play(seat, ply, &uci, now),
             Action::Pause => self.request_pause(seat, now),
             Action::Resume => self.resume(seat, now),
-            Action::Resign => self.live_check().map(|()| {
-                let result = GameResult {
-                    outcome: Outcome::win_for(seat.other()),
-                    reason: EndReason::Resignation,
-                };
-                self.finish(result, now);
-                Reply::Done
-            }),
+            Action::Resign => self.resign(seat, now),
             Action::OfferDraw => self.offer_draw(seat, now),
             Action::DeclineDraw => self.decline_draw(seat),
             Action::ClaimDraw => self.claim_draw(seat, now),
         }?;
         self.touch(now);
         Ok(reply)
+    }
+
+    /// Resigning a game in play loses it; leaving before the game started (waiting for an
+    /// opponent, or in hidden setup, e.g. stuck with a commitment to an army the rules refuse)
+    /// ends the room with no result.
+    fn resign(&mut self, seat: Color, now: Millis) -> Result<Reply, RoomError> {
+        let outcome = match self.phase {
+            Phase::Playing => Outcome::win_for(seat.other()),
+            Phase::WaitingForOpponent | Phase::Setup => Outcome::Annulled,
+            Phase::Finished => return Err(RoomError::new(ErrorCode::GameOver, "the game is over")),
+        };
+        self.finish(GameResult { outcome, reason: EndReason::Resignation }, now);
+        Ok(Reply::Done)
     }
 
     fn live_check(&self) -> Result<(), RoomError> {

@@ -289,6 +289,13 @@ fn a_reveal_breaking_the_army_rules_is_refused() {
     assert_eq!(e.code, ErrorCode::InvalidArmy);
     assert!(e.message.contains("43"), "{}", e.message);
     assert!(!r.snapshot(0).seats.white.revealed);
+    // Bound to an army it can never reveal, White can still leave: no result.
+    r.act(W, Action::Resign, 0).unwrap();
+    assert_eq!(
+        r.result(),
+        Some(GameResult { outcome: Outcome::Annulled, reason: EndReason::Resignation })
+    );
+    assert_eq!(r.phase(), Phase::Finished);
 }
 
 #[test]
