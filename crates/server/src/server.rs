@@ -695,7 +695,7 @@ impl RoomActor {
                 },
                 () = tokio::time::sleep_until(wake) => {
                     let now = self.shared.now();
-                    let backup = self.room.clone();
+                    let backup = self.backup();
                     let before = self.room.seq();
                     self.room.on_time(now);
                     if self.persist(backup, before, now).await {
@@ -722,8 +722,13 @@ impl RoomActor {
         }
     }
 
+    /// A copy to roll back to if storing fails; in-memory storage cannot fail, so no copy.
+    fn backup(&self) -> Option<Room> {
+        self.shared.store.is_durable().then(|| self.room.clone())
+    }
+
     /// Stores the room if it changed since `before`; on failure restores `backup` and says so.
-    async fn persist(&mut self, backup: Room, before: u64, now: Millis) -> bool {
+    async fn persist(&mut self, backup: Option<Room>, before: u64, now: Millis) -> bool {
         if self.room.seq() == before {
             return true;
         }
@@ -731,7 +736,9 @@ impl RoomActor {
             Ok(()) => true,
             Err(e) => {
                 eprintln!("maharajah-server: room {}: {e}", self.room.code());
-                self.room = backup;
+                if let Some(b) = backup {
+                    self.room = b;
+                }
                 false
             }
         }
@@ -781,7 +788,7 @@ impl RoomActor {
 
     async fn handle(&mut self, cmd: RoomCmd) {
         let now = self.shared.now();
-        let backup = self.room.clone();
+        let backup = self.backup();
         let before = self.room.seq();
         match cmd {
             RoomCmd::Join { token, link, reply } => match self.room.join(token.clone(), now) {
