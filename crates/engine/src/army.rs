@@ -470,6 +470,26 @@ impl std::error::Error for StartError {}
 ///
 /// # Errors
 /// [`StartError`] naming every broken placement rule, a king in check, or no legal move.
+///
+/// # Examples
+/// ```
+/// use maharajah_engine::{start_position, Army, Color, Role, Square, Status, Variant};
+/// let mut white = Army::orthodox(Color::White);
+/// white.set("d1".parse()?, Some(Role::Chancellor)); // queen (9) -> chancellor (8): 38 points
+/// assert_eq!(white.validate().unwrap_err().to_string(), "White spends 38 of 39 points");
+/// white.set("a2".parse()?, None);
+/// white.set("a1".parse()?, Some(Role::Archbishop)); // rook (5) + pawn (1) -> archbishop (6)
+/// white.set("a2".parse()?, Some(Role::Pawn));
+/// white.set("b2".parse()?, None);
+/// white.set("h1".parse()?, Some(Role::Rook));
+/// white.set("b2".parse()?, Some(Role::Pawn));
+/// // 39 - 9 + 8 - 5 + 6 = 39 again.
+/// assert!(white.validate().is_ok());
+/// let pos = start_position(&white, &Army::orthodox(Color::Black))?;
+/// assert_eq!(pos.rules().variant, Variant::Maharajah);
+/// assert_eq!(pos.rules().side(Color::White).status, Some(Status::Variant));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn start_position(white: &Army, black: &Army) -> Result<Position, StartError> {
     let mut errors = Vec::new();
     for (army, color) in [(white, Color::White), (black, Color::Black)] {

@@ -708,6 +708,17 @@ impl Position {
     ///
     /// # Errors
     /// [`PlayError`] if `mv` is not legal here.
+    ///
+    /// # Examples
+    /// ```
+    /// use maharajah_engine::{Move, Position, Variant};
+    /// let pos = Position::new(Variant::Chess);
+    /// let err = pos.play("e2e5".parse::<Move>()?).unwrap_err();
+    /// assert_eq!(err.mv.to_string(), "e2e5");
+    /// let pos = err.position.play("e2e4".parse()?)?; // the position came back untouched
+    /// assert_eq!(pos.to_string(), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn play(mut self, mv: Move) -> Result<Position, PlayError> {
         if self.is_legal(mv) {
             self.play_unchecked(mv);
