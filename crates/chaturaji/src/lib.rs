@@ -65,7 +65,10 @@
 //!   In rated play each pair of seats scores 1 / ½ / 0 ([`Standing::rated_result`]).
 //! - **Time per turn**, **someone leaves** and **people vs CPU** are the room's business: the room
 //!   owns the clock and calls [`Game::time_out`]; the settings carry the choice
-//!   ([`settings::TurnTime`], [`settings::Player`]).
+//!   ([`settings::TurnTime`], [`settings::Player`], [`settings::LeaveRule`]).
+//! - **CPU levels**: Random, Greedy (captures the most valuable piece it can), Medium (searches
+//!   every way to play both dice and weighs what the rivals' dice could capture next) and Strong
+//!   (the default: Medium plus expectimax over the next seat's dice).
 
 pub mod board;
 pub mod cpu;

@@ -45,6 +45,26 @@ impl TurnTime {
     }
 }
 
+/// What happens to the seat of someone who leaves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LeaveRule {
+    /// The CPU plays the seat until its person returns from the same device (device token), who
+    /// then gets the seat back. The room applies this; the game itself is unaffected.
+    #[default]
+    CpuUntilReturn,
+}
+
+/// How a shared place counts in rated play.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RatedTies {
+    /// A shared place counts half-way between a win and a loss
+    /// ([`crate::Standing::rated_result`]).
+    #[default]
+    HalfWay,
+}
+
 /// When a pawn on its far edge is promoted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -108,6 +128,10 @@ pub struct Settings {
     pub first_seat: Seat,
     /// How the first seat changes for the next game (default rotating).
     pub first_seat_rule: FirstSeatRule,
+    /// What happens when someone leaves (the CPU keeps the seat until they return).
+    pub leave: LeaveRule,
+    /// How shared places count in rated play (half-way between a win and a loss).
+    pub rated_ties: RatedTies,
 }
 
 impl Default for Settings {
@@ -124,6 +148,8 @@ impl Default for Settings {
             no_capture_rounds: 12,
             first_seat: Seat::Red,
             first_seat_rule: FirstSeatRule::Rotating,
+            leave: LeaveRule::CpuUntilReturn,
+            rated_ties: RatedTies::HalfWay,
         }
     }
 }
@@ -185,6 +211,8 @@ mod tests {
         assert_eq!(s.no_capture_rounds, 12);
         assert_eq!(s.first_seat, Seat::Red);
         assert_eq!(s.first_seat_rule, FirstSeatRule::Rotating);
+        assert_eq!(s.leave, LeaveRule::CpuUntilReturn);
+        assert_eq!(s.rated_ties, RatedTies::HalfWay);
         assert_eq!(s.validate(), Ok(()));
     }
 

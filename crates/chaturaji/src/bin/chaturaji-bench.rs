@@ -75,10 +75,8 @@ fn play(options: &Options, opponent: Level, tally: &mut Tally) {
                     if seat == hero {
                         turn_time = Duration::ZERO;
                     }
+                    // A roll that leaves no usable die asks the player nothing: not a decision.
                     let _ = game.roll(&mut dice);
-                    if seat == hero && game.to_move() != hero {
-                        tally.turn_times.push(turn_time);
-                    }
                 }
                 Phase::Move { seat } => {
                     let start = Instant::now();
