@@ -62,8 +62,8 @@ impl Default for Config {
             join_failures_per_minute: 20,
             rooms_per_minute_per_ip: 10,
             max_rooms: 100_000,
-            ping_interval: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(30),
+            ping_interval: Duration::from_secs(5),
+            idle_timeout: Duration::from_secs(15),
         }
     }
 }

@@ -379,3 +379,25 @@ async fn room_creation_is_rate_limited_per_address() {
     assert_eq!(c.until_error().await.0, ErrorCode::RateLimited);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_silent_connection_is_noticed_and_the_shield_starts() {
+    let config = Config {
+        ping_interval: Duration::from_millis(250),
+        idle_timeout: Duration::from_millis(1_500),
+        ..Config::default()
+    };
+    let server = TestServer::start(config).await;
+    let (mut w, b) =
+        pair(&server, options(Variant::Chess, Some((60_000, 0)), false, Color::White)).await;
+    assert!(matches!(w.play(0, "e2e4").await, ServerMsg::MoveAck { .. }));
+    // Black's phone vanishes: the socket stays open but nothing answers the server's pings.
+    let e = w.until_event("shield", |e| matches!(e, RoomEvent::Paused { .. })).await;
+    let RoomEvent::Paused { pause, .. } = e else { unreachable!() };
+    assert_eq!((pause.by, pause.reason), (Color::Black, PauseReason::Disconnected));
+    // White, who keeps reading (and so answers pings), is still connected.
+    w.send(&ClientMsg::Ping { nonce: 5 }).await;
+    w.until("pong", |m| matches!(m, ServerMsg::Pong { nonce: 5, .. })).await;
+    drop(b);
+    server.stop().await;
+}
