@@ -19,12 +19,33 @@ async function call(command, args = {}) {
 }
 
 /** @returns {Promise<{app: string, engine: string}>} */
-export function versions() {
-  return call('versions');
-}
+export const versions = () => call('versions');
+/** @returns {Promise<{continue_id: number|null}>} */
+export const startInfo = () => call('start_info');
+/** variant: 'chess'|'horde'; opponent: {kind:'human'}|{kind:'computer', color, level}; timeControl: {base_ms, increment_ms}|null */
+export const newGame = (variant, opponent, timeControl) => call('new_game', { variant, opponent, timeControl });
+export const openGame = (id) => call('open_game', { id });
+export const currentGame = () => call('current_game');
+/** mv: UCI (e2e4, e7e8q) or SAN (Nf3). */
+export const playMove = (mv) => call('play_move', { mv });
+export const review = (ply) => call('review', { ply });
+export const claimDraw = () => call('claim_draw');
+export const offerDraw = () => call('offer_draw');
+export const acceptDraw = () => call('accept_draw');
+export const resign = () => call('resign');
+export const takeback = () => call('takeback');
+export const rematch = () => call('rematch');
+export const leaveGame = () => call('leave_game');
+export const history = () => call('history');
+/** id: a saved game, or null for the open one. */
+export const exportPgn = (id = null) => call('export_pgn', { id });
+export const savePgn = (id = null) => call('save_pgn', { id });
+export const importGame = (text) => call('import_game', { text });
+export const settings = () => call('settings');
+export const setSetting = (key, value) => call('set_setting', { key, value });
 
 /**
- * Subscribes to an event pushed by the backend; resolves to an unsubscribe function.
+ * Subscribes to an event pushed by the backend ('game', 'clock'); resolves to an unsubscribe function.
  * @param {string} name
  * @param {(payload: unknown) => void} handler
  */

@@ -1,11 +1,17 @@
 // Boots the UI: one store, one render function, and the effects that talk to the backend.
 import * as api from './api.js';
-import { createStore, initialState } from './store.js';
+import { play as playSound } from './sound.js';
+import {
+  createStore, dropDecision, initialState, opponentOf, soundFor, tapDecision, timeControlOf,
+} from './store.js';
 import { pickLanguage, t as translate } from './i18n.js';
 import { renderMenu } from './views/menu.js';
 import { renderAbout } from './views/about.js';
 import { renderSettings } from './views/settings.js';
 import { renderSoon } from './views/soon.js';
+import { renderSetup } from './views/setup.js';
+import { renderGame, patchClocks } from './views/game.js';
+import { renderHistory } from './views/history.js';
 
 const LANGUAGE_KEY = 'maharajah.language';
 
@@ -20,23 +26,201 @@ function savedLanguage() {
 const store = createStore(initialState(pickLanguage(savedLanguage(), navigator.languages || [navigator.language])));
 const root = document.getElementById('app');
 
+/** A fresh snapshot from the backend: sound, then state. */
+function gameLoaded(game) {
+  const sound = soundFor(store.state.game, game);
+  if (sound && store.state.settings.sounds) playSound(sound);
+  store.dispatch({ type: 'game/loaded', game });
+}
+
+/** Runs a backend call that answers with a game snapshot; errors show on the game screen. */
+async function gameCall(promise) {
+  try {
+    gameLoaded(await promise);
+  } catch (error) {
+    store.dispatch({ type: 'game/error', error });
+  }
+}
+
+async function refreshStart() {
+  try {
+    const info = await api.startInfo();
+    store.dispatch({ type: 'start/loaded', continueId: info.continue_id });
+  } catch {
+    store.dispatch({ type: 'start/loaded', continueId: null });
+  }
+}
+
+async function loadHistory() {
+  store.dispatch({ type: 'history/loading' });
+  try {
+    store.dispatch({ type: 'history/loaded', games: await api.history() });
+  } catch (error) {
+    store.dispatch({ type: 'history/failed', error });
+  }
+}
+
+function decide(decision) {
+  switch (decision.kind) {
+    case 'select':
+      store.dispatch({ type: 'select', square: decision.square });
+      break;
+    case 'deselect':
+      store.dispatch({ type: 'deselect' });
+      break;
+    case 'move':
+      gameCall(api.playMove(decision.uci));
+      break;
+    case 'promote':
+      store.dispatch({ type: 'promotion/open', from: decision.from, to: decision.to, letters: decision.letters });
+      break;
+    default:
+      break;
+  }
+}
+
 /** Side effects of an action, after the reducer ran. */
 async function effects(action) {
-  if (action.type === 'navigate' && action.screen === 'about') {
-    store.dispatch({ type: 'versions/loading' });
-    try {
-      const versions = await api.versions();
-      store.dispatch({ type: 'versions/loaded', app: versions.app, engine: versions.engine });
-    } catch (error) {
-      store.dispatch({ type: 'versions/failed', error });
+  const state = store.state;
+  switch (action.type) {
+    case 'navigate':
+      if (action.screen === 'about') {
+        store.dispatch({ type: 'versions/loading' });
+        try {
+          const versions = await api.versions();
+          store.dispatch({ type: 'versions/loaded', app: versions.app, engine: versions.engine });
+        } catch (error) {
+          store.dispatch({ type: 'versions/failed', error });
+        }
+      }
+      break;
+    case 'language':
+      try {
+        localStorage.setItem(LANGUAGE_KEY, action.language);
+      } catch {
+        // Storage can be unavailable (private mode); the backend keeps the choice too.
+      }
+      api.setSetting('language', action.language).catch(() => {});
+      break;
+    case 'setting':
+      api.setSetting(action.key, action.value).catch((error) => store.dispatch({ type: 'error', error }));
+      break;
+    case 'start-game':
+      try {
+        const setup = state.setup;
+        gameLoaded(await api.newGame(setup.variant, opponentOf(setup, Math.random() < 0.5 ? 0 : 1), timeControlOf(setup)));
+      } catch (error) {
+        store.dispatch({ type: 'error', error });
+      }
+      break;
+    case 'open-game':
+      try {
+        gameLoaded(await api.openGame(action.id));
+      } catch (error) {
+        store.dispatch({ type: 'error', error });
+      }
+      break;
+    case 'history':
+      store.dispatch({ type: 'navigate', screen: 'history' });
+      loadHistory();
+      break;
+    case 'import':
+      try {
+        gameLoaded(await api.importGame(state.importText));
+        store.dispatch({ type: 'import/text', text: '' });
+      } catch (error) {
+        store.dispatch({ type: 'error', error });
+      }
+      break;
+    case 'square':
+      decide(tapDecision(state, action.square));
+      break;
+    case 'drop':
+      decide(dropDecision(state, action.from, action.to));
+      break;
+    case 'promote':
+      gameCall(api.playMove(action.uci));
+      break;
+    case 'typed-move': {
+      const text = state.ui.moveText.trim();
+      if (!text) break;
+      try {
+        gameLoaded(await api.playMove(text));
+        store.dispatch({ type: 'move/text', text: '' });
+        render(store.state);
+      } catch (error) {
+        store.dispatch({ type: 'game/error', error });
+      }
+      break;
     }
-  }
-  if (action.type === 'language') {
-    try {
-      localStorage.setItem(LANGUAGE_KEY, action.language);
-    } catch {
-      // Storage can be unavailable (private mode); the choice then lasts for this session.
-    }
+    case 'review':
+      if (!state.game) break;
+      if (action.ply === state.game.history.length) {
+        store.dispatch({ type: 'review/live' });
+        break;
+      }
+      try {
+        store.dispatch({ type: 'review/loaded', board: await api.review(action.ply) });
+      } catch (error) {
+        store.dispatch({ type: 'game/error', error });
+      }
+      break;
+    case 'claim':
+      gameCall(api.claimDraw());
+      break;
+    case 'offer-draw':
+      gameCall(api.offerDraw());
+      break;
+    case 'accept-draw':
+      gameCall(api.acceptDraw());
+      break;
+    case 'resign':
+      store.dispatch({ type: 'dialog', dialog: null });
+      gameCall(api.resign());
+      break;
+    case 'takeback':
+      gameCall(api.takeback());
+      break;
+    case 'rematch':
+      gameCall(api.rematch());
+      break;
+    case 'export':
+      try {
+        store.dispatch({ type: 'pgn/loaded', pgn: await api.exportPgn() });
+      } catch (error) {
+        store.dispatch({ type: 'game/error', error });
+      }
+      break;
+    case 'copy-pgn':
+      try {
+        await navigator.clipboard.writeText(state.ui.pgn ?? '');
+      } catch {
+        const area = document.getElementById('pgn-text');
+        area?.select();
+        document.execCommand?.('copy');
+      }
+      break;
+    case 'save-pgn':
+      try {
+        store.dispatch({ type: 'pgn/saved', path: await api.savePgn() });
+      } catch (error) {
+        store.dispatch({ type: 'game/error', error });
+      }
+      break;
+    case 'leave':
+      try {
+        await api.leaveGame();
+      } catch {
+        // Leaving still returns to the menu; the last move was saved when it was made.
+      }
+      store.dispatch({ type: 'game/closed' });
+      refreshStart();
+      break;
+    case 'back':
+      refreshStart();
+      break;
+    default:
+      break;
   }
 }
 
@@ -53,23 +237,68 @@ function view(state) {
       return renderAbout(state, ctx);
     case 'settings':
       return renderSettings(state, ctx);
+    case 'setup':
+      return renderSetup(state, ctx);
+    case 'history':
+      return renderHistory(state, ctx);
+    case 'game':
+      if (state.game) return renderGame(state, ctx);
+      return renderMenu(state, ctx);
     default:
       return renderMenu(state, ctx);
   }
 }
 
+let renderedScreen = null;
+
 function render(state) {
   document.documentElement.lang = state.language;
   document.title = translate(state.language, 'app.title');
+  const scroll = state.screen === renderedScreen ? window.scrollY : 0;
   root.replaceChildren(view(state));
+  if (state.screen === renderedScreen) window.scrollTo(0, scroll);
+  renderedScreen = state.screen;
   const heading = root.querySelector('h1');
   if (heading && state.screen !== 'menu') heading.setAttribute('tabindex', '-1');
+  root.querySelector('.dialog button')?.focus();
 }
 
-store.subscribe(render);
+// Typing only updates state (the field already shows the text); clock ticks patch the clocks.
+store.subscribe((state, action) => {
+  if (action.type === 'move/text' || action.type === 'import/text') return;
+  if (action.type === 'clock' && state.screen === 'game') {
+    patchClocks(root, state);
+    return;
+  }
+  render(state);
+});
 render(store.state);
+
+async function boot() {
+  try {
+    const saved = await api.settings();
+    const { language, ...settings } = saved;
+    store.dispatch({ type: 'settings/loaded', settings });
+    if (language && language !== store.state.language && !savedLanguage()) store.dispatch({ type: 'language', language });
+  } catch {
+    // Defaults apply when the backend has no settings yet (or none at all, in a plain browser).
+  }
+  await refreshStart();
+  api.subscribe('game', (game) => {
+    if (store.state.game && store.state.game.id === game.id) gameLoaded(game);
+  });
+  api.subscribe('clock', (clock) => store.dispatch({ type: 'clock', clock }));
+}
+boot();
 
 // The Escape key and the browser/Android back gesture return to the menu.
 document.addEventListener('keydown', (event) => {
-  if (event.key === 'Escape' && store.state.screen !== 'menu') intent({ type: 'back' });
+  if (event.key !== 'Escape' || store.state.screen === 'menu') return;
+  if (store.state.screen === 'game') {
+    if (store.state.ui.promotion) intent({ type: 'promotion/cancel' });
+    else if (store.state.ui.dialog) intent({ type: 'dialog', dialog: null });
+    else intent({ type: 'leave' });
+  } else {
+    intent({ type: 'back' });
+  }
 });

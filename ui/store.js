@@ -1,18 +1,26 @@
 // One state object; dispatch(action) runs the pure reducer and re-renders the views.
+// The helpers below read the backend's snapshot (legal moves, results); they implement no rules.
 
 /** Menu entries in the order people see them. `ready` marks a feature that has landed. */
 export const MENU = [
-  { id: 'classic', ready: false },
+  { id: 'classic', ready: true },
   { id: 'custom', ready: false },
-  { id: 'computer', ready: false },
+  { id: 'computer', ready: true },
   { id: 'lan', ready: false },
   { id: 'online', ready: false },
-  { id: 'horde', ready: false },
+  { id: 'horde', ready: true },
   { id: 'chaturaji', ready: false },
   { id: 'learn', ready: false },
   { id: 'settings', ready: true },
   { id: 'about', ready: true },
 ];
+
+/** Time controls offered, as "minutes+increment"; 'none' and 'custom' besides. */
+export const TIME_CONTROLS = ['none', '3+2', '5+3', '10+5', '15+10', 'custom'];
+export const THEMES = ['wood', 'green', 'slate'];
+export const LEVELS = [1, 2, 3, 4];
+
+export const DEFAULT_SETTINGS = { theme: 'wood', sounds: true, autoTurn: false, animation: true, timeControl: 'none' };
 
 /** @returns the state the app starts in. */
 export function initialState(language) {
@@ -20,16 +28,141 @@ export function initialState(language) {
     screen: 'menu',
     language,
     versions: { status: 'idle', app: null, engine: null, error: null },
+    settings: { ...DEFAULT_SETTINGS },
+    start: { continueId: null },
+    setup: newSetup('chess', 'human', DEFAULT_SETTINGS.timeControl),
+    game: null,
+    ui: freshUi(),
+    history: { status: 'idle', games: [], error: null },
+    importText: '',
+    error: null,
   };
+}
+
+function newSetup(variant, opponent, timeControl) {
+  return { variant, opponent, color: 'white', level: 2, timeControl, customMinutes: 10, customIncrement: 5 };
+}
+
+function freshUi() {
+  return { selected: null, promotion: null, review: null, flipped: false, dialog: null, pgn: null, savedPath: null, moveText: '', error: null };
+}
+
+/** The setup a menu entry opens. */
+export function setupFor(entry, settings) {
+  if (entry === 'horde') return newSetup('horde', 'human', settings.timeControl);
+  if (entry === 'computer') return newSetup('chess', 'computer', settings.timeControl);
+  return newSetup('chess', 'human', settings.timeControl);
+}
+
+/** The backend's time control for a setup, or null for none. */
+export function timeControlOf(setup) {
+  if (setup.timeControl === 'none') return null;
+  const [minutes, increment] = setup.timeControl === 'custom'
+    ? [Number(setup.customMinutes), Number(setup.customIncrement)]
+    : setup.timeControl.split('+').map(Number);
+  if (!(minutes > 0) || !(increment >= 0)) return null;
+  return { base_ms: Math.round(minutes * 60000), increment_ms: Math.round(increment * 1000) };
+}
+
+/** The backend's opponent for a setup; `random` colour is resolved with `coin` (0 or 1). */
+export function opponentOf(setup, coin = 0) {
+  if (setup.opponent !== 'computer') return { kind: 'human' };
+  const person = setup.color === 'random' ? (coin ? 'black' : 'white') : setup.color;
+  return { kind: 'computer', color: person === 'white' ? 'black' : 'white', level: Number(setup.level) };
+}
+
+/** Destination squares of the piece on `from`, from the backend's legal moves. */
+export function destinations(game, from) {
+  if (!game || !from) return [];
+  return [...new Set(game.legal.filter((m) => m.startsWith(from)).map((m) => m.slice(2, 4)))];
+}
+
+/** Promotion roles (letters) the backend allows for from→to, in its order; empty if none. */
+export function promotionLetters(game, from, to) {
+  return game.legal.filter((m) => m.length === 5 && m.startsWith(from + to)).map((m) => m[4]);
+}
+
+export function pieceOn(board, square) {
+  return board.pieces.find((p) => p.square === square) ?? null;
+}
+
+/** Whether the person may move the side to move now (not the computer's turn, not over). */
+export function canMove(state) {
+  const game = state.game;
+  if (!game || game.result || state.ui.review) return false;
+  if (game.opponent.kind === 'computer' && game.opponent.color === game.board.turn) return false;
+  return true;
+}
+
+/**
+ * What a tap on `square` means: select a piece, move the selected one, open the promotion
+ * picker, or clear the selection.
+ */
+export function tapDecision(state, square) {
+  const game = state.game;
+  if (!canMove(state)) return { kind: 'none' };
+  const selected = state.ui.selected;
+  if (selected && selected !== square && destinations(game, selected).includes(square)) {
+    return moveDecision(game, selected, square);
+  }
+  const piece = pieceOn(game.board, square);
+  if (piece && piece.color === game.board.turn && square !== selected && destinations(game, square).length) {
+    return { kind: 'select', square };
+  }
+  return { kind: 'deselect' };
+}
+
+/** A piece dragged from `from` and dropped on `to`. */
+export function dropDecision(state, from, to) {
+  if (!canMove(state) || !destinations(state.game, from).includes(to)) return { kind: 'deselect' };
+  return moveDecision(state.game, from, to);
+}
+
+function moveDecision(game, from, to) {
+  const letters = promotionLetters(game, from, to);
+  if (letters.length) return { kind: 'promote', from, to, letters };
+  return { kind: 'move', uci: from + to };
+}
+
+/** Whether the board shows Black at the bottom. */
+export function isFlipped(state) {
+  const game = state.game;
+  let flipped = state.ui.flipped;
+  if (game && game.opponent.kind === 'computer' && game.opponent.color === 'white') flipped = !flipped;
+  if (game && game.opponent.kind === 'human' && state.settings.autoTurn && game.board.turn === 'black' && !game.result) {
+    flipped = !flipped;
+  }
+  return flipped;
+}
+
+/** Which sound a new snapshot deserves after the previous one, or null. */
+export function soundFor(previous, next) {
+  if (!next) return null;
+  if (next.result && !(previous && previous.result)) return 'end';
+  if (!previous || previous.id !== next.id || next.history.length <= previous.history.length) return null;
+  if (next.board.check) return 'check';
+  const taken = (g) => g.captured.white.length + g.captured.black.length;
+  return taken(next) > taken(previous) ? 'capture' : 'move';
+}
+
+/** "m:ss" (or "h:mm:ss"), tenths under ten seconds. */
+export function formatClock(ms) {
+  const total = Math.max(0, ms);
+  if (total < 10000) return `0:0${(total / 1000).toFixed(1)}`;
+  const seconds = Math.floor(total / 1000);
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const sec = String(seconds % 60).padStart(2, '0');
+  return h ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
 }
 
 /** Pure: the next state for an action. Unknown actions leave the state as it was. */
 export function reduce(state, action) {
   switch (action.type) {
     case 'navigate':
-      return { ...state, screen: action.screen };
+      return { ...state, screen: action.screen, error: null };
     case 'back':
-      return { ...state, screen: 'menu' };
+      return { ...state, screen: 'menu', error: null };
     case 'language':
       return { ...state, language: action.language };
     case 'versions/loading':
@@ -41,12 +174,68 @@ export function reduce(state, action) {
       };
     case 'versions/failed':
       return { ...state, versions: { ...state.versions, status: 'error', error: action.error } };
+    case 'settings/loaded':
+      return { ...state, settings: { ...state.settings, ...action.settings } };
+    case 'setting':
+      return { ...state, settings: { ...state.settings, [action.key]: action.value } };
+    case 'start/loaded':
+      return { ...state, start: { continueId: action.continueId ?? null } };
+    case 'setup/open':
+      return { ...state, screen: 'setup', setup: setupFor(action.entry, state.settings), error: null };
+    case 'setup/change':
+      return { ...state, setup: { ...state.setup, [action.key]: action.value } };
+    case 'game/loaded': {
+      const sameGame = state.game && state.game.id === action.game.id;
+      const ui = sameGame
+        ? { ...state.ui, selected: null, promotion: null, review: null, error: null, dialog: action.game.result && !state.game.result ? 'result' : state.ui.dialog }
+        : freshUi();
+      return { ...state, screen: 'game', game: action.game, ui, error: null };
+    }
+    case 'game/closed':
+      return { ...state, game: null, ui: freshUi(), screen: 'menu' };
+    case 'clock':
+      if (!state.game || !state.game.clock) return state;
+      return { ...state, game: { ...state.game, clock: action.clock } };
+    case 'select':
+      return { ...state, ui: { ...state.ui, selected: action.square, error: null } };
+    case 'deselect':
+      return state.ui.selected || state.ui.error ? { ...state, ui: { ...state.ui, selected: null, error: null } } : state;
+    case 'promotion/open':
+      return { ...state, ui: { ...state.ui, promotion: { from: action.from, to: action.to, letters: action.letters } } };
+    case 'promotion/cancel':
+      return { ...state, ui: { ...state.ui, promotion: null, selected: null } };
+    case 'flip':
+      return { ...state, ui: { ...state.ui, flipped: !state.ui.flipped } };
+    case 'review/loaded':
+      return { ...state, ui: { ...state.ui, review: action.board, selected: null } };
+    case 'review/live':
+      return { ...state, ui: { ...state.ui, review: null } };
+    case 'dialog':
+      return { ...state, ui: { ...state.ui, dialog: action.dialog } };
+    case 'pgn/loaded':
+      return { ...state, ui: { ...state.ui, pgn: action.pgn, savedPath: null, dialog: 'export' } };
+    case 'pgn/saved':
+      return { ...state, ui: { ...state.ui, savedPath: action.path } };
+    case 'move/text':
+      return { ...state, ui: { ...state.ui, moveText: action.text } };
+    case 'game/error':
+      return { ...state, ui: { ...state.ui, error: action.error, selected: null, promotion: null } };
+    case 'history/loading':
+      return { ...state, history: { ...state.history, status: 'loading', error: null } };
+    case 'history/loaded':
+      return { ...state, history: { status: 'ready', games: action.games, error: null } };
+    case 'history/failed':
+      return { ...state, history: { ...state.history, status: 'error', error: action.error } };
+    case 'import/text':
+      return { ...state, importText: action.text };
+    case 'error':
+      return { ...state, error: action.error };
     default:
       return state;
   }
 }
 
-/** A tiny store: holds the state, runs the reducer, tells listeners. */
+/** A tiny store: holds the state, runs the reducer, tells listeners (state, action). */
 export function createStore(state) {
   const listeners = new Set();
   return {
@@ -57,7 +246,7 @@ export function createStore(state) {
       const next = reduce(state, action);
       if (next !== state) {
         state = next;
-        listeners.forEach((listener) => listener(state));
+        listeners.forEach((listener) => listener(state, action));
       }
     },
     subscribe(listener) {

@@ -3,27 +3,11 @@
 // provides the display); needs MAHARAJAH_APP (path of the binary) and TAURI_DRIVER.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
-import net from 'node:net';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const artifacts = path.join(root, 'tests', 'artifacts');
-const application = process.env.MAHARAJAH_APP ?? path.join(root, 'target', 'debug', 'maharajah');
-const driverBinary = process.env.TAURI_DRIVER ?? 'tauri-driver';
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { root, startDriver, waitFor } from './webdriver.mjs';
 
 /** The engine version as Cargo sees it: what About must show. */
 function expectedEngineVersion() {
@@ -33,74 +17,23 @@ function expectedEngineVersion() {
   return engine.version;
 }
 
-let driver;
-let base;
-let session;
-
-async function wd(method, route, body) {
-  const response = await fetch(`${base}${route}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(json.value)}`);
-  return json.value;
-}
-
-async function waitFor(what, probe, timeoutMs = 15000) {
-  const deadline = Date.now() + timeoutMs;
-  let lastError;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}${lastError ? `: ${lastError.message}` : ''}`);
-}
-
-/** The id inside a W3C element reference (its one key starts with "element-"). */
-function elementId(reference) {
-  const key = Object.keys(reference).find((k) => k.startsWith('element-'));
-  assert.ok(key, `not an element reference: ${JSON.stringify(reference)}`);
-  return reference[key];
-}
-const find = async (css) => elementId(await wd('POST', `/session/${session}/element`, { using: 'css selector', value: css }));
-const findAll = async (css) => (await wd('POST', `/session/${session}/elements`, { using: 'css selector', value: css })).map(elementId);
-const click = (id) => wd('POST', `/session/${session}/element/${id}/click`, {});
-const text = (id) => wd('GET', `/session/${session}/element/${id}/text`);
-const script = (source, args = []) => wd('POST', `/session/${session}/execute/sync`, { script: source, args });
-
-async function screenshot(name) {
-  const png = await wd('GET', `/session/${session}/screenshot`);
-  await mkdir(artifacts, { recursive: true });
-  const file = path.join(artifacts, name);
-  await writeFile(file, Buffer.from(png, 'base64'));
-  return file;
-}
+let d;
+let find;
+let findAll;
+let click;
+let text;
+let script;
+let screenshot;
 
 before(async () => {
-  const port = await freePort();
-  const nativePort = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  driver = spawn(driverBinary, ['--port', String(port), '--native-port', String(nativePort)], { stdio: ['ignore', 'inherit', 'inherit'] });
-  driver.on('error', (error) => { throw error; });
-  await waitFor('tauri-driver to listen', async () => (await fetch(`${base}/status`)).ok);
-  const created = await wd('POST', '/session', {
-    capabilities: { alwaysMatch: { browserName: 'wry', 'tauri:options': { application } } },
-  });
-  session = created.sessionId;
-  // Phone size first: the menu must work at 390×844.
-  await wd('POST', `/session/${session}/window/rect`, { width: 390, height: 844 });
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-app-'));
+  d = await startDriver({ MAHARAJAH_DATA_DIR: dataDir });
+  await d.open(390, 844);
+  ({ find, findAll, click, text, script, screenshot } = d);
 });
 
 after(async () => {
-  if (session) await wd('DELETE', `/session/${session}`).catch(() => {});
-  if (driver) driver.kill('SIGTERM');
+  if (d) await d.stop();
 });
 
 test('the start screen shows the whole menu at phone size', async () => {
@@ -111,7 +44,9 @@ test('the start screen shows the whole menu at phone size', async () => {
   assert.equal(overflow, 0, 'no horizontal scrolling at phone size');
   const classic = await text(await find('#menu-classic'));
   assert.match(classic, /New classic game/);
-  assert.match(classic, /Not available yet/, 'features that have not landed say so');
+  assert.doesNotMatch(classic, /Not available yet/, 'the classic game has landed');
+  const online = await text(await find('#menu-online'));
+  assert.match(online, /Not available yet/, 'features that have not landed say so');
   const about = await text(await find('#menu-about'));
   assert.doesNotMatch(about, /Not available yet/);
   await waitFor('the logo to load', () => script('const img = document.querySelector("img.logo"); return img.complete && img.naturalWidth > 0;'), 5000);

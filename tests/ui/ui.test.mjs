@@ -6,7 +6,10 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 import { CATALOGUES, pickLanguage, t } from '../../ui/i18n.js';
-import { MENU, initialState, reduce } from '../../ui/store.js';
+import {
+  MENU, initialState, reduce, destinations, promotionLetters, tapDecision, dropDecision, isFlipped,
+  soundFor, timeControlOf, opponentOf, formatClock, TIME_CONTROLS, THEMES,
+} from '../../ui/store.js';
 
 const uiDir = fileURLToPath(new URL('../../ui/', import.meta.url));
 
@@ -44,6 +47,20 @@ test('every key the UI source uses exists in the catalogues', async () => {
     used.add(`menu.${item.id}.hint`);
   }
   for (const language of Object.keys(CATALOGUES)) used.add(`settings.language.${language}`);
+  const roles = ['pawn', 'knight', 'bishop', 'rook', 'queen', 'king', 'archbishop', 'chancellor', 'maharajah'];
+  for (const color of ['white', 'black']) {
+    used.add(`color.${color}`);
+    for (const role of roles) used.add(`piece.${color}.${role}`);
+  }
+  for (const role of roles) used.add(`role.${role}`);
+  for (const reason of ['checkmate', 'all_pieces_captured', 'stalemate', 'insufficient_material', 'seventy_five_moves',
+    'fivefold_repetition', 'fifty_moves', 'threefold_repetition', 'time', 'time_vs_insufficient_material', 'resignation', 'agreement']) {
+    used.add(`reason.${reason}`);
+  }
+  for (const tc of TIME_CONTROLS) used.add(`time.${tc}`);
+  for (const theme of THEMES) used.add(`theme.${theme}`);
+  for (const level of [1, 2, 3, 4]) used.add(`setup.level.${level}`);
+  for (const variant of ['chess', 'horde', 'maharajah']) used.add(`variant.${variant}`);
   assert.ok(used.size > 20, `found only ${used.size} keys: the scan is broken`);
   for (const language of Object.keys(CATALOGUES)) {
     const missing = [...used].filter((key) => !(key in CATALOGUES[language]));
@@ -83,4 +100,87 @@ test('reducer navigates, goes back and records versions', () => {
   assert.equal(s.screen, 'menu');
   const same = reduce(s, { type: 'unknown' });
   assert.equal(same, s, 'unknown actions keep the same state object');
+});
+
+// A snapshot shaped like the backend's GameView, trimmed to what the helpers read.
+function snapshot(overrides = {}) {
+  return {
+    id: 1,
+    opponent: { kind: 'human' },
+    board: { pieces: [
+      { square: 'e2', color: 'white', role: 'pawn' },
+      { square: 'a7', color: 'white', role: 'pawn' },
+      { square: 'e8', color: 'black', role: 'king' },
+    ], turn: 'white', check: null, last_move: null, ply: 0 },
+    legal: ['e2e3', 'e2e4', 'a7a8q', 'a7a8r', 'a7a8b', 'a7a8n'],
+    history: [],
+    captured: { white: [], black: [] },
+    result: null,
+    ...overrides,
+  };
+}
+
+function withGame(game, ui = {}) {
+  const s = initialState('en');
+  return { ...s, screen: 'game', game, ui: { ...s.ui, ...ui } };
+}
+
+test('taps select, move and open the promotion picker from the backend\'s legal moves', () => {
+  const game = snapshot();
+  assert.deepEqual(destinations(game, 'e2'), ['e3', 'e4']);
+  assert.deepEqual(promotionLetters(game, 'a7', 'a8'), ['q', 'r', 'b', 'n']);
+  let state = withGame(game);
+  assert.deepEqual(tapDecision(state, 'e2'), { kind: 'select', square: 'e2' });
+  assert.deepEqual(tapDecision(state, 'e8'), { kind: 'deselect' }, 'not the side to move');
+  state = withGame(game, { selected: 'e2' });
+  assert.deepEqual(tapDecision(state, 'e4'), { kind: 'move', uci: 'e2e4' });
+  assert.deepEqual(tapDecision(state, 'e5'), { kind: 'deselect' });
+  assert.deepEqual(dropDecision(state, 'a7', 'a8'), { kind: 'promote', from: 'a7', to: 'a8', letters: ['q', 'r', 'b', 'n'] });
+  const computer = withGame(snapshot({ opponent: { kind: 'computer', color: 'white', level: 1 } }));
+  assert.deepEqual(tapDecision(computer, 'e2'), { kind: 'none' }, 'no moves for the computer');
+  const over = withGame(snapshot({ result: { winner: 'black', reason: 'checkmate' } }));
+  assert.deepEqual(tapDecision(over, 'e2'), { kind: 'none' });
+});
+
+test('the board turns for Black against the computer and with auto-turn', () => {
+  const s = withGame(snapshot({ opponent: { kind: 'computer', color: 'white', level: 2 } }));
+  assert.equal(isFlipped(s), true);
+  const black = snapshot({ board: { ...snapshot().board, turn: 'black' } });
+  assert.equal(isFlipped(withGame(black)), false);
+  assert.equal(isFlipped({ ...withGame(black), settings: { ...initialState('en').settings, autoTurn: true } }), true);
+  assert.equal(isFlipped(withGame(black, { flipped: true })), true);
+});
+
+test('sounds follow the snapshots', () => {
+  const before = snapshot();
+  const moved = snapshot({ history: ['e4'] });
+  assert.equal(soundFor(before, moved), 'move');
+  assert.equal(soundFor(moved, snapshot({ history: ['e4', 'd5'], captured: { white: ['pawn'], black: [] } })), 'capture');
+  assert.equal(soundFor(moved, snapshot({ history: ['e4', 'Qh4+'], board: { ...moved.board, check: 'e1' } })), 'check');
+  assert.equal(soundFor(moved, snapshot({ history: ['e4'], result: { winner: null, reason: 'agreement' } })), 'end');
+  assert.equal(soundFor(moved, moved), null);
+});
+
+test('time controls, opponents and clock text', () => {
+  const setup = initialState('en').setup;
+  assert.equal(timeControlOf(setup), null);
+  assert.deepEqual(timeControlOf({ ...setup, timeControl: '3+2' }), { base_ms: 180000, increment_ms: 2000 });
+  assert.deepEqual(timeControlOf({ ...setup, timeControl: 'custom', customMinutes: '1.5', customIncrement: '0' }), { base_ms: 90000, increment_ms: 0 });
+  assert.deepEqual(opponentOf(setup), { kind: 'human' });
+  assert.deepEqual(opponentOf({ ...setup, opponent: 'computer', color: 'black', level: '3' }), { kind: 'computer', color: 'white', level: 3 });
+  assert.deepEqual(opponentOf({ ...setup, opponent: 'computer', color: 'random' }, 1).color, 'white');
+  assert.equal(formatClock(185000), '3:05');
+  assert.equal(formatClock(9440), '0:09.4');
+  assert.equal(formatClock(3723000), '1:02:03');
+});
+
+test('a finished game opens the result dialog once', () => {
+  let s = reduce(initialState('en'), { type: 'game/loaded', game: snapshot() });
+  assert.equal(s.screen, 'game');
+  assert.equal(s.ui.dialog, null);
+  s = reduce(s, { type: 'game/loaded', game: snapshot({ result: { winner: 'black', reason: 'checkmate' } }) });
+  assert.equal(s.ui.dialog, 'result');
+  s = reduce(s, { type: 'dialog', dialog: null });
+  s = reduce(s, { type: 'game/loaded', game: snapshot({ result: { winner: 'black', reason: 'checkmate' } }) });
+  assert.equal(s.ui.dialog, null, 'closing it keeps it closed');
 });

@@ -31,3 +31,20 @@ export function screen(id, title, backLabel, onBack, ...body) {
       h('h1', {}, title)),
     h('div', { class: 'body' }, ...body));
 }
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** Like h() for SVG elements (created in the SVG namespace). */
+export function s(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name.startsWith('on') && typeof value === 'function') node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}

@@ -1,6 +1,9 @@
-// The start screen: the menu people use, with features that have not landed marked plainly.
+// The start screen: Continue (an unfinished saved game), saved games, and the menu people use,
+// with features that have not landed marked plainly.
 import { h } from './dom.js';
 import { MENU } from '../store.js';
+
+const SETUP_ENTRIES = new Set(['classic', 'horde', 'computer']);
 
 export function renderMenu(state, { t, intent }) {
   const items = MENU.map((item) =>
@@ -10,16 +13,24 @@ export function renderMenu(state, { t, intent }) {
         class: item.ready ? 'menu-item' : 'menu-item soon',
         id: `menu-${item.id}`,
         'data-ready': String(item.ready),
-        onclick: () => intent({ type: 'navigate', screen: item.ready ? item.id : `soon:${item.id}` }),
+        onclick: () => intent(SETUP_ENTRIES.has(item.id)
+          ? { type: 'setup/open', entry: item.id }
+          : { type: 'navigate', screen: item.ready ? item.id : `soon:${item.id}` }),
       },
       h('span', { class: 'menu-title' }, t(`menu.${item.id}`)),
       h('span', { class: 'menu-hint' }, t(`menu.${item.id}.hint`)),
       item.ready ? null : h('span', { class: 'badge' }, t('menu.soon')))));
+  const extras = h('div', { class: 'menu-extras' },
+    state.start.continueId
+      ? h('button', { type: 'button', class: 'action accent big', id: 'continue', onclick: () => intent({ type: 'open-game', id: state.start.continueId }) }, t('menu.continue'))
+      : null,
+    h('button', { type: 'button', class: 'action big', id: 'menu-history', onclick: () => intent({ type: 'history' }) }, t('menu.history')));
   return h('section', { class: 'screen', id: 'screen-menu', 'data-screen': 'menu' },
     h('header', { class: 'hero' },
       h('img', { src: 'icon.svg', alt: '', class: 'logo', width: 72, height: 72 }),
       h('div', {},
         h('h1', {}, t('app.title')),
         h('p', { class: 'tagline' }, t('app.tagline')))),
+    extras,
     h('nav', { 'aria-label': t('menu.label') }, h('ul', { class: 'menu' }, items)));
 }

@@ -1,0 +1,168 @@
+// End-to-end games in the real app at phone size: moves by taps on the SVG board, the result
+// dialog, promotion picker, a claimed threefold repetition, Horde, the computer's reply, PGN
+// export, and continuing a saved game after the app is closed and started again.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startDriver, waitFor } from './webdriver.mjs';
+
+let d;
+
+before(async () => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-game-'));
+  const exportDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-export-'));
+  d = await startDriver({ MAHARAJAH_DATA_DIR: dataDir, MAHARAJAH_EXPORT_DIR: exportDir });
+  await d.open(390, 844);
+});
+
+after(async () => {
+  if (d) await d.stop();
+});
+
+const plies = () => d.script('return document.querySelectorAll("#moves .san").length;');
+const pieceAt = (square) => d.script('const p = document.querySelector(`[data-piece-square="${arguments[0]}"]`); return p && p.getAttribute("data-piece");', [square]);
+
+/** Taps `from` then `to` on the board and waits for the move list to grow. */
+async function move(from, to) {
+  const before = await plies();
+  await d.tap(`g.sq[data-square="${from}"] > rect`);
+  await waitFor(`${from} selected`, async () => (await d.script('return document.querySelector(`g.sq[data-square="${arguments[0]}"]`).getAttribute("aria-pressed");', [from])) === 'true');
+  await d.tap(`g.sq[data-square="${to}"] > rect`);
+  await waitFor(`${from}${to} played`, async () => (await plies()) > before);
+}
+
+/** Types a move (SAN or UCI) into the keyboard entry. */
+async function typeMove(text) {
+  const before = await plies();
+  await d.typeInto('#move-input', text);
+  await d.tap('#move-submit');
+  await waitFor(`${text} played`, async () => (await plies()) > before);
+}
+
+async function toMenu() {
+  for (const close of ['#result-close', '#export-close', '#promotion-cancel', '#resign-cancel']) {
+    if (await d.script('return Boolean(document.querySelector(arguments[0]));', [close])) await d.tap(close);
+  }
+  if (await d.script('return Boolean(document.querySelector("#screen-game"));')) await d.tap('#back');
+  await waitFor('the menu', async () => (await d.findAll('.menu-item')).length === 10);
+}
+
+async function newGame(entry, choose = async () => {}) {
+  await toMenu();
+  await d.tap(`#menu-${entry}`);
+  await waitFor('the setup screen', () => d.find('#start-game'));
+  await choose();
+  await d.tap('#start-game');
+  await waitFor('the board', () => d.find('#board'));
+}
+
+test("Fool's mate by taps ends in the result dialog; the PGN export matches", async () => {
+  await newGame('classic');
+  assert.equal(await d.script('return document.querySelectorAll("#board .piece").length;'), 32);
+  const label = await d.script('return document.querySelector(\'g.sq[data-square="g1"]\').getAttribute("aria-label");');
+  assert.equal(label, 'g1, white knight', 'squares have spoken labels');
+  await d.tap('g.sq[data-square="e2"] > rect');
+  const dests = await d.script('return [...document.querySelectorAll("g.sq.target")].map((g) => g.dataset.square).sort();');
+  assert.deepEqual(dests, ['e3', 'e4'], 'legal destinations from the backend');
+  await d.screenshot('game-selected-390x844.png');
+  await d.tap('g.sq[data-square="e2"] > rect'); // tap again: deselect
+  await move('f2', 'f3');
+  await move('e7', 'e5');
+  await move('g2', 'g4');
+  await move('d8', 'h4');
+  const title = await waitFor('the result dialog', async () => d.text(await d.find('#result-dialog h2')));
+  assert.equal(title, 'Black wins');
+  assert.equal(await d.text(await d.find('#result-reason')), 'by checkmate');
+  assert.equal(await d.script('return document.querySelector("#board .hl-check") !== null;'), true, 'the mated king is marked');
+  await d.screenshot('game-checkmate-390x844.png');
+  await d.tap('#result-export');
+  const pgn = await waitFor('the PGN', () => d.script('return document.querySelector("#pgn-text")?.value;'));
+  assert.match(pgn, /\[Result "0-1"\]/);
+  assert.match(pgn, /1\. f3 e5 2\. g4 Qh4# 0-1/);
+  await d.tap('#pgn-save');
+  const saved = await waitFor('the saved file', async () => d.text(await d.find('#saved-path')));
+  assert.match(saved, /maharajah-\d+-\d{4}-\d{2}-\d{2}\.pgn/);
+  await d.screenshot('game-export-390x844.png');
+  await d.tap('#export-close');
+});
+
+test('a promotion offers exactly the side\'s set in the picker', async () => {
+  await toMenu();
+  await d.tap('#menu-history');
+  await d.typeInto('#import-text', '8/P6k/8/8/8/8/8/K7 w - - 0 1');
+  await d.tap('#import-submit');
+  await waitFor('the board', () => d.find('#board'));
+  await d.tap('g.sq[data-square="a7"] > rect');
+  await d.tap('g.sq[data-square="a8"] > rect');
+  await waitFor('the picker', () => d.find('#promotion'));
+  const roles = await d.script('return [...document.querySelectorAll("#promotion .promo")].map((b) => b.dataset.role);');
+  assert.deepEqual(roles.sort(), ['bishop', 'knight', 'queen', 'rook']);
+  await d.screenshot('game-promotion-390x844.png');
+  await d.tap('#promotion .promo[data-role="knight"]');
+  await waitFor('the knight on a8', async () => (await pieceAt('a8')) === 'white-knight');
+  // King and knight against a king: the backend ends the game at once.
+  assert.equal(await d.text(await waitFor('the result', () => d.find('#result-reason'))), 'insufficient material');
+});
+
+test('knights shuffling reach threefold repetition, and the draw is claimed', async () => {
+  await newGame('classic');
+  assert.equal(await d.script('return document.querySelector("#claim-draw");'), null);
+  await move('g1', 'f3');
+  await move('g8', 'f6');
+  await move('f3', 'g1');
+  await move('f6', 'g8');
+  await typeMove('Nf3');   // keyboard entry, SAN
+  await typeMove('g8f6');  // keyboard entry, UCI
+  await move('f3', 'g1');
+  assert.equal(await d.script('return document.querySelector("#claim-draw");'), null, 'not yet claimable');
+  await move('f6', 'g8');
+  await d.tap('#claim-draw');
+  const title = await waitFor('the result dialog', async () => d.text(await d.find('#result-dialog h2')));
+  assert.equal(title, 'Draw');
+  assert.equal(await d.text(await d.find('#result-reason')), 'threefold repetition');
+  await d.tap('#result-close');
+});
+
+test('a Horde game starts with 36 white pawns against the black army', async () => {
+  await newGame('horde');
+  const counts = await d.script(`const all = [...document.querySelectorAll("#board .piece")].map((p) => p.dataset.piece);
+    return { pawns: all.filter((p) => p === 'white-pawn').length, white: all.filter((p) => p.startsWith('white')).length, black: all.filter((p) => p.startsWith('black')).length };`);
+  assert.deepEqual(counts, { pawns: 36, white: 36, black: 16 });
+  await d.screenshot('game-horde-390x844.png');
+  await move('e4', 'e5');
+  assert.equal(await pieceAt('e5'), 'white-pawn');
+});
+
+test('the computer answers with a legal move', async () => {
+  await newGame('computer', async () => {
+    await d.tap('#level-1');
+  });
+  await move('e2', 'e4');
+  await waitFor('the computer\'s reply', async () => (await plies()) === 2, 30000);
+  const history = await d.script('return [...document.querySelectorAll("#moves .san")].map((b) => b.textContent);');
+  assert.equal(history[0], '1.e4');
+  assert.match(history[1], /^[a-hNBRQK]/, 'a SAN move');
+  assert.equal(await d.script('return document.querySelector("#thinking");'), null, 'no longer thinking');
+  await d.screenshot('game-computer-390x844.png');
+});
+
+test('a game continues after the app is closed and opened again', async () => {
+  await newGame('classic', async () => {
+    await d.tap('#time-5\\+3');
+  });
+  await move('d2', 'd4');
+  await move('d7', 'd5');
+  await waitFor('the clock running', async () => (await d.script('return document.querySelector("#clock-white.running") !== null;')));
+  await d.close();
+  await d.open(390, 844);
+  await d.tap('#continue', 15000);
+  await waitFor('the saved moves', async () => (await plies()) === 2);
+  const history = await d.script('return [...document.querySelectorAll("#moves .san")].map((b) => b.textContent);');
+  assert.deepEqual(history, ['1.d4', 'd5']);
+  await move('c2', 'c4');
+  const clock = await d.text(await d.find('#clock-black'));
+  assert.match(clock, /^[45]:\d\d$/);
+  await d.screenshot('game-continued-390x844.png');
+});

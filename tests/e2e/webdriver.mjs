@@ -1,0 +1,123 @@
+// Raw WebDriver over fetch for the end-to-end tests: starts tauri-driver on free ports (with the
+// environment a test wants the app to see), opens sessions on the real app, finds and clicks.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = fileURLToPath(new URL('../../', import.meta.url));
+export const artifacts = path.join(root, 'tests', 'artifacts');
+export const application = process.env.MAHARAJAH_APP ?? path.join(root, 'target', 'debug', 'maharajah');
+const driverBinary = process.env.TAURI_DRIVER ?? 'tauri-driver';
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitFor(what, probe, timeoutMs = 15000) {
+  const deadline = Date.now() + timeoutMs;
+  let lastError;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}${lastError ? `: ${lastError.message}` : ''}`);
+}
+
+/** The id inside a W3C element reference (its one key starts with "element-"). */
+function elementId(reference) {
+  const key = Object.keys(reference).find((k) => k.startsWith('element-'));
+  assert.ok(key, `not an element reference: ${JSON.stringify(reference)}`);
+  return reference[key];
+}
+
+/**
+ * Starts tauri-driver; `env` is added to the app's environment (e.g. MAHARAJAH_DATA_DIR).
+ * @returns a driver with session helpers; call `stop()` when done.
+ */
+export async function startDriver(env = {}) {
+  const port = await freePort();
+  const nativePort = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(driverBinary, ['--port', String(port), '--native-port', String(nativePort)], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, ...env },
+  });
+  child.on('error', (error) => { throw error; });
+
+  async function wd(method, route, body) {
+    const response = await fetch(`${base}${route}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await response.json();
+    if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(json.value)}`);
+    return json.value;
+  }
+  await waitFor('tauri-driver to listen', async () => (await fetch(`${base}/status`)).ok);
+
+  const d = {
+    session: null,
+    wd,
+    /** Launches the app (a new process) at phone size. */
+    async open(width = 390, height = 844) {
+      const created = await wd('POST', '/session', {
+        capabilities: { alwaysMatch: { browserName: 'wry', 'tauri:options': { application } } },
+      });
+      d.session = created.sessionId;
+      await wd('POST', `/session/${d.session}/window/rect`, { width, height });
+    },
+    /** Quits the app. */
+    async close() {
+      if (d.session) await wd('DELETE', `/session/${d.session}`).catch(() => {});
+      d.session = null;
+    },
+    async stop() {
+      await d.close();
+      child.kill('SIGTERM');
+    },
+    find: async (css) => elementId(await wd('POST', `/session/${d.session}/element`, { using: 'css selector', value: css })),
+    findAll: async (css) => (await wd('POST', `/session/${d.session}/elements`, { using: 'css selector', value: css })).map(elementId),
+    click: (id) => wd('POST', `/session/${d.session}/element/${id}/click`, {}),
+    text: (id) => wd('GET', `/session/${d.session}/element/${id}/text`),
+    type: (id, value) => wd('POST', `/session/${d.session}/element/${id}/value`, { text: value }),
+    script: (source, args = []) => wd('POST', `/session/${d.session}/execute/sync`, { script: source, args }),
+    /** Clicks the element matching `css` once it exists (found again if a re-render replaced it). */
+    async tap(css, timeoutMs = 10000) {
+      await waitFor(`${css} to be clicked`, async () => {
+        await d.click(await d.find(css));
+        return true;
+      }, timeoutMs);
+    },
+    /** Types into the element matching `css` (found again if a re-render replaced it). */
+    async typeInto(css, value, timeoutMs = 10000) {
+      await waitFor(`${css} to take text`, async () => {
+        await d.type(await d.find(css), value);
+        return true;
+      }, timeoutMs);
+    },
+    async screenshot(name) {
+      const png = await wd('GET', `/session/${d.session}/screenshot`);
+      await mkdir(artifacts, { recursive: true });
+      const file = path.join(artifacts, name);
+      await writeFile(file, Buffer.from(png, 'base64'));
+      return file;
+    },
+  };
+  return d;
+}

@@ -1,0 +1,38 @@
+// Saved games: the history list (tap to continue or look again) and importing a PGN or FEN.
+import { h, screen } from './dom.js';
+
+function when(unix, language) {
+  try {
+    return new Date(unix * 1000).toLocaleString(language, { dateStyle: 'medium', timeStyle: 'short' });
+  } catch {
+    return new Date(unix * 1000).toISOString();
+  }
+}
+
+export function renderHistory(state, { t, intent }) {
+  const { status, games, error } = state.history;
+  let list;
+  if (status === 'error') list = h('p', { class: 'error', role: 'alert' }, error.message);
+  else if (status !== 'ready') list = h('p', { class: 'muted' }, t('history.loading'));
+  else if (!games.length) list = h('p', { class: 'muted', id: 'history-empty' }, t('history.empty'));
+  else {
+    list = h('ul', { class: 'history', id: 'history-list' }, games.map((g) => {
+      const opponent = g.opponent.kind === 'computer' ? t('history.vsComputer', { level: g.opponent.level }) : t('history.passAndPlay');
+      const result = g.result
+        ? `${g.result.winner ? t('result.wins', { color: t(`color.${g.result.winner}`) }) : t('result.draw')} · ${t(`reason.${g.result.reason}`)}`
+        : t('history.unfinished');
+      return h('li', {},
+        h('button', { type: 'button', class: 'history-item', 'data-game': g.id, onclick: () => intent({ type: 'open-game', id: g.id }) },
+          h('span', { class: 'menu-title' }, `${t(`variant.${g.variant}`)} · ${opponent}`),
+          h('span', { class: 'menu-hint' }, `${result} · ${t('history.plies', { count: g.plies })} · ${when(g.updated_at, state.language)}`)));
+    }));
+  }
+  return screen('history', t('history.title'), t('nav.back'), () => intent({ type: 'back' }),
+    list,
+    h('form', { class: 'import', id: 'import-form', onsubmit: (e) => { e.preventDefault(); intent({ type: 'import' }); } },
+      h('label', { for: 'import-text' }, h('h2', {}, t('import.title'))),
+      h('p', { class: 'muted' }, t('import.hint')),
+      h('textarea', { id: 'import-text', rows: 5, spellcheck: 'false', oninput: (e) => intent({ type: 'import/text', text: e.target.value }) }, state.importText),
+      state.error ? h('p', { class: 'error', id: 'import-error', role: 'alert' }, state.error.message) : null,
+      h('button', { type: 'submit', class: 'action accent', id: 'import-submit' }, t('import.submit'))));
+}

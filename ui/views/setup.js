@@ -1,0 +1,31 @@
+// New game: variant is fixed by the menu entry; choose friend or computer, colour, level, clock.
+import { h, screen } from './dom.js';
+import { LEVELS, TIME_CONTROLS } from '../store.js';
+
+function radios(name, options, current, label, onchange) {
+  return h('fieldset', { class: 'group', id: `setup-${name}` },
+    h('legend', {}, label),
+    h('div', { class: 'segmented' }, options.map(([value, text]) =>
+      h('label', { class: `seg${String(current) === String(value) ? ' on' : ''}` },
+        h('input', { type: 'radio', name, value, id: `${name}-${value}`, checked: String(current) === String(value), onchange: () => onchange(value) }),
+        h('span', {}, text)))));
+}
+
+export function renderSetup(state, { t, intent }) {
+  const setup = state.setup;
+  const change = (key) => (value) => intent({ type: 'setup/change', key, value });
+  const computer = setup.opponent === 'computer';
+  return screen('setup', t(setup.variant === 'horde' ? 'setup.title.horde' : 'setup.title.chess'), t('nav.back'), () => intent({ type: 'back' }),
+    setup.variant === 'horde' ? h('p', { class: 'muted' }, t('setup.horde.rules')) : null,
+    radios('opponent', [['human', t('setup.friend')], ['computer', t('setup.computer')]], setup.opponent, t('setup.opponent'), change('opponent')),
+    computer ? radios('color', [['white', t('color.white')], ['black', t('color.black')], ['random', t('setup.random')]], setup.color, t('setup.color'), change('color')) : null,
+    computer ? radios('level', LEVELS.map((l) => [l, t(`setup.level.${l}`)]), setup.level, t('setup.level'), change('level')) : null,
+    radios('time', TIME_CONTROLS.map((tc) => [tc, t(`time.${tc}`, { tc })]), setup.timeControl, t('setup.time'), change('timeControl')),
+    setup.timeControl === 'custom'
+      ? h('div', { class: 'custom-time' },
+        h('label', {}, t('setup.minutes'), h('input', { type: 'number', min: 1, max: 180, id: 'custom-minutes', value: setup.customMinutes, oninput: (e) => change('customMinutes')(e.target.value) })),
+        h('label', {}, t('setup.increment'), h('input', { type: 'number', min: 0, max: 60, id: 'custom-increment', value: setup.customIncrement, oninput: (e) => change('customIncrement')(e.target.value) })))
+      : null,
+    state.error ? h('p', { class: 'error', role: 'alert' }, state.error.message) : null,
+    h('button', { type: 'button', class: 'action accent big', id: 'start-game', onclick: () => intent({ type: 'start-game' }) }, t('setup.start')));
+}
