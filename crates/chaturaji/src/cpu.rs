@@ -108,10 +108,11 @@ fn enumerate_plans(game: &Game) -> Vec<Plan> {
     let may_stop = game.settings().dice_use == DiceUse::MayLeaveUnused;
     let mut plans = Vec::new();
     let mut events = Vec::new();
-    if may_stop || game.legal_moves().is_empty() {
+    let moves = game.legal_moves();
+    if may_stop || moves.is_empty() {
         plans.push(Plan { first: None, after: game.clone(), value: 0.0 });
     }
-    for first in game.legal_moves() {
+    for first in moves {
         let mut g1 = game.clone();
         events.clear();
         g1.play_unchecked(first, &mut events);

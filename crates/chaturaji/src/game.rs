@@ -472,7 +472,7 @@ impl Game {
     /// # Errors
     /// [`GameError::GameOver`] or [`GameError::AlreadyRolled`].
     pub fn roll(&mut self, rng: &mut impl Rng) -> Result<Vec<Event>, GameError> {
-        self.check_can_roll()?;
+        self.check_roll()?;
         let kind = self.settings.dice;
         let dice = [kind.roll(rng), kind.roll(rng)];
         self.roll_with(dice)
@@ -484,7 +484,7 @@ impl Game {
     /// # Errors
     /// [`GameError::GameOver`], [`GameError::AlreadyRolled`] or [`GameError::BadFace`].
     pub fn roll_with(&mut self, faces: [u8; 2]) -> Result<Vec<Event>, GameError> {
-        self.check_can_roll()?;
+        self.check_roll()?;
         let kind = self.settings.dice;
         let mut dice = [Die { face: 0, class: DieClass::Boat, state: DieState::Unused }; 2];
         for (die, &face) in dice.iter_mut().zip(&faces) {
@@ -498,7 +498,11 @@ impl Game {
         Ok(events)
     }
 
-    fn check_can_roll(&self) -> Result<(), GameError> {
+    /// Checks that the seat to move may roll now.
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`] or [`GameError::AlreadyRolled`].
+    pub fn check_roll(&self) -> Result<(), GameError> {
         match self.phase() {
             Phase::Over => Err(GameError::GameOver),
             Phase::Move { seat } => Err(GameError::AlreadyRolled { seat }),
@@ -587,11 +591,7 @@ impl Game {
     /// # Errors
     /// Why the move is not legal now.
     pub fn check_move(&self, mv: Move) -> Result<(), GameError> {
-        let dice = match self.phase() {
-            Phase::Over => return Err(GameError::GameOver),
-            Phase::Roll { seat } => return Err(GameError::NotRolled { seat }),
-            Phase::Move { .. } => self.dice.ok_or(GameError::NotRolled { seat: self.to_move })?,
-        };
+        let dice = self.dice_in_play()?;
         let d = dice.get(usize::from(mv.die)).ok_or(GameError::NoSuchDie { die: mv.die })?;
         if d.state != DieState::Unused {
             return Err(GameError::DieSpent { die: mv.die });
@@ -747,12 +747,17 @@ impl Game {
 
     // ----- ending turns and games ----------------------------------------------------------
 
+    /// The dice of the turn in progress, or why no move can be made now.
+    fn dice_in_play(&self) -> Result<[Die; 2], GameError> {
+        match (self.is_over(), self.dice) {
+            (true, _) => Err(GameError::GameOver),
+            (false, None) => Err(GameError::NotRolled { seat: self.to_move }),
+            (false, Some(dice)) => Ok(dice),
+        }
+    }
+
     fn check_end_turn(&self) -> Result<(), GameError> {
-        let dice = match self.phase() {
-            Phase::Over => return Err(GameError::GameOver),
-            Phase::Roll { seat } => return Err(GameError::NotRolled { seat }),
-            Phase::Move { .. } => self.dice.ok_or(GameError::NotRolled { seat: self.to_move })?,
-        };
+        let dice = self.dice_in_play()?;
         if self.settings.dice_use == DiceUse::MustUseAll
             && dice
                 .iter()

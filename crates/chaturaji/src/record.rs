@@ -240,12 +240,7 @@ impl Replayer {
         let action = match step {
             Step::Roll { dice } => {
                 // Check the phase before drawing, so a misplaced roll does not consume dice.
-                if self.game.is_over() {
-                    return Err(GameError::GameOver.into());
-                }
-                if self.game.dice().is_some() {
-                    return Err(GameError::AlreadyRolled { seat: self.game.to_move() }.into());
-                }
+                self.game.check_roll()?;
                 let kind = self.game.settings().dice;
                 let seeded = self.rng.as_mut().map(|rng| [kind.roll(rng), kind.roll(rng)]);
                 let faces = match (dice, seeded) {
