@@ -401,3 +401,27 @@ async fn a_silent_connection_is_noticed_and_the_shield_starts() {
     drop(b);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn floods_are_rate_limited_and_connections_capped_per_address() {
+    let config = Config { messages_per_second: 5, max_connections_per_ip: 2, ..Config::default() };
+    let server = TestServer::start(config).await;
+    let mut c = Client::connect(server.addr).await;
+    for nonce in 0..30 {
+        c.send(&ClientMsg::Ping { nonce }).await;
+    }
+    let (code, _) = c.until_error().await;
+    assert_eq!(code, ErrorCode::RateLimited);
+    // A second connection from the same address is fine, a third is not.
+    let _second = Client::connect(server.addr).await;
+    let connect = tokio_tungstenite::connect_async(format!("ws://{}", server.addr)).await;
+    match connect {
+        Err(_) => {}
+        Ok((mut ws, _)) => {
+            use futures_util::StreamExt;
+            let next = tokio::time::timeout(Duration::from_secs(5), ws.next()).await.unwrap();
+            assert!(!matches!(next, Some(Ok(tokio_tungstenite::tungstenite::Message::Text(_)))));
+        }
+    }
+    server.stop().await;
+}
