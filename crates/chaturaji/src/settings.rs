@@ -242,6 +242,10 @@ mod tests {
         assert!(s.throne_points);
         assert_eq!(s.turn_time.seconds(), Some(30));
         assert_eq!(s.round_limit, 30);
+        let cpu: Settings = serde_json::from_str(r#"{"players":{"red":{"kind":"person"},"blue":{"kind":"cpu","level":"strong"},"yellow":{"kind":"cpu","level":"random"},"green":{"kind":"person"}}}"#)
+            .expect("players parse");
+        assert_eq!(cpu.players.blue, Player::Cpu { level: Level::Strong });
+        assert_eq!(cpu.players.red, Player::Person);
         assert!(serde_json::from_str::<Settings>(r#"{"dice":"octahedral"}"#).is_err());
         assert!(serde_json::from_str::<Settings>(r#"{"colour":"red"}"#).is_err());
     }

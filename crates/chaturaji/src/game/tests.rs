@@ -627,3 +627,36 @@ fn legal_actions_list_moves_and_end_of_turn() {
     game.roll_with([3, 3]).expect("roll");
     assert!(!game.legal_actions().contains(&Action::EndTurn));
 }
+
+#[test]
+fn chaturaji_keeps_a_score_already_above_54() {
+    let pieces = [
+        ("a1", Seat::Red, Role::King),
+        ("e1", Seat::Red, Role::Elephant),
+        ("e3", Seat::Blue, Role::King),
+        ("e5", Seat::Yellow, Role::King),
+        ("e8", Seat::Green, Role::King),
+    ];
+    let mut game = position(&pieces, Seat::Red, Settings::default());
+    game.kings_taken[Seat::Red][Seat::Blue] = true;
+    game.kings_taken[Seat::Red][Seat::Yellow] = true;
+    game.board.set(sq("e3"), None);
+    game.board.set(sq("e5"), None);
+    game.scores[Seat::Red] = 60;
+    game.roll_with([4, 2]).expect("roll");
+    let events = game.play(mv(0, "e1", "e8")).expect("takes the last king");
+    assert!(events.contains(&Event::Chaturaji { seat: Seat::Red, points: 65 }));
+    assert_eq!(game.scores().red, 65);
+}
+
+#[test]
+fn actions_have_a_stable_json_form() {
+    let action = Action::Move(mv(1, "a2", "a3"));
+    let json = serde_json::to_string(&action).expect("serialises");
+    assert_eq!(json, r#"{"t":"move","die":1,"from":"a2","to":"a3"}"#);
+    assert_eq!(serde_json::from_str::<Action>(&json).expect("parses"), action);
+    let roll = serde_json::to_string(&Action::Roll { dice: [3, 6] }).expect("serialises");
+    assert_eq!(roll, r#"{"t":"roll","dice":[3,6]}"#);
+    let resign = serde_json::to_string(&Action::Resign { seat: Seat::Green }).expect("serialises");
+    assert_eq!(resign, r#"{"t":"resign","seat":"green"}"#);
+}
