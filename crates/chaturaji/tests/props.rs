@@ -3,10 +3,11 @@
 //! records replay exactly.
 #![allow(clippy::unwrap_used)]
 
+use maharajah_chaturaji::board::promotion_mark;
 use maharajah_chaturaji::cpu::{self, Level};
 use maharajah_chaturaji::settings::{DiceUse, Promotion};
 use maharajah_chaturaji::{
-    Action, BySeat, DiceKind, Event, Game, Phase, Record, Seat, Settings, Step,
+    Action, BySeat, DiceKind, Event, Game, Phase, Record, Role, Seat, Settings, Step,
 };
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -49,6 +50,7 @@ fn play_checked(settings: Settings, levels: BySeat<Level>, seed: u64, chaos: boo
     let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_add(1));
     // Points each seat earned by events, to compare with the scores.
     let mut earned = BySeat::<u32>::default();
+    let mut captured = 0;
     let mut steps = 0;
     while !game.is_over() {
         steps += 1;
@@ -109,6 +111,27 @@ fn play_checked(settings: Settings, levels: BySeat<Level>, seed: u64, chaos: boo
             }
         }
         assert_eq!(game.scores(), earned, "points equal what was captured");
+        // Every piece that left the board was captured (captured pieces never return).
+        captured += events.iter().filter(|e| matches!(e, Event::Captured { .. })).count();
+        assert_eq!(game.board().pieces().count() + captured, 32);
+        // After each of its owner's moves, no pawn waits on the far edge when it could promote.
+        if let Some(Event::Moved { seat, .. }) = events.first() {
+            for (square, piece) in game.board().pieces_of(*seat) {
+                let Some(mark) = promotion_mark(*seat, square) else { continue };
+                if piece.role != Role::Pawn {
+                    continue;
+                }
+                match game.settings().promotion {
+                    Promotion::OnlyMissingTypes => {
+                        assert!(
+                            game.board().has_role(*seat, mark),
+                            "{seat} pawn on {square} should be a {mark}"
+                        )
+                    }
+                    Promotion::Always => assert_eq!(mark, Role::King, "{seat} pawn on {square}"),
+                }
+            }
+        }
         // Resigned pieces never move: every square of a resigned seat is unchanged or captured.
         for seat in Seat::ALL.into_iter().filter(|&s| before.resigned()[s]) {
             for (square, piece) in game.board().pieces_of(seat) {
