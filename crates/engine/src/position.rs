@@ -53,6 +53,26 @@ const fn castle_mask() -> [u8; 64] {
 }
 const CASTLE_MASK: [u8; 64] = castle_mask();
 
+/// Which roles have a given movement atom, compiled from [`Role::atoms`]: adding a compound piece
+/// means adding its atoms there, and move generation follows.
+const fn roles_with_atom(atom: u8) -> [bool; 9] {
+    let mut out = [false; 9];
+    let mut i = 0;
+    while i < 9 {
+        let a = Role::ALL[i].atoms();
+        out[i] = match atom {
+            0 => a.diagonal,
+            1 => a.orthogonal,
+            _ => a.knight,
+        };
+        i += 1;
+    }
+    out
+}
+const DIAGONAL_ROLES: [bool; 9] = roles_with_atom(0);
+const ORTHOGONAL_ROLES: [bool; 9] = roles_with_atom(1);
+const KNIGHT_ROLES: [bool; 9] = roles_with_atom(2);
+
 /// A legal position of standard chess, Maharajah or Horde, with the rules it is played by.
 ///
 /// Construct with [`Position::new`] (a variant's start), [`Position::from_fen`], or from armies
@@ -322,28 +342,34 @@ impl Position {
         (self.by_role[Role::King] & self.by_color[color]).first()
     }
 
+    /// Union of the bitboards of the roles flagged in `roles` (a compile-time table).
+    #[inline(always)]
+    fn union_of(&self, roles: &[bool; 9]) -> Bitboard {
+        let mut bb = Bitboard::EMPTY;
+        for (i, flagged) in roles.iter().enumerate() {
+            if *flagged {
+                bb |= self.by_role.0[i];
+            }
+        }
+        bb
+    }
+
+    /// Pieces that slide diagonally (their atoms include the bishop's ride).
     #[inline]
     fn diagonal_sliders(&self) -> Bitboard {
-        self.by_role[Role::Bishop]
-            | self.by_role[Role::Queen]
-            | self.by_role[Role::Archbishop]
-            | self.by_role[Role::Maharajah]
+        self.union_of(&DIAGONAL_ROLES)
     }
 
+    /// Pieces that slide along ranks and files (the rook's ride).
     #[inline]
     fn orthogonal_sliders(&self) -> Bitboard {
-        self.by_role[Role::Rook]
-            | self.by_role[Role::Queen]
-            | self.by_role[Role::Chancellor]
-            | self.by_role[Role::Maharajah]
+        self.union_of(&ORTHOGONAL_ROLES)
     }
 
+    /// Pieces that leap like a knight.
     #[inline]
     fn knight_leapers(&self) -> Bitboard {
-        self.by_role[Role::Knight]
-            | self.by_role[Role::Archbishop]
-            | self.by_role[Role::Chancellor]
-            | self.by_role[Role::Maharajah]
+        self.union_of(&KNIGHT_ROLES)
     }
 
     /// Squares attacked by a `role` standing on `sq`, given the occupancy (pawns: captures of
