@@ -16,6 +16,8 @@
 //! - [`cpu`]: CPU players ([`cpu::Level`]) and [`cpu::play_out`] for self-play.
 //! - `src/bin/chaturaji.rs`: replays a record file and prints scores, ranking and the first
 //!   violation. `src/bin/chaturaji-bench.rs`: CPU win rates and decision times.
+//! - `records/sample.json`: a complete recorded game (seed and dice), replayed by the CLI tests.
+//! - `tests/`: property tests (`props.rs`) and the command line (`cli.rs`).
 //!
 //! # Driving a game (UI, server room)
 //! 1. `Game::new(settings)`; show [`Game::board`], [`Game::scores`], [`Game::round`],

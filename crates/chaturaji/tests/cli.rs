@@ -134,3 +134,14 @@ fn a_bad_face_is_a_violation() {
     assert_eq!(code, 1);
     assert!(out.contains("face 1 does not exist on long dice"), "{out}");
 }
+
+#[test]
+fn the_sample_record_replays_cleanly() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("records/sample.json");
+    let (code, out, err) = run(&path);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("actions applied: 53 of 53"), "{out}");
+    assert!(out.contains("status: game over (at most one king is left) after round 5"), "{out}");
+    assert!(out.contains("scores: red 12, blue 17, yellow 4, green 1"), "{out}");
+    assert!(out.contains("1. ▲ blue — 17 points, king lost, material 9"), "{out}");
+}

@@ -1,7 +1,9 @@
 //! `chaturaji`: replays a Chaturaji game record and prints the scores, the ranking and the first
 //! rule violation, if any.
 //!
-//! Usage: `chaturaji RECORD.json` (or `-` for standard input).
+//! Usage: `chaturaji RECORD.json` (or `-` for standard input), for example
+//! `cargo run -p maharajah-chaturaji --bin chaturaji -- crates/chaturaji/records/sample.json`.
+//! The record format is documented in `maharajah_chaturaji::record`.
 //! Exit status: 0 when every action is legal, 1 at the first violation, 2 when the record cannot be
 //! read (missing file, malformed JSON, wrong format or version, invalid settings).
 
@@ -46,11 +48,10 @@ fn print_summary(game: &Game, applied: usize, total: usize) {
     println!("ranking:");
     for s in game.standings() {
         println!(
-            "  {}. {} {} {} — {} points, {}, material {}{}",
+            "  {}. {} {} — {} points, {}, material {}{}",
             s.place,
             s.seat.symbol(),
             s.seat,
-            if s.place == 1 { "★" } else { " " },
             s.points,
             if s.kept_king { "king kept" } else { "king lost" },
             s.material,
