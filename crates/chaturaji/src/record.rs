@@ -195,7 +195,8 @@ impl Record {
     /// The record as pretty-printed JSON.
     #[must_use]
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+        serde_json::to_string_pretty(self)
+            .expect("a record is plain data with string keys, which always serialises")
     }
 
     /// Replays every step from the start, stopping at the first violation.
