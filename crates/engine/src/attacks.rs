@@ -127,6 +127,7 @@ impl XorShift {
 
 fn find_magics(
     dirs: &[(i8, i8); 4],
+    known: &[u64; 64],
     attacks: &mut Vec<Bitboard>,
     rng: &mut XorShift,
 ) -> [Magic; 64] {
@@ -153,8 +154,10 @@ fn find_magics(
         let offset = attacks.len();
         attacks.resize(offset + size, Bitboard::EMPTY);
         let shift = 64 - bits;
+        let mut candidate = Some(known[sq]);
         'search: loop {
-            let factor = rng.sparse();
+            // The recorded factor first (found by this very search once); search only if it fails.
+            let factor = candidate.take().unwrap_or_else(|| rng.sparse());
             if (mask.wrapping_mul(factor) >> 56).count_ones() < 6 {
                 continue;
             }
@@ -177,11 +180,147 @@ fn find_magics(
     magics
 }
 
+/// Magic factors found by [`find_magics`] from the seed in [`build`], recorded so that start-up
+/// needs no search (the search takes about a second; filling the tables a few milliseconds).
+/// Regenerate with `cargo test -p maharajah-engine --lib print_magic_factors -- --ignored --nocapture`.
+const ROOK_FACTORS: [u64; 64] = [
+    0x2080002080400010,
+    0x00C0002001401000,
+    0x2100110008402002,
+    0x0880080081041000,
+    0x0200020020041008,
+    0x2300040008010012,
+    0x0C00283004008201,
+    0x0180010000407A80,
+    0x0168800080400020,
+    0x0010400040201000,
+    0x1001002001001048,
+    0x1001002408100100,
+    0x0801000408010012,
+    0x4001000209000400,
+    0x08A20004C8020001,
+    0x2002801145002280,
+    0x0080860021004200,
+    0x001000C009402002,
+    0x00B0002004002800,
+    0x100A808010020800,
+    0x8101010008000410,
+    0x0244008002000480,
+    0x0000040010810208,
+    0x2000020000448534,
+    0x4104400480008033,
+    0x0000810100204000,
+    0x0440430900200010,
+    0x4600240900100100,
+    0x0060080080040080,
+    0x0001000300080400,
+    0x0004084400011002,
+    0x0023040200008041,
+    0x0580050043002080,
+    0x0400804002802008,
+    0x0001002001004010,
+    0x1000200901001000,
+    0x4410800801800C00,
+    0xA012003806001004,
+    0x0020100104008802,
+    0x0004808402000041,
+    0x0010400170898000,
+    0x0080500020004004,
+    0x1040408012020020,
+    0x8010040008004040,
+    0x2001080100110004,
+    0x0000020004008080,
+    0x0021010810040002,
+    0x0800008C43020024,
+    0x0000800021005100,
+    0x0070201040008080,
+    0x0000D04282006A00,
+    0x0010014400080240,
+    0x0001080110050100,
+    0x0012000810240600,
+    0x0402000801040200,
+    0x028100108A004100,
+    0x0050800300102045,
+    0x8208210040120882,
+    0x8010600101183441,
+    0x020B000910006045,
+    0x0241001002480005,
+    0x0081000400880241,
+    0x0000009008024124,
+    0x0048122980410402,
+];
+const BISHOP_FACTORS: [u64; 64] = [
+    0x0848020822040013,
+    0x8010A40085821200,
+    0x0008008430840822,
+    0x0808048108040000,
+    0x1304042100008104,
+    0x5001012010204023,
+    0x81048801B8200420,
+    0x200A008084012000,
+    0x0040102001042084,
+    0x840A505042428020,
+    0x0000700102202920,
+    0x44101C0C10800002,
+    0x0040040422000000,
+    0x0180020802090202,
+    0x4020020811041202,
+    0x000104308C042000,
+    0x4140661002424400,
+    0x0028012008010460,
+    0x0188062102002A00,
+    0x0014004840102008,
+    0x0105000290400002,
+    0x8001022200410400,
+    0x104A041918013446,
+    0x008A000082008238,
+    0x04A0060008100430,
+    0x0008220008820801,
+    0x2508041208005010,
+    0x4008080200202020,
+    0x2441001013004000,
+    0x0030008060407000,
+    0x4008108000420800,
+    0x0012021050290100,
+    0x0210080482200500,
+    0xCC01112048100480,
+    0x0020402806500440,
+    0x00048E0080580080,
+    0x0040102020020080,
+    0x0028010440080807,
+    0x4601041108008800,
+    0x8040810E04104200,
+    0x901210110400088A,
+    0xA003080212081050,
+    0x00C1004048401004,
+    0x900000A014400800,
+    0x0008021040405401,
+    0x4020008206002090,
+    0x0004190424030100,
+    0x0424008A02026250,
+    0x8004088250900040,
+    0x1C00430088A04200,
+    0x0001020094040001,
+    0x8040210020880061,
+    0x2010040450442032,
+    0x0800840850044001,
+    0x0004040802140004,
+    0x0004080A04222020,
+    0x8088802110022000,
+    0x1081A10416114400,
+    0x0205010A24060820,
+    0x0000000720411080,
+    0x1008000208430400,
+    0x580C026028810840,
+    0x802020441020A110,
+    0x12C0022401020018,
+];
+
 fn build() -> Tables {
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
     let mut attacks = Vec::with_capacity(102_400 + 5_248);
-    let rook = find_magics(&ROOK_DIRS, &mut attacks, &mut rng);
-    let bishop = find_magics(&BISHOP_DIRS, &mut attacks, &mut rng);
+    let rook = find_magics(&ROOK_DIRS, &ROOK_FACTORS, &mut attacks, &mut rng);
+    let bishop = find_magics(&BISHOP_DIRS, &BISHOP_FACTORS, &mut attacks, &mut rng);
     let mut between = vec![Bitboard::EMPTY; 64 * 64];
     let mut line = vec![Bitboard::EMPTY; 64 * 64];
     for a in 0..64usize {
@@ -280,6 +419,31 @@ mod tests {
                 assert_eq!(rook_attacks(s, Bitboard(occ)).0, slide(sq.into(), occ, &ROOK_DIRS));
                 assert_eq!(bishop_attacks(s, Bitboard(occ)).0, slide(sq.into(), occ, &BISHOP_DIRS));
             }
+        }
+    }
+
+    #[test]
+    fn recorded_magic_factors_need_no_search() {
+        for (dirs, known) in [(&ROOK_DIRS, &ROOK_FACTORS), (&BISHOP_DIRS, &BISHOP_FACTORS)] {
+            // A failing recorded factor would be replaced by a searched one and differ here.
+            let mut attacks = Vec::new();
+            let magics = find_magics(dirs, known, &mut attacks, &mut XorShift(12345));
+            for (m, k) in magics.iter().zip(known.iter()) {
+                assert_eq!(m.factor, *k);
+            }
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn print_magic_factors() {
+        let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+        let mut attacks = Vec::new();
+        for dirs in [&ROOK_DIRS, &BISHOP_DIRS] {
+            let magics = find_magics(dirs, &[0; 64], &mut attacks, &mut rng);
+            let factors: Vec<String> =
+                magics.iter().map(|m| format!("0x{:016X}", m.factor)).collect();
+            println!("[{}]", factors.join(", "));
         }
     }
 
