@@ -9,6 +9,8 @@
 //! - [`decode_client`] / [`decode_server`]: checked decoding of one frame (size, JSON, tag).
 //! - [`army`]: the canonical army text and the SHA-256 commitment of hidden setup.
 //! - [`AccessCode`]: the 8-character room code.
+//! - `fuzz/`: cargo-fuzz targets `decode` and `army` (nightly, own workspace):
+//!   `cd crates/protocol/fuzz && cargo +nightly fuzz run decode -- -max_total_time=120`.
 //!
 //! The first message on a connection is [`ClientMsg::Hello`] carrying [`PROTOCOL_VERSION`]; a
 //! server speaking another version answers [`ErrorCode::VersionMismatch`] with a message both
