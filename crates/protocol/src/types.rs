@@ -517,6 +517,13 @@ pub struct Snapshot {
     pub seats: ByColor<SeatView>,
     /// Both armies, once both are revealed (hidden setup only).
     pub armies: Option<ByColor<String>>,
+    /// Hidden setup: each seat's commitment, once made.
+    #[serde(default)]
+    pub commitments: ByColor<Option<String>>,
+    /// Hidden setup: both nonces (hex), once both armies are revealed, so each side can check
+    /// the other's army against its commitment.
+    #[serde(default)]
+    pub nonces: Option<ByColor<String>>,
     /// The starting position (FEN), once the game has started.
     pub start_fen: Option<String>,
     /// The moves played, UCI.
@@ -572,6 +579,14 @@ pub enum RoomEvent {
     SetupRejected {
         /// Why, for people.
         reason: String,
+    },
+    /// Hidden setup: both reveals are in and valid. Sent just before `game_started`, with the
+    /// nonces, so each side can check the other's army against its commitment itself.
+    ArmiesOpened {
+        /// Both armies (canonical text).
+        armies: ByColor<String>,
+        /// Both nonces (hex).
+        nonces: ByColor<String>,
     },
     /// The game started.
     GameStarted {

@@ -62,6 +62,8 @@ fn every_server_msg() -> Vec<ServerMsg> {
                 phase: Phase::Playing,
                 seats: ByColor { white: seat, black: seat },
                 armies: None,
+                commitments: ByColor { white: Some("ab".repeat(32)), black: None },
+                nonces: None,
                 start_fen: Some("x".into()),
                 moves: vec!["e2e4".into()],
                 fen: Some("y".into()),

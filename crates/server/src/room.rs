@@ -192,6 +192,9 @@ pub struct RoomRecord {
     pub commitments: ByColor<Option<String>>,
     /// Accepted reveals (canonical armies), possibly only one so far: never shown until both.
     pub reveals: ByColor<Option<String>>,
+    /// The nonces of the accepted reveals (hex), shown only once both are in.
+    #[serde(default)]
+    pub nonces: ByColor<Option<String>>,
     /// Moves played (UCI).
     pub moves: Vec<String>,
     /// Event number of each move.
@@ -220,6 +223,7 @@ pub struct Room {
     phase: Phase,
     commitments: ByColor<Option<String>>,
     reveals: ByColor<Option<String>>,
+    nonces: ByColor<Option<String>>,
     game: Option<Game>,
     start_fen: Option<String>,
     moves: Vec<String>,
@@ -295,6 +299,7 @@ impl Room {
             phase: Phase::WaitingForOpponent,
             commitments: ByColor::default(),
             reveals: ByColor::default(),
+            nonces: ByColor::default(),
             game: None,
             start_fen: None,
             moves: Vec::new(),
@@ -440,6 +445,8 @@ impl Room {
                 revealed: self.reveals.get(c).is_some(),
             }),
             armies: if both_revealed { self.armies() } else { None },
+            commitments: self.commitments.clone(),
+            nonces: if both_revealed { self.both_nonces() } else { None },
             start_fen: self.start_fen.clone(),
             moves: self.moves.clone(),
             fen: self.game.as_ref().map(Game::fen),
@@ -448,6 +455,10 @@ impl Room {
             draw_offer: self.draw_offer,
             result: self.result,
         }
+    }
+
+    fn both_nonces(&self) -> Option<ByColor<String>> {
+        Some(ByColor { white: self.nonces.white.clone()?, black: self.nonces.black.clone()? })
     }
 
     fn armies(&self) -> Option<ByColor<String>> {
@@ -708,8 +719,8 @@ impl Room {
             return Err(RoomError::new(ErrorCode::AlreadyCommitted, "you have already revealed"));
         }
         let bad = |e: army::ArmyTextError| RoomError::new(ErrorCode::BadCommitment, e.to_string());
-        let nonce = army::parse_nonce(nonce).map_err(bad)?;
-        if !army::opens(&commitment, army_text, &nonce).map_err(bad)? {
+        let nonce_bytes = army::parse_nonce(nonce).map_err(bad)?;
+        if !army::opens(&commitment, army_text, &nonce_bytes).map_err(bad)? {
             return Err(RoomError::new(
                 ErrorCode::CommitmentMismatch,
                 "this army and nonce do not match your commitment",
@@ -718,16 +729,21 @@ impl Room {
         let canonical = army::canonical_army(army_text).map_err(bad)?;
         rules::validate_army(seat, &canonical)?;
         *self.reveals.get_mut(seat) = Some(canonical);
+        *self.nonces.get_mut(seat) = Some(hex::encode(nonce_bytes));
         self.emit(RoomEvent::Revealed { seat });
-        if let Some(armies) = self.armies() {
+        if let (Some(armies), Some(nonces)) = (self.armies(), self.both_nonces()) {
             match Game::from_armies(&armies.white, &armies.black) {
-                Ok(game) => self.start_game(game, Some(armies), now),
+                Ok(game) => {
+                    self.emit(RoomEvent::ArmiesOpened { armies: armies.clone(), nonces });
+                    self.start_game(game, Some(armies), now);
+                }
                 Err(_) => {
                     // Each army is valid alone but together they may not start (e.g. a king
                     // in check). Nobody can be blamed: setup starts over, commitments included.
                     // The reason names no square, so neither army leaks into the next round.
                     self.commitments = ByColor::default();
                     self.reveals = ByColor::default();
+                    self.nonces = ByColor::default();
                     let reason = "these two armies cannot start together (a king would begin in \
                                   check, or White would have no legal move); build again"
                         .to_owned();
@@ -879,6 +895,7 @@ impl Room {
             phase: self.phase,
             commitments: self.commitments.clone(),
             reveals: self.reveals.clone(),
+            nonces: self.nonces.clone(),
             moves: self.moves.clone(),
             move_seqs: self.move_seqs.clone(),
             clock_ms: self.clock.as_ref().map(|c| c.remaining_both(now)),
@@ -930,6 +947,7 @@ impl Room {
             phase: r.phase,
             commitments: r.commitments,
             reveals: r.reveals,
+            nonces: r.nonces,
             game,
             start_fen,
             moves: r.moves,

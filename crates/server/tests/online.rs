@@ -149,6 +149,7 @@ async fn hidden_lock_in_ordering_and_tampered_reveal() {
     let (nw, nb) = ([7u8; 32], [9u8; 32]);
     let cw = commitment(CUSTOM_WHITE, &nw).unwrap();
     let cb = commitment(BLACK_ARMY, &nb).unwrap();
+    let cb_check = cb.clone();
 
     w.send(&ClientMsg::Commit { token: w.token.clone(), commitment: cw.clone() }).await;
     w.until("commit ack", |m| matches!(m, ServerMsg::SetupAck { .. })).await;
@@ -202,6 +203,12 @@ async fn hidden_lock_in_ordering_and_tampered_reveal() {
     })
     .await;
     for c in [&mut w, &mut b] {
+        let e = c.until_event("opened", |e| matches!(e, RoomEvent::ArmiesOpened { .. })).await;
+        let RoomEvent::ArmiesOpened { armies, nonces } = e else { unreachable!() };
+        assert_eq!(nonces.white, hex::encode(nw));
+        let opens =
+            army::opens(&cb_check, &armies.black, &army::parse_nonce(&nonces.black).unwrap());
+        assert!(opens.unwrap(), "Black's army opens Black's commitment");
         let e = c.until_event("start", |e| matches!(e, RoomEvent::GameStarted { .. })).await;
         let RoomEvent::GameStarted { armies, start_fen, clock } = e else { unreachable!() };
         let armies = armies.unwrap();

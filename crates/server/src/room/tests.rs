@@ -261,7 +261,10 @@ fn hidden_setup_commit_then_reveal() {
     );
     // Before the opponent commits, no reveal.
     assert_eq!(code_of(r.act(W, reveal(CUSTOM_WHITE, 1), 0)), ErrorCode::WrongPhase);
+    let cb2 = cb.clone();
     r.act(B, Action::Commit { commitment: cb }, 0).unwrap();
+    assert_eq!(r.snapshot(0).commitments.black.as_deref(), Some(cb2.as_str()));
+    assert_eq!(r.snapshot(0).nonces, None);
     // Tampered reveals: another army, another nonce.
     assert_eq!(code_of(r.act(W, reveal(WHITE_ARMY, 1), 0)), ErrorCode::CommitmentMismatch);
     assert_eq!(code_of(r.act(W, reveal(CUSTOM_WHITE, 9), 0)), ErrorCode::CommitmentMismatch);
@@ -269,9 +272,25 @@ fn hidden_setup_commit_then_reveal() {
     // White's army is nowhere in what Black can see until Black has revealed too.
     let seen = serde_json::to_string(&(events(&r, start), r.snapshot(0))).unwrap();
     assert!(!seen.contains("Md1"), "{seen}");
+    assert!(!seen.contains(&nonce(1)), "no nonce before both reveals: {seen}");
     assert!(r.snapshot(0).seats.white.revealed);
+    let before = r.seq();
     r.act(B, reveal(BLACK_ARMY, 2), 0).unwrap();
     assert_eq!(r.phase(), Phase::Playing);
+    // Both nonces are published with both armies: each side can check the other itself.
+    let opened = events(&r, before)
+        .into_iter()
+        .find_map(|e| match e {
+            RoomEvent::ArmiesOpened { armies, nonces } => Some((armies, nonces)),
+            _ => None,
+        })
+        .unwrap();
+    let (armies, nonces) = opened;
+    for (c, army, n) in [(&cw, &armies.white, &nonces.white), (&cb2, &armies.black, &nonces.black)]
+    {
+        assert!(army::opens(c, army, &army::parse_nonce(n).unwrap()).unwrap());
+    }
+    assert_eq!(r.snapshot(0).nonces, Some(nonces));
     let s = r.snapshot(0);
     assert_eq!(s.armies.unwrap().white, CUSTOM_WHITE);
     assert!(s.fen.unwrap().contains('M'));
