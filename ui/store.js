@@ -18,7 +18,7 @@ export const MENU = [
 /** Time controls offered, as "minutes+increment"; 'none' and 'custom' besides. */
 export const TIME_CONTROLS = ['none', '3+2', '5+3', '10+5', '15+10', 'custom'];
 export const THEMES = ['wood', 'green', 'slate'];
-export const LEVELS = [1, 2, 3, 4];
+export const LEVELS = [1, 2, 3, 4, 5, 6, 7, 8];
 
 export const DEFAULT_SETTINGS = { theme: 'wood', sounds: true, autoTurn: false, animation: true, timeControl: 'none' };
 
@@ -40,7 +40,7 @@ export function initialState(language) {
 }
 
 function newSetup(variant, opponent, timeControl) {
-  return { variant, opponent, color: 'white', level: 2, timeControl, customMinutes: 10, customIncrement: 5 };
+  return { variant, opponent, color: 'white', level: 3, timeControl, customMinutes: 10, customIncrement: 5 };
 }
 
 function freshUi() {

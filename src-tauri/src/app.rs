@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use maharajah_engine::{Color, Move, Position, Variant};
+use maharajah_engine::{Color, Game, Move, Position, Variant};
 use serde::Serialize;
 
 use crate::clock::TimeControl;
@@ -57,10 +57,12 @@ pub struct StartInfo {
 /// A request for the computer to move: what to search and how to recognise the answer.
 #[derive(Debug, Clone)]
 pub struct ThinkRequest {
-    /// The position to move in.
-    pub position: Position,
-    /// Level 1–4.
+    /// The game so far (its history counts for repetitions).
+    pub game: Game,
+    /// Level 1–8.
     pub level: u8,
+    /// The clock as it stands, so the computer budgets its time.
+    pub clock: Option<ClockView>,
     /// Raised to cancel.
     pub stop: Arc<AtomicBool>,
     /// The answer is accepted only while the core still has this generation.
@@ -228,7 +230,7 @@ impl Core {
     }
 
     /// What the computer should think about now, if it is its turn and it is not already thinking.
-    pub fn think_request(&mut self) -> Option<ThinkRequest> {
+    pub fn think_request(&mut self, now: u64) -> Option<ThinkRequest> {
         let session = self.session.as_ref()?;
         if !session.is_computer_turn() || self.thinking.is_some() {
             return None;
@@ -237,8 +239,9 @@ impl Core {
         let stop = Arc::new(AtomicBool::new(false));
         self.thinking = Some(Arc::clone(&stop));
         Some(ThinkRequest {
-            position: session.game().position().clone(),
+            game: session.game().clone(),
             level,
+            clock: session.clock_view(now),
             stop,
             generation: self.generation,
         })
@@ -418,7 +421,7 @@ pub fn pgn_date(unix: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::computer::choose_move;
+    use crate::computer::Computer;
     use crate::session::EndReason;
 
     fn core() -> Core {
@@ -459,22 +462,22 @@ mod tests {
         let mut core = core();
         let opponent = Opponent::Computer { color: Color::Black, level: 1 };
         core.new_variant_game(Variant::Chess, opponent, None, 0, 0).expect("new");
-        assert!(core.think_request().is_none(), "White (the person) moves first");
+        assert!(core.think_request(0).is_none(), "White (the person) moves first");
         core.play("e4", 0, 0).expect("legal");
         assert!(matches!(
             core.play("e5", 0, 0),
             Err(CoreError::Session(SessionError::NotYourTurn))
         ));
-        let request = core.think_request().expect("the computer's turn");
+        let request = core.think_request(0).expect("the computer's turn");
         assert!(core.view(0).expect("open").thinking);
-        let mv = choose_move(&request.position, request.level, 1, &request.stop);
+        let mv = Computer::new().choose(&request.game, request.level, request.clock, &request.stop);
         let view =
             core.computer_moved(request.generation, mv, 0, 0).expect("plays").expect("accepted");
         assert_eq!(view.history.len(), 2);
         assert!(!view.thinking);
 
         core.play("d4", 0, 0).expect("legal");
-        let request = core.think_request().expect("the computer's turn");
+        let request = core.think_request(0).expect("the computer's turn");
         core.takeback(0, 0).expect("takes back d4");
         assert!(request.stop.load(Ordering::Relaxed), "the search is told to stop");
         assert_eq!(
@@ -492,7 +495,7 @@ mod tests {
         let view = core
             .new_variant_game(Variant::Horde, opponent, Some(TimeControl::new(3, 2)), 0, 0)
             .expect("new");
-        let request = core.think_request().expect("the computer is White");
+        let request = core.think_request(0).expect("the computer is White");
         core.computer_moved(request.generation, Some("e4e5".parse().expect("uci")), 0, 0)
             .expect("plays");
         assert_eq!(core.tick(179_999, 1).expect("ticks"), None);

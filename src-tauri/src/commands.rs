@@ -81,8 +81,8 @@ impl AppState {
     }
 
     /// Sends the computer a search when it is its turn (the view then shows it thinking).
-    fn think(&self, core: &mut Core) {
-        if let Some(request) = core.think_request() {
+    fn think(&self, core: &mut Core, now: u64) {
+        if let Some(request) = core.think_request(now) {
             let sender = self.computer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             if sender.send(request).is_err() {
                 core.cancel_thinking();
@@ -98,7 +98,7 @@ impl AppState {
         let now = self.now();
         let mut core = self.core();
         action(&mut core, now, unix_now())?;
-        self.think(&mut core);
+        self.think(&mut core, now);
         Ok(core.view(now)?)
     }
 }

@@ -1,156 +1,109 @@
-//! The computer opponent until the engine's own search (issue 4) lands: a small alpha-beta over
-//! material with a little centralisation, depth set by the level, and a seeded jitter so games
-//! vary. It reads only the engine's rules, so it plays every variant the engine knows.
-//! A shared `stop` flag cancels it (takeback, leaving the game).
+//! The computer opponent: the engine's own search (`maharajah_engine::search`) at a level 1–8,
+//! thinking on the caller's thread (the app gives it its own) and cancellable through a shared
+//! `stop` flag (takeback, leaving the game). One [`Computer`] keeps the searcher's memory.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
-use maharajah_engine::{Color, Move, Outcome, Position};
+use maharajah_engine::search::{pick_move_for_level, Clock as SearchClock, Level, Searcher};
+use maharajah_engine::{Game, Move};
 
-const MATE: i32 = 1_000_000;
+use crate::session::ClockView;
 
-fn evaluate(position: &Position) -> i32 {
-    let mut score = 0;
-    for (square, piece) in position.pieces() {
-        let value = i32::try_from(piece.role.cost()).unwrap_or(0) * 100;
-        // Pieces (not kings) a little better in the centre.
-        let file = i32::from(square.file());
-        let rank = i32::from(square.rank());
-        let centre = if piece.role.cost() > 0 {
-            6 - ((2 * file - 7).abs() + (2 * rank - 7).abs()) / 2
-        } else {
-            0
-        };
-        let value = value + centre * 3;
-        score += if piece.color == Color::White { value } else { -value };
-    }
-    if position.turn() == Color::White {
-        score
-    } else {
-        -score
+/// Levels people can choose, weakest first.
+pub const LEVELS: std::ops::RangeInclusive<u8> = 1..=8;
+
+/// The searcher with its transposition table, reused move after move.
+pub struct Computer {
+    searcher: Searcher,
+}
+
+impl std::fmt::Debug for Computer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Computer")
     }
 }
 
-struct Search<'a> {
-    stop: &'a AtomicBool,
-    nodes: u64,
+impl Default for Computer {
+    fn default() -> Computer {
+        Computer::new()
+    }
 }
 
-impl Search<'_> {
-    fn negamax(
+impl Computer {
+    /// A computer with a 16 MB table.
+    #[must_use]
+    pub fn new() -> Computer {
+        Computer { searcher: Searcher::new(16) }
+    }
+
+    /// Chooses a move for the side to move in `game` at `level`, within the time the clock (if
+    /// any) allows. A raised `stop` ends the search at once; the caller then discards the answer.
+    pub fn choose(
         &mut self,
-        position: &Position,
-        depth: u32,
-        mut alpha: i32,
-        beta: i32,
-        ply: i32,
-    ) -> i32 {
-        self.nodes += 1;
-        if let Some(outcome) = position.outcome() {
-            return match outcome {
-                Outcome::Draw { .. } => 0,
-                Outcome::Decisive { winner, .. } if winner == position.turn() => MATE - ply,
-                Outcome::Decisive { .. } => -MATE + ply,
-            };
-        }
-        if depth == 0 || self.stop.load(Ordering::Relaxed) {
-            return evaluate(position);
-        }
-        let mut moves: Vec<Move> = position.legal_moves().iter().copied().collect();
-        // Captures first: a cheap ordering that makes alpha-beta cut well.
-        moves.sort_by_key(|m| {
-            std::cmp::Reverse(position.piece_at(m.to).map_or(0, |p| p.role.cost() + 1))
+        game: &Game,
+        level: u8,
+        clock: Option<ClockView>,
+        stop: &AtomicBool,
+    ) -> Option<Move> {
+        let level = Level::new(level);
+        let clock = clock.map(|c| SearchClock {
+            wtime: Duration::from_millis(c.white_ms),
+            btime: Duration::from_millis(c.black_ms),
+            winc: Duration::from_millis(c.control.increment_ms),
+            binc: Duration::from_millis(c.control.increment_ms),
+            movestogo: None,
         });
-        let mut best = -MATE - 1;
-        for mv in moves {
-            let mut next = position.clone();
-            next.play_unchecked(mv);
-            let score = -self.negamax(&next, depth - 1, -beta, -alpha, ply + 1);
-            best = best.max(score);
-            alpha = alpha.max(score);
-            if alpha >= beta {
-                break;
-            }
-        }
-        best
+        let limits = level.limits(clock.as_ref(), game.position().turn());
+        let start = Instant::now();
+        let elapsed = move || start.elapsed();
+        let mut rng = rand::rng();
+        pick_move_for_level(
+            &mut self.searcher,
+            game,
+            level,
+            &limits,
+            &mut rng,
+            stop,
+            &elapsed,
+            &mut |_| {},
+        )
+        .best_move
     }
-}
-
-/// Chooses a move for the side to move at `level` (1 beginner … 4 strong), or `None` when there
-/// is no legal move or the search was stopped before it finished.
-#[must_use]
-pub fn choose_move(position: &Position, level: u8, seed: u64, stop: &AtomicBool) -> Option<Move> {
-    let depth = u32::from(level.clamp(1, 4));
-    // Lower levels add more noise to the scores.
-    let noise = match level {
-        0 | 1 => 120,
-        2 => 40,
-        3 => 10,
-        _ => 0,
-    };
-    let mut rng = seed | 1;
-    let mut jitter = move || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        if noise == 0 {
-            0
-        } else {
-            i32::try_from(rng % (2 * noise + 1)).unwrap_or(0) - i32::try_from(noise).unwrap_or(0)
-        }
-    };
-    let mut search = Search { stop, nodes: 0 };
-    let mut best: Option<(i32, Move)> = None;
-    for mv in position.legal_moves().iter().copied() {
-        let mut next = position.clone();
-        next.play_unchecked(mv);
-        let score = -search.negamax(&next, depth - 1, -MATE - 1, MATE + 1, 1) + jitter();
-        if stop.load(Ordering::Relaxed) {
-            return None;
-        }
-        match best {
-            Some((b, _)) if score <= b => {}
-            _ => best = Some((score, mv)),
-        }
-    }
-    best.map(|(_, mv)| mv)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use maharajah_engine::Variant;
+    use maharajah_engine::{Position, Variant};
 
     #[test]
-    fn plays_a_legal_move_and_takes_a_free_queen() {
+    fn plays_legal_moves_in_chess_and_horde_and_mates_in_one() {
         let stop = AtomicBool::new(false);
-        let start = Position::new(Variant::Chess);
-        let mv = choose_move(&start, 1, 7, &stop).expect("a move");
-        assert!(start.is_legal(mv));
-        let position =
-            Position::from_fen(Variant::Chess, "4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1").expect("fen");
-        assert_eq!(
-            choose_move(&position, 3, 1, &stop).map(|m| m.to_string()).as_deref(),
-            Some("d1d5")
+        let mut computer = Computer::new();
+        let game = Game::new(Position::new(Variant::Chess));
+        assert!(computer
+            .choose(&game, 1, None, &stop)
+            .is_some_and(|m| game.position().is_legal(m)));
+        let horde = Game::new(Position::new(Variant::Horde));
+        assert!(computer
+            .choose(&horde, 2, None, &stop)
+            .is_some_and(|m| horde.position().is_legal(m)));
+        let mate = Game::new(
+            Position::from_fen(Variant::Chess, "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1").expect("fen"),
         );
-    }
-
-    #[test]
-    fn finds_mate_in_one_and_plays_horde() {
-        let stop = AtomicBool::new(false);
-        let position =
-            Position::from_fen(Variant::Chess, "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1").expect("fen");
         assert_eq!(
-            choose_move(&position, 2, 3, &stop).map(|m| m.to_string()).as_deref(),
+            computer.choose(&mate, 8, None, &stop).map(|m| m.to_string()).as_deref(),
             Some("a1a8")
         );
-        let horde = Position::new(Variant::Horde);
-        assert!(choose_move(&horde, 2, 5, &stop).is_some_and(|m| horde.is_legal(m)));
     }
 
     #[test]
-    fn a_raised_stop_flag_cancels() {
+    fn a_raised_stop_flag_returns_at_once() {
         let stop = AtomicBool::new(true);
-        assert_eq!(choose_move(&Position::new(Variant::Chess), 4, 1, &stop), None);
+        let game = Game::new(Position::new(Variant::Chess));
+        let start = Instant::now();
+        let _ = Computer::new().choose(&game, 8, None, &stop);
+        assert!(start.elapsed() < Duration::from_secs(2));
     }
 }

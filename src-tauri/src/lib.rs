@@ -90,11 +90,14 @@ fn spawn_computer<R: tauri::Runtime>(
     receiver: mpsc::Receiver<ThinkRequest>,
 ) {
     std::thread::spawn(move || {
+        let mut computer = computer::Computer::new();
         for request in receiver {
             // A short pause so the reply does not land before the person's own move is drawn.
-            std::thread::sleep(Duration::from_millis(300));
-            let seed = u64::try_from(unix_now()).unwrap_or(1) ^ request.position.hash();
-            let mv = computer::choose_move(&request.position, request.level, seed, &request.stop);
+            std::thread::sleep(Duration::from_millis(250));
+            if request.stop.load(std::sync::atomic::Ordering::Relaxed) {
+                continue;
+            }
+            let mv = computer.choose(&request.game, request.level, request.clock, &request.stop);
             let state = handle.state::<AppState>();
             let now = state.now();
             let answer = state.core().computer_moved(request.generation, mv, now, unix_now());

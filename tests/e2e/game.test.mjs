@@ -166,3 +166,23 @@ test('a game continues after the app is closed and opened again', async () => {
   assert.match(clock, /^[45]:\d\d$/);
   await d.screenshot('game-continued-390x844.png');
 });
+
+test('all nine piece types of both colours, drawn on the board', async () => {
+  await toMenu();
+  await d.tap('#menu-history');
+  await d.typeInto('#import-text', 'rnbqkbnr/pppppppp/8/2cam3/2CAM3/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1');
+  await d.tap('#import-submit');
+  await waitFor('the board', () => d.find('#board'));
+  const kinds = await d.script('return [...new Set([...document.querySelectorAll("#board .piece")].map((p) => p.dataset.piece))].sort();');
+  const roles = ['archbishop', 'bishop', 'chancellor', 'king', 'knight', 'maharajah', 'pawn', 'queen', 'rook'];
+  assert.deepEqual(kinds, [...roles.map((r) => `black-${r}`), ...roles.map((r) => `white-${r}`)]);
+  assert.equal(await d.script('return document.querySelector(\'g.sq[data-square="d4"]\').getAttribute("aria-label");'), 'd4, white archbishop');
+  await d.screenshot('pieces-all-390x844.png');
+});
+
+test('the game screen at desktop size puts the moves beside the board', async () => {
+  await d.wd('POST', `/session/${d.session}/window/rect`, { width: 1280, height: 800 });
+  await waitFor('the wide layout', () => d.script('const b = document.querySelector("#board").getBoundingClientRect(); const m = document.querySelector(".moves-panel").getBoundingClientRect(); return m.left > b.right;'));
+  await d.screenshot('game-desktop-1280x800.png');
+  await d.wd('POST', `/session/${d.session}/window/rect`, { width: 390, height: 844 });
+});

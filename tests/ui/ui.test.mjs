@@ -59,7 +59,6 @@ test('every key the UI source uses exists in the catalogues', async () => {
   }
   for (const tc of TIME_CONTROLS) used.add(`time.${tc}`);
   for (const theme of THEMES) used.add(`theme.${theme}`);
-  for (const level of [1, 2, 3, 4]) used.add(`setup.level.${level}`);
   for (const variant of ['chess', 'horde', 'maharajah']) used.add(`variant.${variant}`);
   assert.ok(used.size > 20, `found only ${used.size} keys: the scan is broken`);
   for (const language of Object.keys(CATALOGUES)) {

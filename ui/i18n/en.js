@@ -115,11 +115,12 @@ export default {
   'setup.computer': 'The computer',
   'setup.color': 'You play',
   'setup.random': 'Random',
+  'setup.level.hint': '1 is a beginner, 8 plays as strong as it can.',
   'setup.level': 'Level',
-  'setup.level.1': 'Beginner',
-  'setup.level.2': 'Casual',
-  'setup.level.3': 'Club',
-  'setup.level.4': 'Strong',
+  
+  
+  
+  
   'setup.time': 'Clock',
   'setup.minutes': 'Minutes',
   'setup.increment': 'Seconds per move',

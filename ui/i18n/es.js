@@ -115,11 +115,12 @@ export default {
   'setup.computer': 'El ordenador',
   'setup.color': 'Juegas con',
   'setup.random': 'Al azar',
+  'setup.level.hint': '1 es principiante; 8 juega lo más fuerte que puede.',
   'setup.level': 'Nivel',
-  'setup.level.1': 'Principiante',
-  'setup.level.2': 'Aficionado',
-  'setup.level.3': 'Club',
-  'setup.level.4': 'Fuerte',
+  
+  
+  
+  
   'setup.time': 'Reloj',
   'setup.minutes': 'Minutos',
   'setup.increment': 'Segundos por jugada',

@@ -6,6 +6,8 @@ import { pieceShape } from '../pieces.js';
 import { destinations, isFlipped } from '../store.js';
 
 const FILES = 'abcdefgh';
+/** Pieces fill about 80% of a square (their art spans ~34 of its 45 units). */
+const PIECE_SCALE = 2.36;
 
 function squareXY(square, flipped) {
   const file = FILES.indexOf(square[0]);
@@ -69,7 +71,7 @@ export function renderBoard(state, { t, intent }) {
       showFile ? s('text', { x: x + 94, y: y + 94, 'text-anchor': 'end', class: `coord ${light ? 'on-light' : 'on-dark'}`, 'aria-hidden': 'true' }, FILES[f]) : null));
       if (piece) {
         pieces.push(s('g', { class: 'piece', 'data-piece-square': square, 'data-piece': `${piece.color}-${piece.role}`, 'pointer-events': 'none' },
-          s('g', { transform: `translate(${x + 3} ${y + 3}) scale(${94 / 45})` }, pieceShape(piece.color, piece.role))));
+          s('g', { transform: `translate(${x + 50 - 22.5 * PIECE_SCALE} ${y + 50 - 23.3 * PIECE_SCALE}) scale(${PIECE_SCALE})` }, pieceShape(piece.color, piece.role))));
       }
     }
   }

@@ -19,7 +19,8 @@ export function renderSetup(state, { t, intent }) {
     setup.variant === 'horde' ? h('p', { class: 'muted' }, t('setup.horde.rules')) : null,
     radios('opponent', [['human', t('setup.friend')], ['computer', t('setup.computer')]], setup.opponent, t('setup.opponent'), change('opponent')),
     computer ? radios('color', [['white', t('color.white')], ['black', t('color.black')], ['random', t('setup.random')]], setup.color, t('setup.color'), change('color')) : null,
-    computer ? radios('level', LEVELS.map((l) => [l, t(`setup.level.${l}`)]), setup.level, t('setup.level'), change('level')) : null,
+    computer ? radios('level', LEVELS.map((l) => [l, String(l)]), setup.level, t('setup.level'), change('level')) : null,
+    computer ? h('p', { class: 'muted hint' }, t('setup.level.hint')) : null,
     radios('time', TIME_CONTROLS.map((tc) => [tc, t(`time.${tc}`, { tc })]), setup.timeControl, t('setup.time'), change('timeControl')),
     setup.timeControl === 'custom'
       ? h('div', { class: 'custom-time' },
