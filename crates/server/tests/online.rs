@@ -246,7 +246,7 @@ async fn the_server_timer_detects_a_flag_and_annuls_before_a_first_move() {
 async fn a_flag_after_both_first_moves_loses() {
     let server = TestServer::start(Config::default()).await;
     let (mut w, mut b) =
-        pair(&server, options(Variant::Chess, Some((1_500, 0)), false, Color::White)).await;
+        pair(&server, options(Variant::Chess, Some((3_000, 0)), false, Color::White)).await;
     assert!(matches!(w.play(0, "e2e4").await, ServerMsg::MoveAck { .. }));
     assert!(matches!(b.play(1, "e7e5").await, ServerMsg::MoveAck { .. }));
     let e = b.until_event("flag", |e| matches!(e, RoomEvent::GameOver { .. })).await;
@@ -390,8 +390,8 @@ async fn room_creation_is_rate_limited_per_address() {
 #[tokio::test]
 async fn a_silent_connection_is_noticed_and_the_shield_starts() {
     let config = Config {
-        ping_interval: Duration::from_millis(250),
-        idle_timeout: Duration::from_millis(1_500),
+        ping_interval: Duration::from_millis(500),
+        idle_timeout: Duration::from_millis(3_000),
         ..Config::default()
     };
     let server = TestServer::start(config).await;
