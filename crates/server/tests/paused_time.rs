@@ -63,3 +63,31 @@ async fn a_five_minute_flag_falls_on_the_server_timer() {
     assert!(t0.elapsed() >= Duration::from_secs(299) && t0.elapsed() <= Duration::from_secs(302));
     server.stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_unjoined_room_expires() {
+    let lifetimes = maharajah_server::Lifetimes {
+        open: Duration::from_secs(600),
+        ..maharajah_server::Lifetimes::default()
+    };
+    let server = TestServer::start(Config { lifetimes, ..patient() }).await;
+    let mut a = Client::connect(server.addr).await;
+    a.patience = Duration::from_secs(3600);
+    let code = a.create(options(Variant::Chess, None, false, Color::White)).await;
+    tokio::time::sleep(Duration::from_secs(599)).await;
+    let mut b = Client::connect(server.addr).await;
+    b.join(&code).await; // still there after 9 min 59 s ...
+    b.send(&ClientMsg::Resign { token: b.token.clone() }).await;
+    b.until_event("over", |e| matches!(e, RoomEvent::GameOver { .. })).await;
+    // ... and a finished room is kept 15 minutes for both to see the result, then forgotten.
+    tokio::time::sleep(Duration::from_secs(15 * 60 + 1)).await;
+    let mut c = Client::connect(server.addr).await;
+    c.send(&ClientMsg::Rejoin { code: code.clone(), token: b.token.clone(), last_seq: 0 }).await;
+    assert_eq!(c.until_error().await.0, ErrorCode::RoomNotFound);
+
+    let code2 = a.create(options(Variant::Chess, None, false, Color::White)).await;
+    tokio::time::sleep(Duration::from_secs(601)).await;
+    c.send(&ClientMsg::JoinRoom { code: code2 }).await;
+    assert_eq!(c.until_error().await.0, ErrorCode::RoomNotFound);
+    server.stop().await;
+}
