@@ -14,7 +14,8 @@
 //!
 //! The first message on a connection is [`ClientMsg::Hello`] carrying [`PROTOCOL_VERSION`]; a
 //! server speaking another version answers [`ErrorCode::VersionMismatch`] with a message both
-//! sides can show, and closes.
+//! sides can show, and closes. So that this works across versions, `hello`, `welcome` and
+//! `error` keep their shape in every protocol version (new fields only, never removed ones).
 
 pub mod army;
 mod code;
