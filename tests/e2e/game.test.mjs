@@ -148,7 +148,12 @@ test('the computer answers with a legal move', async () => {
   await d.screenshot('game-computer-390x844.png');
 });
 
-test('a game continues after the app is closed and opened again', async () => {
+test('a game and the settings survive closing and opening the app', async () => {
+  await toMenu();
+  await d.tap('#menu-settings');
+  await d.tap('#theme-green');
+  await d.tap('#setting-animation');
+  await d.tap('#back');
   await newGame('classic', async () => {
     await d.tap('#time-5\\+3');
   });
@@ -161,6 +166,7 @@ test('a game continues after the app is closed and opened again', async () => {
   await waitFor('the saved moves', async () => (await plies()) === 2);
   const history = await d.script('return [...document.querySelectorAll("#moves .san")].map((b) => b.textContent);');
   assert.deepEqual(history, ['1.d4', 'd5']);
+  assert.equal(await d.script('return document.querySelector("#board").classList.contains("theme-green");'), true, 'the theme was kept');
   await move('c2', 'c4');
   const clock = await d.text(await d.find('#clock-black'));
   assert.match(clock, /^[45]:\d\d$/);

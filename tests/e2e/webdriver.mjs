@@ -73,6 +73,8 @@ export async function startDriver(env = {}) {
 
   const d = {
     session: null,
+    /** tauri-driver's process id (the app and its WebKit processes descend from it). */
+    pid: child.pid,
     wd,
     /** Launches the app (a new process) at phone size. */
     async open(width = 390, height = 844) {
