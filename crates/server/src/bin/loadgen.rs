@@ -2,10 +2,11 @@
 //! prints games, moves/s, p50/p99 move round trip, and (for the in-process server) RSS and CPU.
 //!
 //! ```text
-//! maharajah-loadgen [--games N] [--plies P] [--addr HOST:PORT]
+//! maharajah-loadgen [--games N] [--plies P] [--addr HOST:PORT | --db PATH]
 //! ```
 //!
-//! Without `--addr` it starts the server library in this process (in memory, limits lifted), so
+//! Without `--addr` it starts the server library in this process (in memory, or in SQLite at
+//! `--db PATH`; limits lifted), so
 //! the RSS and CPU printed are server and clients together. With `--addr` it drives an external
 //! server, which must allow that many connections from one address
 //! (`--max-connections-per-ip`, `--messages-per-second`).
@@ -31,10 +32,11 @@ struct Args {
     games: usize,
     plies: u32,
     addr: Option<SocketAddr>,
+    db: Option<std::path::PathBuf>,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut a = Args { games: 100, plies: 40, addr: None };
+    let mut a = Args { games: 100, plies: 40, addr: None, db: None };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value"));
@@ -48,10 +50,11 @@ fn parse_args() -> Result<Args, String> {
             "--addr" => {
                 a.addr = Some(value("--addr")?.parse().map_err(|e| format!("--addr: {e}"))?)
             }
+            "--db" => a.db = Some(value("--db")?.into()),
             _ => {
-                return Err(
-                    "usage: maharajah-loadgen [--games N] [--plies P] [--addr HOST:PORT]".into()
-                )
+                return Err("usage: maharajah-loadgen [--games N] [--plies P] \
+                            [--addr HOST:PORT | --db PATH]"
+                    .into())
             }
         }
     }
@@ -191,6 +194,7 @@ async fn main() -> ExitCode {
                 max_connections_per_ip: usize::MAX,
                 messages_per_second: 1_000_000,
                 rooms_per_minute_per_ip: u32::MAX,
+                db: args.db.clone(),
                 ..maharajah_server::Config::default()
             };
             let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
