@@ -192,3 +192,60 @@ test('the game screen at desktop size puts the moves beside the board', async ()
   await d.screenshot('game-desktop-1280x800.png');
   await d.wd('POST', `/session/${d.session}/window/rect`, { width: 390, height: 844 });
 });
+
+test('drag a piece, review the move list, take back, offer a draw and resign', async () => {
+  await newGame('classic');
+  // Drag e2 → e4 with pointer actions.
+  const from = await d.find('g.sq[data-square="e2"] > rect');
+  const to = await d.find('g.sq[data-square="e4"] > rect');
+  const origin = (id) => ({ 'element-6066-11e4-a52e-4f735466cecf': id });
+  await d.wd('POST', `/session/${d.session}/actions`, { actions: [{
+    type: 'pointer', id: 'finger', parameters: { pointerType: 'mouse' },
+    actions: [
+      { type: 'pointerMove', duration: 0, origin: origin(from), x: 0, y: 0 },
+      { type: 'pointerDown', button: 0 },
+      { type: 'pointerMove', duration: 150, origin: origin(to), x: 0, y: 0 },
+      { type: 'pointerUp', button: 0 },
+    ],
+  }] });
+  await d.wd('DELETE', `/session/${d.session}/actions`);
+  await waitFor('e4 dragged', async () => (await pieceAt('e4')) === 'white-pawn');
+  await move('e7', 'e5');
+  await move('g1', 'f3');
+  // Review the position after 1. e4.
+  await d.tap('#moves .san[data-ply="1"]');
+  await waitFor('the review board', async () => (await pieceAt('e5')) === null && (await pieceAt('e4')) === 'white-pawn');
+  assert.equal(await pieceAt('g1'), 'white-knight');
+  await d.screenshot('game-review-390x844.png');
+  await d.tap('#live');
+  await waitFor('the live board', async () => (await pieceAt('f3')) === 'white-knight');
+  // Take back Nf3.
+  await d.tap('#takeback');
+  await waitFor('Nf3 taken back', async () => (await plies()) === 2 && (await pieceAt('g1')) === 'white-knight');
+  // White offers a draw, Black sees it after White's move and may accept; here Black plays on.
+  await d.tap('#offer-draw');
+  await waitFor('the offer', () => d.find('#draw-offer'));
+  await move('d2', 'd4');
+  await waitFor('the accept button for Black', () => d.find('#accept-draw'));
+  await move('d7', 'd5');
+  assert.equal(await d.script('return document.querySelector("#draw-offer");'), null, 'a move declines the offer');
+  await d.tap('#resign');
+  await d.tap('#resign-confirm');
+  const title = await waitFor('the result dialog', async () => d.text(await d.find('#result-dialog h2')));
+  assert.equal(title, 'Black wins', 'White, to move, resigned');
+  assert.equal(await d.text(await d.find('#result-reason')), 'by resignation');
+  await d.tap('#result-close');
+});
+
+test('saved games are listed with variant, opponent and result', async () => {
+  await toMenu();
+  await d.tap('#menu-history');
+  const items = await waitFor('the list', async () => {
+    const texts = await d.script('return [...document.querySelectorAll("#history-list .history-item")].map((b) => b.textContent);');
+    return texts.length ? texts : null;
+  });
+  assert.ok(items.some((t) => /Chess · pass-and-play.*Black wins · by checkmate/.test(t)), items.join('\n'));
+  assert.ok(items.some((t) => /Horde · pass-and-play.*in progress/.test(t)), items.join('\n'));
+  await d.screenshot('history-390x844.png');
+  await d.tap('#back');
+});
