@@ -249,3 +249,16 @@ test('saved games are listed with variant, opponent and result', async () => {
   await d.screenshot('history-390x844.png');
   await d.tap('#back');
 });
+
+test('moves can be made with the keyboard on the board', async () => {
+  await newGame('classic');
+  const key = (value) => d.wd('POST', `/session/${d.session}/actions`, { actions: [{ type: 'key', id: 'kb', actions: [{ type: 'keyDown', value }, { type: 'keyUp', value }] }] });
+  await d.script('document.querySelector(\'g.sq[data-square="e2"]\').focus();');
+  await key('\uE007'); // Enter: select e2
+  await waitFor('e2 selected', async () => (await d.script('return document.querySelector(\'g.sq[aria-pressed="true"]\')?.dataset.square;')) === 'e2');
+  await key('\uE013'); // ArrowUp: e3
+  await key('\uE013'); // ArrowUp: e4
+  await key('\uE007'); // Enter: move
+  await waitFor('e4 played from the keyboard', async () => (await pieceAt('e4')) === 'white-pawn');
+  assert.equal(await d.script('return document.activeElement && document.activeElement.getAttribute("data-square");'), 'e4', 'focus stays on the square');
+});

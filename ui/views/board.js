@@ -22,6 +22,32 @@ function squareAt(x, y, flipped) {
   return flipped ? `${FILES[7 - col]}${row + 1}` : `${FILES[col]}${8 - row}`;
 }
 
+/** The square the keyboard is on, kept across re-renders so focus returns to it. */
+let keyboardSquare = null;
+let keyboardActive = false;
+
+/** Arrow keys walk the squares (as seen on screen); Enter or Space taps the focused one. */
+function onSquareKey(event, square, flipped, intent) {
+  const steps = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
+  if (event.key === 'Enter' || event.key === ' ') {
+    event.preventDefault();
+    keyboardActive = true;
+    intent({ type: 'square', square });
+    return;
+  }
+  const step = steps[event.key];
+  if (!step) return;
+  event.preventDefault();
+  const [df, dr] = flipped ? [-step[0], -step[1]] : step;
+  const file = FILES.indexOf(square[0]) + df;
+  const rank = Number(square[1]) + dr;
+  if (file < 0 || file > 7 || rank < 1 || rank > 8) return;
+  const next = `${FILES[file]}${rank}`;
+  const board = event.currentTarget.ownerSVGElement;
+  board?.querySelectorAll('g.sq').forEach((g) => g.setAttribute('tabindex', g.dataset.square === next ? '0' : '-1'));
+  board?.querySelector(`g.sq[data-square="${next}"]`)?.focus();
+}
+
 /** Plays the last move's slide once per new snapshot (remembered across re-renders). */
 let lastAnimated = null;
 
@@ -63,7 +89,10 @@ export function renderBoard(state, { t, intent }) {
         role: 'button',
         'aria-label': label,
         'aria-pressed': selected === square ? 'true' : null,
+        tabindex: square === (keyboardSquare ?? selected ?? (flipped ? 'e7' : 'e2')) ? '0' : '-1',
         onclick: () => intent({ type: 'square', square }),
+        onkeydown: (event) => onSquareKey(event, square, flipped, intent),
+        onfocus: () => { keyboardSquare = square; },
       },
       s('rect', { x, y, width: 100, height: 100, class: light ? 'light' : 'dark' }),
       marks,
@@ -100,6 +129,14 @@ export function renderBoard(state, { t, intent }) {
   lastAnimated = key ?? lastAnimated;
 
   if (!reviewing) attachDrag(svg, state, flipped, intent);
+  // After a keyboard tap re-renders the board, the focus goes back to the same square.
+  if (keyboardActive && keyboardSquare) {
+    // A microtask runs once the new board is in the document, before any further key press.
+    queueMicrotask(() => {
+      if (!state.ui.promotion && !state.ui.dialog) svg.querySelector(`g.sq[data-square="${keyboardSquare}"]`)?.focus();
+    });
+  }
+  svg.addEventListener('pointerdown', () => { keyboardActive = false; });
   return svg;
 }
 
