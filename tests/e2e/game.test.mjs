@@ -262,3 +262,35 @@ test('moves can be made with the keyboard on the board', async () => {
   await waitFor('e4 played from the keyboard', async () => (await pieceAt('e4')) === 'white-pawn');
   assert.equal(await d.script('return document.activeElement && document.activeElement.getAttribute("data-square");'), 'e4', 'focus stays on the square');
 });
+
+test('the computer thinks visibly, and a takeback cancels it', async () => {
+  await newGame('computer', async () => {
+    await d.tap('#level-8');
+  });
+  await move('e2', 'e4');
+  await waitFor('the thinking indicator', () => d.find('#thinking'));
+  await d.screenshot('game-thinking-390x844.png');
+  await d.tap('#takeback');
+  await waitFor('the takeback', async () => (await plies()) === 0 && (await pieceAt('e2')) === 'white-pawn');
+  assert.equal(await d.script('return document.querySelector("#thinking");'), null, 'no longer thinking');
+  // The cancelled search never plays its move.
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.equal(await plies(), 0);
+});
+
+test('a flag falls on the backend clock and the result names time', async () => {
+  await newGame('classic', async () => {
+    await d.tap('#time-custom');
+    await d.script('const m = document.querySelector("#custom-minutes"); m.value = "0.05"; m.dispatchEvent(new Event("input", { bubbles: true }));');
+    await d.script('const i = document.querySelector("#custom-increment"); i.value = "0"; i.dispatchEvent(new Event("input", { bubbles: true }));');
+  });
+  assert.equal(await d.text(await d.find('#clock-black')), '0:03.0');
+  await move('e2', 'e4'); // Black's clock starts
+  await waitFor('the clock ticking', async () => (await d.text(await d.find('#clock-black'))) !== '0:03.0');
+  const title = await waitFor('the result dialog', async () => d.text(await d.find('#result-dialog h2')), 10000);
+  assert.equal(title, 'White wins');
+  assert.equal(await d.text(await d.find('#result-reason')), 'on time');
+  assert.equal(await d.text(await d.find('#clock-black')), '0:00.0');
+  await d.screenshot('game-flag-390x844.png');
+  await d.tap('#result-close');
+});
