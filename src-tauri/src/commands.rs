@@ -97,7 +97,12 @@ impl AppState {
     ) -> Result<GameView, CommandError> {
         let now = self.now();
         let mut core = self.core();
-        action(&mut core, now, unix_now())?;
+        // A flag that fell since the last tick ends the game first (and is saved); a move made
+        // too late then answers with the finished game rather than an error.
+        let flagged = core.tick(now, unix_now())?;
+        if let Err(error) = action(&mut core, now, unix_now()) {
+            return flagged.ok_or_else(|| error.into());
+        }
         self.think(&mut core, now);
         Ok(core.view(now)?)
     }
