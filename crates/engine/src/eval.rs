@@ -3,13 +3,17 @@
 //! from the side to move's point of view.
 //!
 //! # How the weights were chosen
+//! They are hand-set, not machine-tuned: standard engine defaults for the orthodox terms, the
+//! published self-play results below for the compound pieces, and two checks in this crate —
+//! the Horde start must evaluate near balance (unit test) and the self-play runs recorded in
+//! BENCHMARKS.md (level ladder; army builder against random armies) must come out sensibly.
+//! A proper tuning run (Texel-style fitting on self-play positions) is future work.
 //! * **Material** starts from the army-builder costs (pawn 1 … Maharajah 13) but the costs are
 //!   prices, not strengths: they undervalue the archbishop and chancellor. The compound values
 //!   follow H. G. Muller's computer self-play studies of Capablanca pieces (archbishop and
 //!   chancellor close to a queen, far above their 6 and 8 point prices) and Fairy-Stockfish's
-//!   amazon, which is worth well over queen + knight's half; the orthodox values are the usual
-//!   100/320/330/480–530/950. How the values were checked in self-play is written in
-//!   BENCHMARKS.md ("Computer levels" and "Search").
+//!   amazon, worth clearly more than a queen and a half-knight; the orthodox values are the
+//!   usual 100/320/330/480–530/950.
 //! * **Mobility** is counted per movement atom (knight leap, diagonal slide, orthogonal slide),
 //!   so a compound piece's mobility is the sum of its halves with the same per-atom weights as
 //!   the orthodox pieces — no separate table per compound piece.
@@ -18,9 +22,10 @@
 //!   pawn-shield term. Only the middlegame half uses it.
 //! * **Horde**: a side without a king (its rules say `has_king == false`) owns only pawns at the
 //!   start, and every pawn is a potential queen and the side's only shield; its pawns are worth
-//!   more, connected ones more again, so the evaluation of the Horde start is near balance (as
-//!   practical results say) rather than −11 pawns. The king side must break the horde: it earns
-//!   a bonus for every isolated or doubled kingless pawn and for open files in the horde.
+//!   more (1.05 / 1.25 pawns), pawns defended by a pawn more again, and isolated ones are
+//!   penalised harder, so the Horde start evaluates near balance (as practical results say)
+//!   rather than −11 pawns, and the king side is rewarded for breaking the horde into islands.
+//!   Doubled pawns cost the horde little: it is stacked by design.
 //! * **Mop-up**: with a winning material lead and no enemy pawns, drive the lone king to the
 //!   edge and bring the own king close, so the compound pieces' mates are found.
 
@@ -43,6 +48,18 @@ pub const MATERIAL: [(i32, i32); 9] = [
 
 /// Pawn value of a side without a king (Horde's White), middlegame and endgame.
 const KINGLESS_PAWN: (i32, i32) = (105, 125);
+
+/// Every role but the pawn, in evaluation order.
+const PIECE_ROLES: [Role; 8] = [
+    Role::Knight,
+    Role::Bishop,
+    Role::Rook,
+    Role::Queen,
+    Role::King,
+    Role::Archbishop,
+    Role::Chancellor,
+    Role::Maharajah,
+];
 
 /// Game-phase weight of each role; the phase is full (middlegame) at [`PHASE_MAX`].
 const PHASE: [i32; 9] = [0, 1, 1, 2, 4, 0, 3, 3, 5];
@@ -185,8 +202,10 @@ fn side(pos: &Position, us: Color, phase: &mut i32, material: &mut [i32; 2]) -> 
     // Pieces.
     let mut bishops_light = false;
     let mut bishops_dark = false;
-    for sq in ours & !pawns {
-        let Some(role) = pos.role_at(sq) else { continue };
+    for (sq, role) in PIECE_ROLES
+        .into_iter()
+        .flat_map(|role| (pos.by_role(role) & ours).map(move |sq| (sq, role)))
+    {
         let (mg, eg) = MATERIAL[role.index()];
         s += S(mg, eg);
         material[us as usize] += mg;

@@ -97,6 +97,12 @@ fn mates_are_found_and_agree_with_the_solver() {
 }
 
 #[test]
+fn searcher_can_move_to_a_worker_thread() {
+    fn assert_send<T: Send + 'static>() {}
+    assert_send::<Searcher>();
+}
+
+#[test]
 fn a_hanging_compound_piece_is_taken() {
     let cases = [
         (Variant::Maharajah, "4k3/8/8/3c4/8/8/8/3RK3 w - - 0 1", "d1d5"),

@@ -13,9 +13,9 @@
 //! | 2 | 2 | 1 500 | 150 | 0.3 s |
 //! | 3 | 3 | 4 000 | 90 | 0.4 s |
 //! | 4 | 4 | 12 000 | 55 | 0.5 s |
-//! | 5 | 6 | 40 000 | 30 | 0.7 s |
-//! | 6 | 8 | 120 000 | 15 | 1 s |
-//! | 7 | 12 | 400 000 | 6 | 1.5 s |
+//! | 5 | 6 | 20 000 | 30 | 0.7 s |
+//! | 6 | 8 | 40 000 | 15 | 1 s |
+//! | 7 | 12 | 80 000 | 6 | 1.5 s |
 //! | 8 | — | — | 0 | 3 s |
 //!
 //! The ladder (neighbouring levels in self-play) is measured by `examples/ladder.rs`; the table
@@ -46,9 +46,9 @@ const PARAMS: [Params; 8] = [
     Params { depth: Some(2), nodes: Some(1_500), noise: 150, think_ms: 300 },
     Params { depth: Some(3), nodes: Some(4_000), noise: 90, think_ms: 400 },
     Params { depth: Some(4), nodes: Some(12_000), noise: 55, think_ms: 500 },
-    Params { depth: Some(6), nodes: Some(40_000), noise: 30, think_ms: 700 },
-    Params { depth: Some(8), nodes: Some(120_000), noise: 15, think_ms: 1_000 },
-    Params { depth: Some(12), nodes: Some(400_000), noise: 6, think_ms: 1_500 },
+    Params { depth: Some(6), nodes: Some(20_000), noise: 30, think_ms: 700 },
+    Params { depth: Some(8), nodes: Some(40_000), noise: 15, think_ms: 1_000 },
+    Params { depth: Some(12), nodes: Some(80_000), noise: 6, think_ms: 1_500 },
     Params { depth: None, nodes: None, noise: 0, think_ms: 3_000 },
 ];
 
