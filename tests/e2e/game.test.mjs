@@ -294,3 +294,25 @@ test('a flag falls on the backend clock and the result names time', async () => 
   await d.screenshot('game-flag-390x844.png');
   await d.tap('#result-close');
 });
+
+test('an unreadable import says why; the game screen speaks Spanish', async () => {
+  await toMenu();
+  await d.tap('#menu-history');
+  await d.typeInto('#import-text', 'not a game');
+  await d.tap('#import-submit');
+  const error = await waitFor('the import error', async () => d.text(await d.find('#import-error')));
+  assert.match(error, /could not read the game/);
+  await d.tap('#back');
+  await d.tap('#menu-settings');
+  await d.tap('#language-es');
+  await d.tap('#back');
+  await newGame('classic');
+  assert.equal(await d.script('return document.querySelector(\'g.sq[data-square="g8"]\').getAttribute("aria-label");'), 'g8, caballo negro');
+  assert.equal(await d.text(await d.find('#flip')), 'Girar tablero');
+  await move('e2', 'e4');
+  await d.screenshot('game-es-390x844.png');
+  await d.tap('#back');
+  await d.tap('#menu-settings');
+  await d.tap('#language-en');
+  await d.tap('#back');
+});
