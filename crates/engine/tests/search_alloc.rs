@@ -1,0 +1,65 @@
+//! The search loop does not allocate: a counting global allocator shows that a search of many
+//! more nodes makes no more allocations than a small one beyond one PV copy per iteration.
+#![allow(clippy::unwrap_used)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use maharajah_engine::search::{Limits, SearchResult, Searcher};
+use maharajah_engine::{Game, Position, Variant};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+#[allow(unsafe_code)]
+// SAFETY: forwards every call unchanged to the system allocator; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn counted(searcher: &mut Searcher, game: &Game, depth: u32) -> (usize, SearchResult) {
+    let stop = AtomicBool::new(false);
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let r = searcher.think(game, &Limits::depth(depth), &stop, &|| Duration::ZERO, &mut |_| {});
+    (ALLOCATIONS.load(Ordering::Relaxed) - before, r)
+}
+
+#[test]
+fn allocations_do_not_grow_with_nodes() {
+    let game = Game::new(
+        Position::from_fen(Variant::Maharajah, "mcnbkbnr/4p3/8/8/8/8/3PPPP1/CANAKBNA w - - 0 1")
+            .unwrap(),
+    );
+    let mut searcher = Searcher::new(2);
+    let _ = counted(&mut searcher, &game, 2); // warm up the slider tables
+    searcher.clear();
+    let (small, r_small) = counted(&mut searcher, &game, 2);
+    searcher.clear();
+    let (large, r_large) = counted(&mut searcher, &game, 7);
+    assert!(r_large.nodes > 50 * r_small.nodes, "{} vs {}", r_large.nodes, r_small.nodes);
+    // At most one PV vector per extra iteration, whatever the node count.
+    assert!(
+        large <= small + 2 * 5,
+        "{small} allocations for {} nodes, {large} for {}",
+        r_small.nodes,
+        r_large.nodes
+    );
+}
