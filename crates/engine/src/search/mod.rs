@@ -774,7 +774,7 @@ impl Searcher {
         let promos_best = best_promotion(pos);
         {
             let p = &mut self.plies[ply];
-            p.moves = pos.legal_moves();
+            fill_legal(pos, &mut p.moves);
             if p.moves.is_empty() {
                 return if in_check { -MATE + ply as i32 } else { 0 };
             }
@@ -870,9 +870,8 @@ impl Searcher {
     fn generate_ordered(&mut self, pos: &Position, ply: usize, tt_move: Option<Move>) {
         let killers = self.killers[ply];
         let c = pos.turn() as usize * 64;
-        let moves = pos.legal_moves();
         let p = &mut self.plies[ply];
-        p.moves = moves;
+        fill_legal(pos, &mut p.moves);
         for (i, &mv) in p.moves.iter().enumerate() {
             p.scores[i] = if Some(mv) == tt_move {
                 i32::MAX
@@ -911,6 +910,14 @@ impl Searcher {
         p.moves.as_mut_slice().swap(i, best);
         p.moves[i]
     }
+}
+
+/// Replaces the contents of `list` with the legal moves of `pos`, in generation order, without
+/// building (and copying) a fresh list.
+#[inline]
+fn fill_legal(pos: &Position, list: &mut MoveList) {
+    list.retain(|_| false);
+    pos.for_each_legal_move(|m| list.push(m));
 }
 
 #[inline]
