@@ -825,6 +825,29 @@ mod tests {
     }
 
     #[test]
+    fn a_variant_side_promotes_to_compound_pieces_and_a_classic_side_does_not() {
+        // White has a compound piece (a variant side), Black has only orthodox pieces.
+        let s = Session::import("7k/P7/8/8/8/8/6p1/K3M3 w - - 0 1", 0).expect("maharajah fen");
+        assert_eq!(s.variant(), Variant::Maharajah);
+        let promotions = |s: &Session, prefix: &str| {
+            let mut roles: Vec<char> = s
+                .view(0)
+                .legal
+                .iter()
+                .map(ToString::to_string)
+                .filter(|m| m.starts_with(prefix))
+                .filter_map(|m| m.chars().nth(4))
+                .collect();
+            roles.sort_unstable();
+            roles
+        };
+        assert_eq!(promotions(&s, "a7a8"), ['a', 'b', 'c', 'm', 'n', 'q', 'r']);
+        let mut s = s;
+        s.play(s.parse_move("Kb2").expect("legal"), 0).expect("legal");
+        assert_eq!(promotions(&s, "g2g1"), ['b', 'n', 'q', 'r'], "Black is a classic side");
+    }
+
+    #[test]
     fn horde_starts_with_thirty_six_white_pawns() {
         let s = pass_and_play(Variant::Horde, None);
         let view = s.view(0);
