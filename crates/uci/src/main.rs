@@ -5,8 +5,9 @@
 //! value <v>`, `position startpos|fen <fen> [moves ...]`, `go` with `depth`, `nodes`,
 //! `movetime`, `wtime`, `btime`, `winc`, `binc`, `movestogo`, `infinite` (or `go perft <n>`),
 //! `stop`, `bench [depth]`, `d`, `quit`. The search runs on a worker thread, so `stop` and
-//! `isready` are answered while it thinks. Bad input gets an `info string error: ...` line and
-//! the program keeps running.
+//! `isready` are answered while it thinks. A `position` or `go` that arrives while a bounded
+//! search runs waits for its `bestmove`; during `go infinite` it is refused until `stop`. Bad
+//! input gets an `info string error: ...` line and the program keeps running.
 
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,7 +32,7 @@ fn emit(line: &str) {
 /// A search running on its worker thread.
 struct Running {
     stop: Arc<AtomicBool>,
-    /// Set just before `bestmove` is printed: from then on the GUI may send the next `go`.
+    /// Set just before `bestmove` is printed.
     done: Arc<AtomicBool>,
     infinite: bool,
     handle: JoinHandle<Searcher>,
@@ -134,8 +135,9 @@ impl Session {
         }
     }
 
-    fn is_searching(&self) -> bool {
-        self.running.as_ref().is_some_and(|r| !r.done.load(Ordering::Acquire))
+    /// `true` while a `go infinite` search has not printed its bestmove.
+    fn is_searching_infinite(&self) -> bool {
+        self.running.as_ref().is_some_and(|r| r.infinite && !r.done.load(Ordering::Acquire))
     }
 
     fn setoption(&mut self, args: &[&str]) -> Result<(), String> {
@@ -187,9 +189,10 @@ impl Session {
             let mv: Move = text.parse().map_err(|e| format!("{e}"))?;
             game.play(mv).map_err(|e| format!("illegal move {} in {}", e.mv, e.position))?;
         }
-        if self.is_searching() {
-            return Err("cannot change the position while searching (send stop first)".into());
+        if self.is_searching_infinite() {
+            return Err("cannot change the position during go infinite (send stop first)".into());
         }
+        // A bounded search still running is waited for: its bestmove comes first.
         self.finish(false);
         self.game = game;
         Ok(())
@@ -200,8 +203,8 @@ impl Session {
             return self.perft(n);
         }
         let limits = parse_limits(args)?;
-        if self.is_searching() {
-            return Err("already searching (send stop first)".into());
+        if self.is_searching_infinite() {
+            return Err("already searching with go infinite (send stop first)".into());
         }
         self.finish(false);
         let mut searcher = self.searcher.take().unwrap_or_else(|| Searcher::new(self.hash_mb));

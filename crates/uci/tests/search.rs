@@ -202,3 +202,16 @@ fn bench_node_count_is_deterministic() {
     assert_eq!(nodes(&a), nodes(&b));
     assert!(a.contains("Nodes/second:"), "{a}");
 }
+
+#[test]
+fn back_to_back_commands_wait_for_the_running_search() {
+    let out = run(
+        "position startpos\ngo depth 3\ngo depth 2\nposition startpos moves e2e4\n\
+         go nodes 2000\nposition fen 6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1 moves a1a8\ngo depth 2\n",
+    );
+    let moves: Vec<&str> = out.lines().filter(|l| l.starts_with("bestmove")).collect();
+    assert_eq!(moves.len(), 4, "{out}");
+    // Checkmated: no move to play.
+    assert_eq!(moves[3], "bestmove 0000", "{out}");
+    assert!(!out.contains("error"), "{out}");
+}
