@@ -316,3 +316,20 @@ test('an unreadable import says why; the game screen speaks Spanish', async () =
   await d.tap('#language-en');
   await d.tap('#back');
 });
+
+test('a Maharajah variant side is offered the compound pieces when promoting', async () => {
+  await toMenu();
+  await d.tap('#menu-history');
+  await d.script('const a = document.querySelector("#import-text"); a.value = ""; a.dispatchEvent(new Event("input", { bubbles: true }));');
+  await d.typeInto('#import-text', '7k/P7/8/8/8/8/6p1/K3M3 w - - 0 1');
+  await d.tap('#import-submit');
+  await waitFor('the board', () => d.find('#board'));
+  await d.tap('g.sq[data-square="a7"] > rect');
+  await d.tap('g.sq[data-square="a8"] > rect');
+  await waitFor('the picker', () => d.find('#promotion'));
+  const roles = await d.script('return [...document.querySelectorAll("#promotion .promo")].map((b) => b.dataset.role);');
+  assert.deepEqual(roles.sort(), ['archbishop', 'bishop', 'chancellor', 'knight', 'maharajah', 'queen', 'rook']);
+  await d.screenshot('game-promotion-variant-390x844.png');
+  await d.tap('#promotion .promo[data-role="maharajah"]');
+  await waitFor('the Maharajah on a8', async () => (await pieceAt('a8')) === 'white-maharajah');
+});
