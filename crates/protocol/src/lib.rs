@@ -7,6 +7,9 @@
 //!   [`ServerMsg::Event`] with its `seq`, so a reconnecting client can ask for what it missed.
 //! - [`ErrorCode`]: what went wrong, for programs; every error also carries a message for people.
 //! - [`decode_client`] / [`decode_server`]: checked decoding of one frame (size, JSON, tag).
+//! - [`chaturaji`]: Chaturaji rooms (four seats, dice): [`ChaturajiMsg`] (server → client),
+//!   [`ChaturajiEvent`], [`ChaturajiSnapshot`] and [`decode_chaturaji_server`]; the client side
+//!   uses new [`ClientMsg`] variants (`create_chaturaji`, `join_chaturaji`, …).
 //! - [`army`]: the canonical army text and the SHA-256 commitment of hidden setup.
 //! - [`AccessCode`]: the 8-character room code.
 //! - `fuzz/`: cargo-fuzz targets `decode` and `army` (nightly, own workspace):
@@ -18,10 +21,15 @@
 //! `error` keep their shape in every protocol version (new fields only, never removed ones).
 
 pub mod army;
+pub mod chaturaji;
 mod code;
 mod decode;
 mod types;
 
+pub use chaturaji::{
+    decode_chaturaji_server, ChaturajiAction, ChaturajiEvent, ChaturajiFrame, ChaturajiMsg,
+    ChaturajiSeatView, ChaturajiSnapshot, DieView,
+};
 pub use code::{AccessCode, AccessCodeError, ACCESS_CODE_ALPHABET, ACCESS_CODE_LEN};
 pub use decode::{decode_client, decode_server, encode, DecodeError};
 pub use types::*;

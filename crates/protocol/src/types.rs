@@ -188,6 +188,53 @@ pub enum ClientMsg {
         /// Seat token.
         token: String,
     },
+    /// Creates a Chaturaji room and takes its first person seat (see [`crate::chaturaji`]).
+    CreateChaturaji {
+        /// The table: `players` says which seats are people (2–4) and which are CPU (with level).
+        settings: maharajah_chaturaji::Settings,
+        /// The client's stable random device id (16–128 characters): a dropped person who comes
+        /// back from the same device gets their own seat back.
+        device: String,
+        /// Level of the CPU that plays for a person who dropped (default: the crate's default).
+        #[serde(default)]
+        stand_in: Option<maharajah_chaturaji::cpu::Level>,
+    },
+    /// Takes a free person seat of a Chaturaji room, or — from a device that already holds a
+    /// seat there — that same seat back (answered with its token).
+    JoinChaturaji {
+        /// The room's access code.
+        code: AccessCode,
+        /// The client's device id.
+        device: String,
+    },
+    /// Comes back to a Chaturaji seat: the token and the device must both be the seat's.
+    RejoinChaturaji {
+        /// The room's access code.
+        code: AccessCode,
+        /// The seat token.
+        token: String,
+        /// The client's device id.
+        device: String,
+        /// The last event number the client has seen (0 for none).
+        last_seq: u64,
+    },
+    /// A Chaturaji action of the token's seat. `step` is the number of game steps already
+    /// played (rolls, moves, ends of turn, time-outs, resignations: the game record's length);
+    /// resending the same action with the same `step` gets the same ack.
+    ChaturajiAct {
+        /// Seat token.
+        token: String,
+        /// The game step this action would be.
+        step: u32,
+        /// What to do.
+        action: crate::chaturaji::ChaturajiAction,
+    },
+    /// After the game is over: starts the next game at the table (first seat rotated per the
+    /// settings).
+    ChaturajiRematch {
+        /// Seat token.
+        token: String,
+    },
 }
 
 impl ClientMsg {
@@ -207,6 +254,11 @@ impl ClientMsg {
         "offer_draw",
         "decline_draw",
         "claim_draw",
+        "create_chaturaji",
+        "join_chaturaji",
+        "rejoin_chaturaji",
+        "chaturaji_act",
+        "chaturaji_rematch",
     ];
 
     /// The seat token the message acts with, if it is a seat action.
@@ -221,7 +273,11 @@ impl ClientMsg {
             | ClientMsg::Resign { token }
             | ClientMsg::OfferDraw { token }
             | ClientMsg::DeclineDraw { token }
-            | ClientMsg::ClaimDraw { token } => Some(token),
+            | ClientMsg::ClaimDraw { token }
+            | ClientMsg::RejoinChaturaji { token, .. }
+            | ClientMsg::ChaturajiAct { token, .. }
+            | ClientMsg::ChaturajiRematch { token } => Some(token),
+            ClientMsg::CreateChaturaji { .. } | ClientMsg::JoinChaturaji { .. } => None,
             ClientMsg::Hello { .. }
             | ClientMsg::Ping { .. }
             | ClientMsg::CreateRoom { .. }

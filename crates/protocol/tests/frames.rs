@@ -31,6 +31,24 @@ fn every_client_msg() -> Vec<ClientMsg> {
         ClientMsg::OfferDraw { token: token() },
         ClientMsg::DeclineDraw { token: token() },
         ClientMsg::ClaimDraw { token: token() },
+        ClientMsg::CreateChaturaji {
+            settings: maharajah_chaturaji::Settings::default(),
+            device: "device-1".into(),
+            stand_in: Some(maharajah_chaturaji::cpu::Level::Greedy),
+        },
+        ClientMsg::JoinChaturaji { code: "ABCDEFGH".parse().unwrap(), device: "device-2".into() },
+        ClientMsg::RejoinChaturaji {
+            code: "ABCDEFGH".parse().unwrap(),
+            token: token(),
+            device: "device-2".into(),
+            last_seq: 3,
+        },
+        ClientMsg::ChaturajiAct {
+            token: token(),
+            step: 0,
+            action: maharajah_protocol::ChaturajiAction::Roll,
+        },
+        ClientMsg::ChaturajiRematch { token: token() },
     ]
 }
 
