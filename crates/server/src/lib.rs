@@ -23,11 +23,14 @@
 //! - [`clock`]: the pure Fischer clock (injected time).
 //! - [`room`]: one room as a pure state machine (seats, hidden setup, moves, pauses, results,
 //!   numbered events and their ring buffer).
+//! - [`chaturaji`]: one Chaturaji room as a pure state machine (four seats, device ids, CPU
+//!   stand-ins, server-rolled dice, turn timer, rematch).
 //! - `rules`: the only module that calls the rules engine.
 //! - [`store`]: SQLite persistence (WAL) with a group-committing writer thread.
 //! - `server`: WebSocket transport, room actors, connection limits, shutdown.
 //! - `codes`: random access codes and seat tokens.
 
+pub mod chaturaji;
 pub mod clock;
 mod codes;
 pub mod room;

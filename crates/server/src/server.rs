@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use maharajah_protocol::{
-    decode_client, encode, version_mismatch_message, AccessCode, ByColor, ClientMsg, Color,
-    ErrorCode, RoomOptions, ServerMsg, MAX_FRAME_BYTES, PROTOCOL_VERSION,
+    decode_client, encode, version_mismatch_message, AccessCode, ByColor, ChaturajiMsg, ClientMsg,
+    Color, ErrorCode, RoomOptions, ServerMsg, MAX_FRAME_BYTES, PROTOCOL_VERSION,
 };
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, oneshot, watch, Notify};
@@ -28,6 +28,8 @@ use crate::clock::Millis;
 use crate::codes::{new_code, new_token};
 use crate::room::{Action, Lifetimes, Room, RoomError};
 use crate::store::{Store, StoreError};
+
+mod chaturaji;
 
 /// Server settings. `Default` suits a LAN host: in memory, generous limits.
 #[derive(Clone, Debug)]
@@ -81,6 +83,7 @@ pub enum ServerError {
 
 enum Out {
     Msg(ServerMsg),
+    Chaturaji(Box<ChaturajiMsg>),
     Close,
 }
 
@@ -94,7 +97,16 @@ struct Link {
 impl Link {
     /// Queues a message; a connection too slow to take it is closed (it will resync).
     fn send(&self, msg: ServerMsg) -> bool {
-        match self.tx.try_send(Out::Msg(msg)) {
+        self.send_out(Out::Msg(msg))
+    }
+
+    /// Queues a Chaturaji message, like [`Link::send`].
+    fn send_chaturaji(&self, msg: ChaturajiMsg) -> bool {
+        self.send_out(Out::Chaturaji(Box::new(msg)))
+    }
+
+    fn send_out(&self, out: Out) -> bool {
+        match self.tx.try_send(out) {
             Ok(()) => true,
             Err(_) => {
                 self.kill.notify_one();
@@ -133,6 +145,8 @@ struct Shared {
     store: Store,
     epoch: Instant,
     rooms: Mutex<HashMap<AccessCode, RoomTx>>,
+    /// Chaturaji rooms; codes are unique across both maps.
+    chaturaji_rooms: Mutex<HashMap<AccessCode, chaturaji::ChaturajiTx>>,
     per_ip: Mutex<HashMap<IpAddr, usize>>,
     join_failures: Mutex<HashMap<IpAddr, (Millis, u32)>>,
     creations: Mutex<HashMap<IpAddr, (Millis, u32)>>,
@@ -195,7 +209,23 @@ fn count(map: &Mutex<HashMap<IpAddr, (Millis, u32)>>, ip: IpAddr, now: Millis) {
     e.1 += 1;
 }
 
-impl Shared {}
+impl Shared {
+    /// Rooms held now, of both kinds.
+    fn room_count(&self) -> usize {
+        lock(&self.rooms).len() + lock(&self.chaturaji_rooms).len()
+    }
+
+    /// A fresh access code free in both maps (reserve it before releasing the locks).
+    fn free_code(&self) -> AccessCode {
+        let rooms = lock(&self.rooms);
+        let chaturaji = lock(&self.chaturaji_rooms);
+        let mut code = new_code();
+        while rooms.contains_key(&code) || chaturaji.contains_key(&code) {
+            code = new_code();
+        }
+        code
+    }
+}
 
 /// Runs the server on `listener` until `shutdown` completes, then closes every connection and
 /// room task and returns.
@@ -212,9 +242,9 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServerError> {
-    let (store, records) = match &config.db {
-        Some(path) => Store::open(path)?,
-        None => (Store::memory(), Vec::new()),
+    let (store, records, chaturaji_records) = match &config.db {
+        Some(path) => Store::open_all(path)?,
+        None => (Store::memory(), Vec::new(), Vec::new()),
     };
     let (stop_tx, stop_rx) = watch::channel(false);
     let (alive, mut all_done) = mpsc::channel::<()>(1);
@@ -223,6 +253,7 @@ pub async fn run(
         store,
         epoch: Instant::now(),
         rooms: Mutex::new(HashMap::new()),
+        chaturaji_rooms: Mutex::new(HashMap::new()),
         per_ip: Mutex::new(HashMap::new()),
         join_failures: Mutex::new(HashMap::new()),
         creations: Mutex::new(HashMap::new()),
@@ -251,6 +282,8 @@ pub async fn run(
             Err(e) => eprintln!("maharajah-server: room {code} cannot be recovered: {e}"),
         }
     }
+
+    chaturaji::recover(&shared, chaturaji_records, now).await;
 
     let result = tokio::select! {
         r = accept_loop(&shared, &listener) => r,
@@ -357,6 +390,7 @@ struct Conn {
     ip: IpAddr,
     hello: bool,
     room: Option<(AccessCode, RoomTx)>,
+    chaturaji: Option<(AccessCode, chaturaji::ChaturajiTx)>,
     bucket: Bucket,
     refused: u32,
 }
@@ -395,6 +429,11 @@ async fn serve_connection(shared: &Arc<Shared>, stream: TcpStream, peer: SocketA
                         break;
                     }
                 }
+                Some(Out::Chaturaji(m)) => {
+                    if sink.send(Message::text(encode(&*m))).await.is_err() {
+                        break;
+                    }
+                }
                 Some(Out::Close) | None => {
                     let _ = sink.close().await;
                     break;
@@ -410,6 +449,7 @@ async fn serve_connection(shared: &Arc<Shared>, stream: TcpStream, peer: SocketA
         ip: peer.ip(),
         hello: false,
         room: None,
+        chaturaji: None,
         bucket: Bucket { tokens: 2.0 * rate, rate, last: Instant::now() },
         refused: 0,
     };
@@ -471,7 +511,12 @@ fn action_of(msg: ClientMsg) -> Option<(String, Action)> {
         ClientMsg::OfferDraw { token } => (token, Action::OfferDraw),
         ClientMsg::DeclineDraw { token } => (token, Action::DeclineDraw),
         ClientMsg::ClaimDraw { token } => (token, Action::ClaimDraw),
-        ClientMsg::Hello { .. }
+        ClientMsg::CreateChaturaji { .. }
+        | ClientMsg::JoinChaturaji { .. }
+        | ClientMsg::RejoinChaturaji { .. }
+        | ClientMsg::ChaturajiAct { .. }
+        | ClientMsg::ChaturajiRematch { .. }
+        | ClientMsg::Hello { .. }
         | ClientMsg::Ping { .. }
         | ClientMsg::CreateRoom { .. }
         | ClientMsg::JoinRoom { .. }
@@ -544,6 +589,27 @@ impl Conn {
             ClientMsg::Rejoin { code, token, last_seq } => {
                 self.join(code, Some((token, last_seq))).await
             }
+            ClientMsg::CreateChaturaji { settings, device, stand_in } => {
+                self.create_chaturaji(settings, device, stand_in.unwrap_or_default()).await
+            }
+            ClientMsg::JoinChaturaji { code, device } => {
+                self.join_chaturaji(code, device, None).await
+            }
+            ClientMsg::RejoinChaturaji { code, token, device, last_seq } => {
+                self.join_chaturaji(code, device, Some((token, last_seq))).await
+            }
+            ClientMsg::ChaturajiAct { token, step, action } => {
+                self.chaturaji_cmd(chaturaji::Cmd::Act {
+                    token,
+                    step,
+                    action,
+                    link: self.link.clone(),
+                })
+                .await
+            }
+            ClientMsg::ChaturajiRematch { token } => {
+                self.chaturaji_cmd(chaturaji::Cmd::Rematch { token, link: self.link.clone() }).await
+            }
             other => {
                 let Some((token, action)) = action_of(other) else { return Flow::Continue };
                 let Some((_, room)) = &self.room else {
@@ -563,6 +629,9 @@ impl Conn {
         if let Some((_, room)) = self.room.take() {
             let _ = room.send(RoomCmd::Detach { conn: self.link.id }).await;
         }
+        if let Some((_, room)) = self.chaturaji.take() {
+            let _ = room.send(chaturaji::Cmd::Detach { conn: self.link.id }).await;
+        }
     }
 
     async fn create(&mut self, options: &RoomOptions) -> Flow {
@@ -572,7 +641,7 @@ impl Conn {
         if !within_limit(&shared.creations, self.ip, now, limit) {
             return self.refuse(ErrorCode::RateLimited, "too many new rooms; wait a minute");
         }
-        if lock(&shared.rooms).len() >= shared.config.max_rooms {
+        if shared.room_count() >= shared.config.max_rooms {
             return self.refuse(ErrorCode::Unavailable, "the server is full; try again later");
         }
         count(&shared.creations, self.ip, now);
@@ -586,7 +655,7 @@ impl Conn {
         let code = {
             let mut rooms = lock(&shared.rooms);
             let mut code = new_code();
-            while rooms.contains_key(&code) {
+            while rooms.contains_key(&code) || lock(&shared.chaturaji_rooms).contains_key(&code) {
                 code = new_code();
             }
             rooms.insert(code.clone(), tx.clone());

@@ -12,6 +12,7 @@ use std::thread;
 use rusqlite::{params, Connection};
 use tokio::sync::oneshot;
 
+use crate::chaturaji::ChaturajiRecord;
 use crate::room::RoomRecord;
 
 /// A storage failure.
@@ -34,8 +35,8 @@ pub enum StoreError {
 }
 
 enum Job {
-    Save { code: String, json: String, reply: oneshot::Sender<Result<(), String>> },
-    Delete { code: String, reply: oneshot::Sender<Result<(), String>> },
+    Save { table: Table, code: String, json: String, reply: oneshot::Sender<Result<(), String>> },
+    Delete { table: Table, code: String, reply: oneshot::Sender<Result<(), String>> },
 }
 
 /// Where rooms are kept. Cheap to clone.
@@ -58,6 +59,38 @@ const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS rooms (
     record TEXT NOT NULL
 )";
 
+const CHATURAJI_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS chaturaji_rooms (
+    code TEXT PRIMARY KEY NOT NULL,
+    record TEXT NOT NULL
+)";
+
+/// Which table a job writes.
+#[derive(Clone, Copy, Debug)]
+enum Table {
+    Chess,
+    Chaturaji,
+}
+
+/// Stored records of one kind, each readable or not.
+pub type Records<T> = Vec<Result<T, StoreError>>;
+
+fn read_table<T: serde::de::DeserializeOwned>(
+    conn: &Connection,
+    table: &str,
+) -> Result<Records<T>, StoreError> {
+    let mut records = Vec::new();
+    let mut stmt = conn.prepare(&format!("SELECT code, record FROM {table}"))?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+    for row in rows {
+        let (code, json) = row?;
+        records.push(
+            serde_json::from_str::<T>(&json)
+                .map_err(|e| StoreError::Corrupt { code, detail: e.to_string() }),
+        );
+    }
+    Ok(records)
+}
+
 impl Store {
     /// No persistence: every save succeeds at once and nothing is recovered.
     pub fn memory() -> Store {
@@ -70,31 +103,33 @@ impl Store {
     ///
     /// [`StoreError::Sqlite`] if the file cannot be opened or set up. Records that cannot be
     /// parsed are returned as errors in the list, not as a failure of the whole open.
-    pub fn open(path: &Path) -> Result<(Store, Vec<Result<RoomRecord, StoreError>>), StoreError> {
+    pub fn open(path: &Path) -> Result<(Store, Records<RoomRecord>), StoreError> {
+        let (store, chess, _) = Store::open_all(path)?;
+        Ok((store, chess))
+    }
+
+    /// Like [`Store::open`], also returning the stored Chaturaji rooms.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::open`].
+    pub fn open_all(
+        path: &Path,
+    ) -> Result<(Store, Records<RoomRecord>, Records<ChaturajiRecord>), StoreError> {
         let conn = Connection::open(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute(SCHEMA, [])?;
-        let mut records = Vec::new();
-        {
-            let mut stmt = conn.prepare("SELECT code, record FROM rooms")?;
-            let rows =
-                stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
-            for row in rows {
-                let (code, json) = row?;
-                records.push(
-                    serde_json::from_str::<RoomRecord>(&json)
-                        .map_err(|e| StoreError::Corrupt { code, detail: e.to_string() }),
-                );
-            }
-        }
+        conn.execute(CHATURAJI_SCHEMA, [])?;
+        let chess = read_table::<RoomRecord>(&conn, "rooms")?;
+        let chaturaji = read_table::<ChaturajiRecord>(&conn, "chaturaji_rooms")?;
         let (tx, rx) = mpsc::channel::<Job>();
         thread::Builder::new()
             .name("maharajah-store".into())
             .spawn(move || writer(conn, rx))
             .map_err(|e| StoreError::Corrupt { code: String::new(), detail: e.to_string() })?;
-        Ok((Store { tx: Some(tx) }, records))
+        Ok((Store { tx: Some(tx) }, chess, chaturaji))
     }
 
     /// Whether this store writes anywhere.
@@ -108,17 +143,33 @@ impl Store {
     ///
     /// [`StoreError`] if the write failed; the caller must not acknowledge the change.
     pub async fn save(&self, record: &RoomRecord) -> Result<(), StoreError> {
+        self.save_in(Table::Chess, record.code.as_str(), record).await
+    }
+
+    /// Stores a Chaturaji room; returns once committed.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::save`].
+    pub async fn save_chaturaji(&self, record: &ChaturajiRecord) -> Result<(), StoreError> {
+        self.save_in(Table::Chaturaji, record.code.as_str(), record).await
+    }
+
+    async fn save_in(
+        &self,
+        table: Table,
+        code: &str,
+        record: &impl serde::Serialize,
+    ) -> Result<(), StoreError> {
         let Some(tx) = &self.tx else { return Ok(()) };
-        let json = serde_json::to_string(record).map_err(|e| StoreError::Corrupt {
-            code: record.code.to_string(),
-            detail: e.to_string(),
-        })?;
+        let json = serde_json::to_string(record)
+            .map_err(|e| StoreError::Corrupt { code: code.to_owned(), detail: e.to_string() })?;
         let (reply, rx) = oneshot::channel();
-        tx.send(Job::Save { code: record.code.to_string(), json, reply })
+        tx.send(Job::Save { table, code: code.to_owned(), json, reply })
             .map_err(|_| StoreError::Closed)?;
         rx.await
             .map_err(|_| StoreError::Closed)?
-            .map_err(|detail| StoreError::Corrupt { code: record.code.to_string(), detail })
+            .map_err(|detail| StoreError::Corrupt { code: code.to_owned(), detail })
     }
 
     /// Forgets a room.
@@ -127,9 +178,23 @@ impl Store {
     ///
     /// [`StoreError`] if the delete failed.
     pub async fn delete(&self, code: &str) -> Result<(), StoreError> {
+        self.delete_in(Table::Chess, code).await
+    }
+
+    /// Forgets a Chaturaji room.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`] if the delete failed.
+    pub async fn delete_chaturaji(&self, code: &str) -> Result<(), StoreError> {
+        self.delete_in(Table::Chaturaji, code).await
+    }
+
+    async fn delete_in(&self, table: Table, code: &str) -> Result<(), StoreError> {
         let Some(tx) = &self.tx else { return Ok(()) };
         let (reply, rx) = oneshot::channel();
-        tx.send(Job::Delete { code: code.to_owned(), reply }).map_err(|_| StoreError::Closed)?;
+        tx.send(Job::Delete { table, code: code.to_owned(), reply })
+            .map_err(|_| StoreError::Closed)?;
         rx.await
             .map_err(|_| StoreError::Closed)?
             .map_err(|detail| StoreError::Corrupt { code: code.to_owned(), detail })
@@ -160,15 +225,25 @@ fn write_batch(conn: &mut Connection, batch: &[Job]) -> Result<(), rusqlite::Err
     let tx = conn.transaction()?;
     for job in batch {
         match job {
-            Job::Save { code, json, .. } => {
+            Job::Save { table: Table::Chess, code, json, .. } => {
                 tx.execute(
                     "INSERT INTO rooms (code, record) VALUES (?1, ?2)
                      ON CONFLICT(code) DO UPDATE SET record = excluded.record",
                     params![code, json],
                 )?;
             }
-            Job::Delete { code, .. } => {
+            Job::Save { table: Table::Chaturaji, code, json, .. } => {
+                tx.execute(
+                    "INSERT INTO chaturaji_rooms (code, record) VALUES (?1, ?2)
+                     ON CONFLICT(code) DO UPDATE SET record = excluded.record",
+                    params![code, json],
+                )?;
+            }
+            Job::Delete { table: Table::Chess, code, .. } => {
                 tx.execute("DELETE FROM rooms WHERE code = ?1", params![code])?;
+            }
+            Job::Delete { table: Table::Chaturaji, code, .. } => {
+                tx.execute("DELETE FROM chaturaji_rooms WHERE code = ?1", params![code])?;
             }
         }
     }
