@@ -43,6 +43,22 @@ export const savePgn = (id = null) => call('save_pgn', { id });
 export const importGame = (text) => call('import_game', { text });
 export const settings = () => call('settings');
 export const setSetting = (key, value) => call('set_setting', { key, value });
+/** The builder's view of an army (null: the empty army of `color`). */
+export const armyView = (color, army = null) => call('army_view', { color, army });
+/** role: 'maharajah'… or null to clear; answers the new army, or the same one with `refused`. */
+export const armyPlace = (color, army, square, role) => call('army_place', { color, army, square, role });
+/** preset: 'orthodox' | 'random' | 'empty' | 'mirror' (army: the one to mirror). */
+export const armyPreset = (color, preset, army = null) => call('army_preset', { color, preset, army });
+/** Start validation: every broken rule, [] when the armies may start. */
+export const startCheck = (white, black) => call('start_check', { white, black });
+/** A Maharajah game from built armies; the computer's side is built by the backend. */
+export const newCustomGame = (white, black, opponent, timeControl) => call('new_custom_game', { white, black, opponent, timeControl });
+export const savedArmies = () => call('saved_armies');
+export const saveArmy = (name, army) => call('save_army', { name, army });
+export const renameArmy = (id, name) => call('rename_army', { id, name });
+export const deleteArmy = (id) => call('delete_army', { id });
+/** Squares `role` on `square` reaches with `blockers`: { slide: [...], leap: [...] }. */
+export const learnReach = (role, square, blockers) => call('learn_reach', { role, square, blockers });
 
 /**
  * Subscribes to an event pushed by the backend ('game', 'clock'); resolves to an unsubscribe function.

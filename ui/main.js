@@ -2,7 +2,7 @@
 import * as api from './api.js';
 import { play as playSound } from './sound.js';
 import {
-  createStore, dropDecision, initialState, opponentOf, soundFor, tapDecision, timeControlOf,
+  buildTap, createStore, dropDecision, initialState, opponentOf, soundFor, tapDecision, timeControlOf,
 } from './store.js';
 import { pickLanguage, t as translate } from './i18n.js';
 import { renderMenu } from './views/menu.js';
@@ -12,6 +12,8 @@ import { renderSoon } from './views/soon.js';
 import { renderSetup } from './views/setup.js';
 import { renderGame, patchClocks } from './views/game.js';
 import { renderHistory } from './views/history.js';
+import { renderBuilder } from './views/builder.js';
+import { renderLearn } from './views/learn.js';
 
 const LANGUAGE_KEY = 'maharajah.language';
 
@@ -79,9 +81,112 @@ function decide(decision) {
   }
 }
 
+/** Runs a builder call answering with an army view; a failure shows on the builder. */
+async function armyCall(promise) {
+  try {
+    store.dispatch({ type: 'build/army', view: await promise });
+  } catch (error) {
+    store.dispatch({ type: 'build/error', error });
+  }
+}
+
+async function savedCall(promise) {
+  try {
+    store.dispatch({ type: 'build/saved', saved: await promise });
+  } catch (error) {
+    store.dispatch({ type: 'build/error', error });
+  }
+}
+
+async function refreshReach() {
+  const { role, square, blockers } = store.state.learn;
+  try {
+    store.dispatch({ type: 'learn/reach', reach: await api.learnReach(role, square, blockers) });
+  } catch (error) {
+    store.dispatch({ type: 'error', error });
+  }
+}
+
+/** The builder's effects: placements, presets, saved armies, lock-in and the start. */
+async function buildEffects(action, state) {
+  if (action.type === 'build/start') {
+    const setup = state.setup;
+    const person = setup.color === 'random' ? (Math.random() < 0.5 ? 'white' : 'black') : setup.color;
+    store.dispatch({ type: 'build/begin', person });
+    armyCall(api.armyView(store.state.build.side, null));
+    savedCall(api.savedArmies());
+    return;
+  }
+  const build = state.build;
+  if (!build) return;
+  const side = build.side;
+  const view = build[side];
+  switch (action.type) {
+    case 'build/square': {
+      if (!view) break;
+      const change = buildTap(view, build.role, action.square);
+      if (change) armyCall(api.armyPlace(side, view.army, change.square, change.role));
+      break;
+    }
+    case 'build/drop':
+      if (view) armyCall(api.armyPlace(side, view.army, action.square, action.role));
+      break;
+    case 'build/preset':
+      if (action.preset === 'saved') armyCall(api.armyPreset(side, 'mirror', action.army));
+      else if (action.preset === 'mirror') armyCall(api.armyPreset(side, 'mirror', build.white?.army ?? null));
+      else armyCall(api.armyPreset(side, action.preset));
+      break;
+    case 'build/save':
+      if (view) {
+        await savedCall(api.saveArmy(build.saveName.trim() || translate(state.language, 'build.saved.default', { n: build.saved.length + 1 }), view.army));
+        store.dispatch({ type: 'build/name', text: '' });
+      }
+      break;
+    case 'build/rename':
+      savedCall(api.renameArmy(action.id, action.name));
+      break;
+    case 'build/delete':
+      savedCall(api.deleteArmy(action.id));
+      break;
+    case 'build/handover-done':
+      store.dispatch({ type: 'build/stage', stage: 'build', side: 'black' });
+      if (!store.state.build.black) armyCall(api.armyView('black', null));
+      break;
+    case 'build/lock':
+      if (!view) break;
+      try {
+        if (build.computer) {
+          const mine = view.army;
+          const opponent = opponentOf({ ...state.setup, color: build.person });
+          gameLoaded(await api.newCustomGame(side === 'white' ? mine : null, side === 'black' ? mine : null, opponent, timeControlOf(state.setup)));
+        } else if (side === 'white') {
+          store.dispatch({ type: 'build/stage', stage: build.hidden ? 'handover' : 'build', side: build.hidden ? 'white' : 'black' });
+          if (!build.hidden && !store.state.build.black) armyCall(api.armyView('black', null));
+        } else {
+          const problems = await api.startCheck(build.white.army, view.army);
+          if (problems.length) store.dispatch({ type: 'build/problems', problems });
+          else gameLoaded(await api.newCustomGame(build.white.army, view.army, { kind: 'human' }, timeControlOf(state.setup)));
+        }
+      } catch (error) {
+        store.dispatch({ type: 'build/error', error });
+      }
+      break;
+    default:
+      break;
+  }
+}
+
 /** Side effects of an action, after the reducer ran. */
 async function effects(action) {
   const state = store.state;
+  if (action.type.startsWith('build/')) {
+    buildEffects(action, state);
+    return;
+  }
+  if (['learn/open', 'learn/role', 'learn/square', 'learn/clear'].includes(action.type) || (action.type === 'navigate' && action.screen === 'learn')) {
+    refreshReach();
+    return;
+  }
   switch (action.type) {
     case 'navigate':
       if (action.screen === 'about') {
@@ -241,6 +346,11 @@ function view(state) {
       return renderSetup(state, ctx);
     case 'history':
       return renderHistory(state, ctx);
+    case 'builder':
+      if (state.build) return renderBuilder(state, ctx);
+      return renderMenu(state, ctx);
+    case 'learn':
+      return renderLearn(state, ctx);
     case 'game':
       if (state.game) return renderGame(state, ctx);
       return renderMenu(state, ctx);
@@ -265,7 +375,7 @@ function render(state) {
 
 // Typing only updates state (the field already shows the text); clock ticks patch the clocks.
 store.subscribe((state, action) => {
-  if (action.type === 'move/text' || action.type === 'import/text') return;
+  if (action.type === 'move/text' || action.type === 'import/text' || action.type === 'build/name') return;
   if (action.type === 'clock' && state.screen === 'game') {
     patchClocks(root, state);
     return;

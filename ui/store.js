@@ -4,13 +4,13 @@
 /** Menu entries in the order people see them. `ready` marks a feature that has landed. */
 export const MENU = [
   { id: 'classic', ready: true },
-  { id: 'custom', ready: false },
+  { id: 'custom', ready: true },
   { id: 'computer', ready: true },
   { id: 'lan', ready: false },
   { id: 'online', ready: false },
   { id: 'horde', ready: true },
   { id: 'chaturaji', ready: false },
-  { id: 'learn', ready: false },
+  { id: 'learn', ready: true },
   { id: 'settings', ready: true },
   { id: 'about', ready: true },
 ];
@@ -34,13 +34,66 @@ export function initialState(language) {
     game: null,
     ui: freshUi(),
     history: { status: 'idle', games: [], error: null },
+    build: null,
+    learn: newLearn(),
     importText: '',
     error: null,
   };
 }
 
 function newSetup(variant, opponent, timeControl) {
-  return { variant, opponent, color: 'white', level: 3, timeControl, customMinutes: 10, customIncrement: 5 };
+  return { variant, opponent, color: 'white', level: 3, timeControl, customMinutes: 10, customIncrement: 5, hidden: false };
+}
+
+/** Roles on the builder's palette, cheapest first, with their costs (rules/maharajah.md §2). */
+export const PALETTE = [
+  ['pawn', 1], ['knight', 3], ['bishop', 3], ['rook', 5], ['archbishop', 6], ['chancellor', 8], ['queen', 9], ['maharajah', 13],
+];
+/** Pieces the Learn board offers. */
+export const LEARN_ROLES = ['maharajah', 'chancellor', 'archbishop', 'queen', 'rook', 'bishop', 'knight', 'king'];
+
+export function newLearn() {
+  return { role: 'maharajah', square: 'd4', blockers: [], tool: 'piece', reach: null, page: 'board' };
+}
+
+/**
+ * The builder for a custom setup: who builds first (against the computer, the person's side;
+ * `person` resolves a random colour), and whether the first army is hidden from the second player.
+ */
+export function newBuild(setup, person = 'white') {
+  const computer = setup.opponent === 'computer';
+  return {
+    computer,
+    person: computer ? person : null,
+    hidden: !computer && Boolean(setup.hidden),
+    side: computer ? person : 'white',
+    stage: 'build',
+    white: null,
+    black: null,
+    role: null,
+    refused: null,
+    problems: [],
+    saved: [],
+    saveName: '',
+    renaming: null,
+    error: null,
+  };
+}
+
+/** Whether the builder may show `color`'s pieces now (hidden mode hides White's while Black builds). */
+export function visibleArmies(build) {
+  if (!build) return [];
+  if (build.computer) return [build.side];
+  if (build.side === 'black' && build.hidden) return ['black'];
+  return ['white', 'black'];
+}
+
+/** What a tap on a builder square means for the army `view` with `role` selected. */
+export function buildTap(view, role, square) {
+  const here = view.pieces.find((p) => p.square === square);
+  if (here && here.role === 'king') return { square, role: 'king' };
+  if (!role || (here && here.role === role)) return here ? { square, role: null } : null;
+  return { square, role };
 }
 
 function freshUi() {
@@ -51,6 +104,7 @@ function freshUi() {
 export function setupFor(entry, settings) {
   if (entry === 'horde') return newSetup('horde', 'human', settings.timeControl);
   if (entry === 'computer') return newSetup('chess', 'computer', settings.timeControl);
+  if (entry === 'custom') return newSetup('maharajah', 'human', settings.timeControl);
   return newSetup('chess', 'human', settings.timeControl);
 }
 
@@ -230,6 +284,53 @@ export function reduce(state, action) {
       return { ...state, importText: action.text };
     case 'error':
       return { ...state, error: action.error };
+    case 'build/begin':
+      return { ...state, screen: 'builder', build: newBuild(state.setup, action.person), error: null };
+    case 'build/army': {
+      if (!state.build) return state;
+      const view = action.view;
+      return { ...state, build: { ...state.build, [view.color]: view, refused: view.refused ?? null, problems: [], error: null } };
+    }
+    case 'build/role':
+      if (!state.build) return state;
+      return { ...state, build: { ...state.build, role: state.build.role === action.role ? null : action.role, refused: null } };
+    case 'build/stage':
+      if (!state.build) return state;
+      return { ...state, build: { ...state.build, stage: action.stage, side: action.side ?? state.build.side, role: null, refused: null, problems: [] } };
+    case 'build/problems':
+      if (!state.build) return state;
+      return { ...state, build: { ...state.build, problems: action.problems } };
+    case 'build/saved':
+      if (!state.build) return state;
+      return { ...state, build: { ...state.build, saved: action.saved, renaming: null } };
+    case 'build/name':
+      if (!state.build) return state;
+      return { ...state, build: { ...state.build, saveName: action.text } };
+    case 'build/renaming':
+      if (!state.build) return state;
+      return { ...state, build: { ...state.build, renaming: action.renaming } };
+    case 'build/error':
+      if (!state.build) return state;
+      return { ...state, build: { ...state.build, error: action.error } };
+    case 'learn/open':
+      return { ...state, screen: 'learn', learn: { ...state.learn, page: action.page ?? 'board' }, error: null };
+    case 'learn/role':
+      return { ...state, learn: { ...state.learn, role: action.role } };
+    case 'learn/tool':
+      return { ...state, learn: { ...state.learn, tool: action.tool } };
+    case 'learn/square': {
+      const learn = state.learn;
+      const sq = action.square;
+      if (learn.tool === 'piece' || sq === learn.square) {
+        return { ...state, learn: { ...learn, square: sq, blockers: learn.blockers.filter((b) => b !== sq) } };
+      }
+      const blockers = learn.blockers.includes(sq) ? learn.blockers.filter((b) => b !== sq) : [...learn.blockers, sq];
+      return { ...state, learn: { ...learn, blockers } };
+    }
+    case 'learn/clear':
+      return { ...state, learn: { ...state.learn, blockers: [] } };
+    case 'learn/reach':
+      return { ...state, learn: { ...state.learn, reach: action.reach } };
     default:
       return state;
   }

@@ -11,14 +11,16 @@ use std::sync::mpsc::Sender;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use maharajah_engine::Variant;
+use maharajah_engine::search::{build_army, Level};
+use maharajah_engine::{Army, Color, Role, Square, Variant};
 use serde::Serialize;
 use tauri::State;
 
 use crate::app::{pgn_date, Core, CoreError, StartInfo, ThinkRequest};
+use crate::builder::{self, army_of, ArmyView, BadArmy, Problem, Reach};
 use crate::clock::TimeControl;
 use crate::session::{BoardView, GameView, Opponent};
-use crate::store::GameSummary;
+use crate::store::{GameSummary, SavedArmy};
 
 /// An error a command reports to the UI.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -355,9 +357,193 @@ pub fn set_setting(
     Ok(state.core().store().set_setting(&key, &value).map_err(CoreError::from)?)
 }
 
+/// The builder's view of `army` (none: the empty army of `color`, its king alone).
+///
+/// # Errors
+/// `bad_army` when the army is the other colour's.
+#[tauri::command]
+pub fn army_view(color: Color, army: Option<Army>) -> Result<ArmyView, CommandError> {
+    Ok(ArmyView::of(&army_of(color, army.as_ref()).map_err(bad_army)?))
+}
+
+/// Puts `role` on `square` of `army` (or clears it): the new army, or the same one with
+/// `refused` naming the rule that refuses the change.
+///
+/// # Errors
+/// `bad_army` when the army is the other colour's.
+#[tauri::command]
+pub fn army_place(
+    color: Color,
+    army: Option<Army>,
+    square: Square,
+    role: Option<Role>,
+) -> Result<ArmyView, CommandError> {
+    Ok(builder::place(&army_of(color, army.as_ref()).map_err(bad_army)?, square, role))
+}
+
+/// A ready-made army for `color`: `orthodox`, `random` (a random legal army), `empty`, or
+/// `mirror` (the given army of the other side, mirrored).
+///
+/// # Errors
+/// `bad_army` for an unknown preset or a missing army to mirror.
+#[tauri::command]
+pub fn army_preset(
+    color: Color,
+    preset: String,
+    army: Option<Army>,
+) -> Result<ArmyView, CommandError> {
+    let made = match preset.as_str() {
+        "orthodox" => Army::orthodox(color),
+        "random" => Army::random(color, &mut rand::rng()),
+        "empty" => Army::new(color),
+        "mirror" => match army {
+            Some(a) if a.color() == color => a,
+            Some(a) => a.mirrored(),
+            None => return Err(bad_army(BadArmy("no army to mirror".into()))),
+        },
+        other => return Err(bad_army(BadArmy(format!("unknown preset {other:?}")))),
+    };
+    Ok(ArmyView::of(&made))
+}
+
+/// Start validation for two armies: every rule the position breaks (empty: it may start).
+///
+/// # Errors
+/// Never fails; the problems are the answer.
+#[tauri::command]
+pub fn start_check(white: Army, black: Army) -> Result<Vec<Problem>, CommandError> {
+    Ok(builder::start(&white, &black).err().unwrap_or_default())
+}
+
+/// Starts a Maharajah game from built armies. Against the computer, the computer's side is built
+/// by the engine here, without looking at the person's army (any army given for it is ignored).
+///
+/// # Errors
+/// `bad_start` (naming the broken rules) when the position may not start; `bad_army`; `storage`.
+#[tauri::command]
+pub fn new_custom_game(
+    state: State<'_, AppState>,
+    white: Option<Army>,
+    black: Option<Army>,
+    opponent: Opponent,
+    time_control: Option<TimeControl>,
+) -> Result<GameView, CommandError> {
+    let (white, black) = custom_armies(white, black, opponent, &mut rand::rng())?;
+    let start = builder::start(&white, &black).map_err(|problems| CommandError {
+        code: "bad_start",
+        message: problems.iter().map(|p| p.message.clone()).collect::<Vec<_>>().join("; "),
+    })?;
+    state.act(|core, now, unix| core.new_game(start, opponent, time_control, now, unix))
+}
+
+/// The two armies of a custom game: the computer's side built by the engine, the others given.
+///
+/// # Errors
+/// `bad_army` when a person's army is missing or the wrong colour.
+pub fn custom_armies(
+    white: Option<Army>,
+    black: Option<Army>,
+    opponent: Opponent,
+    rng: &mut impl rand::Rng,
+) -> Result<(Army, Army), CommandError> {
+    let mut side = |color: Color, given: Option<Army>| match opponent {
+        Opponent::Computer { color: c, level } if c == color => {
+            Ok(build_army(color, Level::new(level), rng))
+        }
+        _ => given
+            .ok_or_else(|| BadArmy(format!("{color}'s army is missing")))
+            .and_then(|a| army_of(color, Some(&a)))
+            .map_err(bad_army),
+    };
+    let white = side(Color::White, white)?;
+    Ok((white, side(Color::Black, black)?))
+}
+
+fn bad_army(error: BadArmy) -> CommandError {
+    CommandError { code: "bad_army", message: error.to_string() }
+}
+
+/// The player's saved armies.
+///
+/// # Errors
+/// `storage`.
+#[tauri::command]
+pub fn saved_armies(state: State<'_, AppState>) -> Result<Vec<SavedArmy>, CommandError> {
+    Ok(state.core().store().saved_armies().map_err(CoreError::from)?)
+}
+
+/// Saves `army` under `name` and returns the saved armies.
+///
+/// # Errors
+/// `bad_name` for an empty name, `storage`.
+#[tauri::command]
+pub fn save_army(
+    state: State<'_, AppState>,
+    name: String,
+    army: Army,
+) -> Result<Vec<SavedArmy>, CommandError> {
+    let name = clean_name(&name)?;
+    let core = state.core();
+    core.store().save_army(&name, &army, unix_now()).map_err(CoreError::from)?;
+    Ok(core.store().saved_armies().map_err(CoreError::from)?)
+}
+
+/// Renames saved army `id` and returns the saved armies.
+///
+/// # Errors
+/// `bad_name` for an empty name, `storage`.
+#[tauri::command]
+pub fn rename_army(
+    state: State<'_, AppState>,
+    id: i64,
+    name: String,
+) -> Result<Vec<SavedArmy>, CommandError> {
+    let name = clean_name(&name)?;
+    let core = state.core();
+    core.store().rename_army(id, &name).map_err(CoreError::from)?;
+    Ok(core.store().saved_armies().map_err(CoreError::from)?)
+}
+
+/// Deletes saved army `id` and returns the saved armies.
+///
+/// # Errors
+/// `storage`.
+#[tauri::command]
+pub fn delete_army(state: State<'_, AppState>, id: i64) -> Result<Vec<SavedArmy>, CommandError> {
+    let core = state.core();
+    core.store().delete_army(id).map_err(CoreError::from)?;
+    Ok(core.store().saved_armies().map_err(CoreError::from)?)
+}
+
+/// A saved army's name: trimmed, not empty, at most 40 characters.
+///
+/// # Errors
+/// `bad_name` when nothing is left after trimming.
+pub fn clean_name(name: &str) -> Result<String, CommandError> {
+    let name: String = name.trim().chars().take(40).collect();
+    if name.is_empty() {
+        return Err(CommandError { code: "bad_name", message: "the army needs a name".into() });
+    }
+    Ok(name)
+}
+
+/// The Learn board: every square `role` on `square` reaches with pieces on `blockers`.
+///
+/// # Errors
+/// Never fails.
+#[tauri::command]
+pub fn learn_reach(
+    role: Role,
+    square: Square,
+    blockers: Vec<Square>,
+) -> Result<Reach, CommandError> {
+    Ok(builder::reach(role, square, &blockers))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::SeedableRng;
 
     #[test]
     fn versions_are_the_packages_versions() {
@@ -374,6 +560,42 @@ mod tests {
         assert_eq!(json, serde_json::json!({ "code": "bad_fen", "message": "FEN has 5 fields" }));
         let error = CommandError::from(CoreError::NoGame);
         assert_eq!(error.code, "no_game");
+    }
+
+    #[test]
+    fn the_computer_builds_its_own_army_whatever_it_is_given() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let mine = Army::orthodox(Color::White);
+        let decoy = Army::orthodox(Color::Black);
+        let opponent = Opponent::Computer { color: Color::Black, level: 3 };
+        let (white, black) =
+            custom_armies(Some(mine.clone()), Some(decoy), opponent, &mut rng).expect("armies");
+        assert_eq!(white, mine);
+        assert!(black.validate().is_ok(), "the engine's army is legal");
+        let missing = custom_armies(None, None, opponent, &mut rng).expect_err("no White army");
+        assert_eq!(missing.code, "bad_army");
+        let wrong =
+            custom_armies(Some(Army::orthodox(Color::Black)), None, Opponent::Human, &mut rng)
+                .expect_err("wrong colour");
+        assert_eq!(wrong.code, "bad_army");
+    }
+
+    #[test]
+    fn presets_and_names() {
+        let view = army_preset(Color::Black, "mirror".into(), Some(Army::orthodox(Color::White)))
+            .expect("mirrors");
+        assert_eq!(view.army, Army::orthodox(Color::Black));
+        let view = army_preset(Color::White, "random".into(), None).expect("random");
+        assert!(view.problems.is_empty(), "a random army is legal");
+        assert_eq!(
+            army_preset(Color::White, "odd".into(), None).expect_err("odd").code,
+            "bad_army"
+        );
+        assert_eq!(clean_name("  ").expect_err("empty").code, "bad_name");
+        assert_eq!(clean_name(" Wall ").expect("fine"), "Wall");
+        let problems =
+            start_check(Army::new(Color::White), Army::orthodox(Color::Black)).expect("answers");
+        assert_eq!(problems[0].kind, "budget");
     }
 
     #[test]

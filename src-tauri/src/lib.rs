@@ -2,6 +2,7 @@
 //!
 //! Layout:
 //! - [`commands`]: the commands the UI invokes, each returning `Result<T, CommandError>`.
+//! - [`builder`]: the army builder's answers, start validation, the Learn board's reach.
 //! - [`app`]: the local-play core (open game, storage, computer state), testable without a window.
 //! - [`session`]: one game: moves, clock, result, snapshots for the UI, PGN.
 //! - [`clock`]: the Fischer clock with injected time.
@@ -10,6 +11,7 @@
 //! - [`run`]: builds the app; the desktop `main` and the mobile entry point both call it.
 
 pub mod app;
+pub mod builder;
 pub mod clock;
 pub mod commands;
 pub mod computer;
@@ -80,6 +82,16 @@ pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
             commands::import_game,
             commands::settings,
             commands::set_setting,
+            commands::army_view,
+            commands::army_place,
+            commands::army_preset,
+            commands::start_check,
+            commands::new_custom_game,
+            commands::saved_armies,
+            commands::save_army,
+            commands::rename_army,
+            commands::delete_army,
+            commands::learn_reach,
         ])
 }
 

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use maharajah_engine::{Move, Variant};
+use maharajah_engine::{Army, Color, Move, Variant};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 
@@ -74,7 +74,28 @@ CREATE TABLE IF NOT EXISTS settings (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS saved_armies (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL,
+    army TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+);
 ";
+
+/// An army the player saved in the builder (kept as White's; mirrored for Black when loaded).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SavedArmy {
+    /// Row id.
+    pub id: i64,
+    /// The name the player gave it.
+    pub name: String,
+    /// The army, as White's.
+    pub army: Army,
+    /// Points it spends.
+    pub spent: u32,
+    /// Classic or variant.
+    pub status: maharajah_engine::Status,
+}
 
 fn moves_text(moves: &[Move]) -> String {
     moves.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")
@@ -256,6 +277,60 @@ impl Store {
         )?;
         Ok(())
     }
+
+    /// The saved armies, oldest first.
+    ///
+    /// # Errors
+    /// [`StoreError`] on a database failure; an unreadable row is skipped.
+    pub fn saved_armies(&self) -> Result<Vec<SavedArmy>, StoreError> {
+        let mut statement =
+            self.connection.prepare("SELECT id, name, army FROM saved_armies ORDER BY id")?;
+        let rows = statement.query_map([], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?))
+        })?;
+        let mut armies = Vec::new();
+        for row in rows {
+            let (id, name, text) = row?;
+            if let Ok(army) = text.parse::<Army>() {
+                let army = if army.color() == Color::White { army } else { army.mirrored() };
+                let (spent, status) = (army.points_spent(), army.status());
+                armies.push(SavedArmy { id, name, army, spent, status });
+            }
+        }
+        Ok(armies)
+    }
+
+    /// Saves `army` (stored as White's) under `name`; returns its id.
+    ///
+    /// # Errors
+    /// [`StoreError`] on a database failure.
+    pub fn save_army(&self, name: &str, army: &Army, now_unix: i64) -> Result<i64, StoreError> {
+        let white = if army.color() == Color::White { army.clone() } else { army.mirrored() };
+        self.connection.execute(
+            "INSERT INTO saved_armies (name, army, created_at) VALUES (?1, ?2, ?3)",
+            params![name, white.to_string(), now_unix],
+        )?;
+        Ok(self.connection.last_insert_rowid())
+    }
+
+    /// Renames saved army `id`.
+    ///
+    /// # Errors
+    /// [`StoreError`] on a database failure.
+    pub fn rename_army(&self, id: i64, name: &str) -> Result<(), StoreError> {
+        self.connection
+            .execute("UPDATE saved_armies SET name = ?1 WHERE id = ?2", params![name, id])?;
+        Ok(())
+    }
+
+    /// Deletes saved army `id`.
+    ///
+    /// # Errors
+    /// [`StoreError`] on a database failure.
+    pub fn delete_army(&self, id: i64) -> Result<(), StoreError> {
+        self.connection.execute("DELETE FROM saved_armies WHERE id = ?1", params![id])?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -263,7 +338,26 @@ mod tests {
     use super::*;
     use crate::clock::TimeControl;
     use crate::session::EndReason;
-    use maharajah_engine::Color;
+
+    #[test]
+    fn saved_armies_are_kept_renamed_and_deleted() {
+        let path = temp_path("armies");
+        let black = Army::orthodox(Color::Black);
+        {
+            let store = Store::open(&path).expect("opens");
+            let id = store.save_army("Classic", &black, 5).expect("saves");
+            store.save_army("Second", &Army::orthodox(Color::White), 6).expect("saves");
+            store.rename_army(id, "Renamed").expect("renames");
+        }
+        let store = Store::open(&path).expect("reopens");
+        let armies = store.saved_armies().expect("reads");
+        assert_eq!(armies.len(), 2);
+        assert_eq!(armies[0].name, "Renamed");
+        assert_eq!(armies[0].army, Army::orthodox(Color::White), "kept as White's");
+        assert_eq!(armies[0].spent, 39);
+        store.delete_army(armies[0].id).expect("deletes");
+        assert_eq!(store.saved_armies().expect("reads").len(), 1);
+    }
 
     fn temp_path(name: &str) -> std::path::PathBuf {
         let dir =

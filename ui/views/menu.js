@@ -3,7 +3,7 @@
 import { h } from './dom.js';
 import { MENU } from '../store.js';
 
-const SETUP_ENTRIES = new Set(['classic', 'horde', 'computer']);
+const SETUP_ENTRIES = new Set(['classic', 'horde', 'computer', 'custom']);
 
 export function renderMenu(state, { t, intent }) {
   const items = MENU.map((item) =>

@@ -15,9 +15,17 @@ export function renderSetup(state, { t, intent }) {
   const setup = state.setup;
   const change = (key) => (value) => intent({ type: 'setup/change', key, value });
   const computer = setup.opponent === 'computer';
-  return screen('setup', t(setup.variant === 'horde' ? 'setup.title.horde' : 'setup.title.chess'), t('nav.back'), () => intent({ type: 'back' }),
+  const custom = setup.variant === 'maharajah';
+  const titleKey = custom ? 'setup.title.custom' : setup.variant === 'horde' ? 'setup.title.horde' : 'setup.title.chess';
+  return screen('setup', t(titleKey), t('nav.back'), () => intent({ type: 'back' }),
     setup.variant === 'horde' ? h('p', { class: 'muted' }, t('setup.horde.rules')) : null,
+    custom ? h('p', { class: 'muted' }, t('setup.custom.rules')) : null,
     radios('opponent', [['human', t('setup.friend')], ['computer', t('setup.computer')]], setup.opponent, t('setup.opponent'), change('opponent')),
+    custom && !computer
+      ? h('label', { class: 'toggle', id: 'hide-army-label' },
+        h('input', { type: 'checkbox', id: 'hide-army', checked: setup.hidden, onchange: (e) => change('hidden')(e.target.checked) }),
+        h('span', {}, t('setup.hide'), h('small', { class: 'muted' }, ' — ', t('setup.hide.hint'))))
+      : null,
     computer ? radios('color', [['white', t('color.white')], ['black', t('color.black')], ['random', t('setup.random')]], setup.color, t('setup.color'), change('color')) : null,
     computer ? radios('level', LEVELS.map((l) => [l, String(l)]), setup.level, t('setup.level'), change('level')) : null,
     computer ? h('p', { class: 'muted hint' }, t('setup.level.hint')) : null,
@@ -28,5 +36,5 @@ export function renderSetup(state, { t, intent }) {
         h('label', {}, t('setup.increment'), h('input', { type: 'number', min: 0, max: 60, id: 'custom-increment', value: setup.customIncrement, oninput: (e) => change('customIncrement')(e.target.value) })))
       : null,
     state.error ? h('p', { class: 'error', role: 'alert' }, state.error.message) : null,
-    h('button', { type: 'button', class: 'action accent big', id: 'start-game', onclick: () => intent({ type: 'start-game' }) }, t('setup.start')));
+    h('button', { type: 'button', class: 'action accent big', id: 'start-game', onclick: () => intent({ type: custom ? 'build/start' : 'start-game' }) }, t(custom ? 'setup.build' : 'setup.start')));
 }

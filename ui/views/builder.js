@@ -1,0 +1,141 @@
+// The army builder: palette with costs, budget meter, the side's half of the board with the
+// squares placeable now, presets and saved armies, the side's status, and lock-in. Every rule
+// (costs aside, which are printed on the palette) comes from the backend's answers.
+import { h, screen } from './dom.js';
+import { pieceIcon } from '../pieces.js';
+import { PALETTE, visibleArmies } from '../store.js';
+import { renderPlainBoard, squareAtPoint } from './plainboard.js';
+
+/** A refusal or start problem in the reader's language (the backend gives the rule and squares). */
+export function problemText(t, p) {
+  const params = {
+    color: t(`color.${p.color}`),
+    spent: p.spent ?? '',
+    budget: 39,
+    rank: p.rank ?? '',
+    squares: (p.squares ?? []).join(', '),
+    empty: (p.empty ?? []).join(', '),
+    king: p.color === 'white' ? 'e1' : 'e8',
+  };
+  const key = `army.rule.${p.kind}`;
+  const text = t(key, params);
+  return text === `[${key}]` ? p.message : text;
+}
+
+function paletteItem(state, build, role, cost, intent, t) {
+  const selected = build.role === role;
+  let dragging = null;
+  return h('button', {
+    type: 'button',
+    class: `palette-item${selected ? ' on' : ''}`,
+    id: `palette-${role}`,
+    'data-role': role,
+    'aria-pressed': String(selected),
+    'aria-label': t('build.palette.item', { piece: t(`role.${role}`), cost }),
+    onclick: () => intent({ type: 'build/role', role }),
+    onpointerdown: (event) => { dragging = { x: event.clientX, y: event.clientY }; },
+    onpointerup: (event) => {
+      if (!dragging) return;
+      const moved = Math.hypot(event.clientX - dragging.x, event.clientY - dragging.y) > 16;
+      dragging = null;
+      if (!moved) return;
+      const square = squareAtPoint(event.clientX, event.clientY);
+      if (square) intent({ type: 'build/drop', role, square });
+    },
+  },
+  pieceIcon(build.side, role, 34),
+  h('span', { class: 'palette-cost' }, String(cost)));
+}
+
+function savedList(build, intent, t) {
+  return h('div', { class: 'saved-armies', id: 'saved-armies' },
+    build.saved.length ? null : h('p', { class: 'muted' }, t('build.saved.none')),
+    h('ul', { class: 'saved-list' }, build.saved.map((a) => h('li', { class: 'saved-army', 'data-army-id': a.id },
+      build.renaming && build.renaming.id === a.id
+        ? h('form', { class: 'rename', onsubmit: (e) => { e.preventDefault(); intent({ type: 'build/rename', id: a.id, name: e.target.elements.name.value }); } },
+          h('input', { name: 'name', class: 'rename-input', value: build.renaming.text, 'aria-label': t('build.saved.name') }),
+          h('button', { type: 'submit', class: 'action', id: `rename-ok-${a.id}` }, t('build.saved.ok')))
+        : h('button', { type: 'button', class: 'action saved-load', onclick: () => intent({ type: 'build/preset', preset: 'saved', army: a.army }) },
+          h('span', { class: 'saved-name' }, a.name), h('span', { class: 'muted' }, ` · ${t(`army.status.${a.status}`)}`)),
+      h('button', { type: 'button', class: 'action small saved-rename', 'aria-label': t('build.saved.rename', { name: a.name }), onclick: () => intent({ type: 'build/renaming', renaming: { id: a.id, text: a.name } }) }, '✎'),
+      h('button', { type: 'button', class: 'action small saved-delete', 'aria-label': t('build.saved.delete', { name: a.name }), onclick: () => intent({ type: 'build/delete', id: a.id }) }, '✕')))),
+    h('form', { class: 'save-army', onsubmit: (e) => { e.preventDefault(); intent({ type: 'build/save' }); } },
+      h('input', { id: 'save-name', placeholder: t('build.saved.name'), value: build.saveName, maxlength: 40, oninput: (e) => intent({ type: 'build/name', text: e.target.value }) }),
+      h('button', { type: 'submit', class: 'action', id: 'save-army' }, t('build.saved.save'))));
+}
+
+function handover(build, intent, t) {
+  return h('div', { class: 'handover', id: 'handover' },
+    h('p', { class: 'handover-big' }, t('build.handover.title')),
+    h('p', {}, t('build.handover.body')),
+    h('button', { type: 'button', class: 'action accent big', id: 'handover-go', onclick: () => intent({ type: 'build/handover-done' }) }, t('build.handover.go')));
+}
+
+export function renderBuilder(state, { t, intent }) {
+  const build = state.build;
+  const side = build.side;
+  const title = t(`build.title.${side}`);
+  const back = () => intent({ type: 'back' });
+  if (build.stage === 'handover') return screen('builder', t('build.handover.heading'), t('nav.back'), back, handover(build, intent, t));
+  const view = build[side];
+  if (!view) return screen('builder', title, t('nav.back'), back, h('p', { class: 'muted' }, t('build.loading')));
+
+  const pieces = visibleArmies(build).flatMap((c) => (build[c] ? build[c].pieces : []));
+  const marks = {};
+  const mark = (sq, kind) => { (marks[sq] ??= []).push(kind); };
+  if (build.role) view.placeable.forEach((sq) => mark(sq, 'place'));
+  const refusal = build.refused;
+  if (refusal) [...refusal.squares, ...refusal.empty].forEach((sq) => mark(sq, 'refused'));
+  build.problems.forEach((p) => [...p.squares, ...p.empty].forEach((sq) => mark(sq, 'refused')));
+
+  const left = view.budget - view.spent;
+  const ready = view.problems.length === 0;
+  const lastStep = build.computer || side === 'black';
+  const showMirror = !build.computer && side === 'black' && !build.hidden && build.white;
+
+  return screen('builder', title, t('nav.back'), back,
+    h('div', { class: 'builder', 'data-side': side },
+      h('div', { class: 'budget', id: 'budget', 'data-spent': view.spent },
+        h('div', { class: 'budget-text' },
+          h('strong', { id: 'budget-spent' }, t('build.budget', { spent: view.spent, budget: view.budget })),
+          h('span', { class: left < 0 ? 'error' : 'muted' }, left > 0 ? t('build.left', { left }) : left === 0 ? t('build.exact') : t('build.over', { over: -left }))),
+        h('div', { class: 'meter', role: 'meter', 'aria-valuemin': 0, 'aria-valuemax': view.budget, 'aria-valuenow': view.spent, 'aria-label': t('build.meter') },
+          h('div', { class: `meter-fill${left === 0 ? ' full' : ''}`, style: `width: ${Math.min(100, (view.spent / view.budget) * 100)}%` }))),
+      h('div', { class: 'palette', id: 'palette', role: 'toolbar', 'aria-label': t('build.palette') },
+        PALETTE.map(([role, cost]) => paletteItem(state, build, role, cost, intent, t))),
+      h('p', { class: 'muted hint', id: 'build-hint' }, build.role ? t('build.hint.place', { piece: t(`role.${build.role}`) }) : t('build.hint.pick')),
+      refusal ? h('p', { class: 'error refusal', id: 'build-refusal', role: 'alert' }, problemText(t, refusal)) : null,
+      renderPlainBoard({
+        id: 'builder-board',
+        pieces,
+        marks,
+        flipped: side === 'black',
+        theme: state.settings.theme,
+        label: t('build.board', { color: t(`color.${side}`) }),
+        t,
+        onSquare: (square) => intent({ type: 'build/square', square }),
+      }),
+      h('div', { class: `status-card status-${view.status}`, id: 'army-status', 'data-status': view.status },
+        h('strong', {}, t(`army.status.${view.status}`)),
+        h('ul', {},
+          h('li', {}, t(`army.status.${view.status}.castling`)),
+          h('li', {}, t(`army.status.${view.status}.promotion`)),
+          h('li', {}, t(`army.status.${view.status}.double`)))),
+      build.problems.length
+        ? h('div', { class: 'error', id: 'start-problems', role: 'alert' }, build.problems.map((p) => h('p', {}, problemText(t, p))))
+        : null,
+      build.error ? h('p', { class: 'error', role: 'alert', id: 'build-error' }, build.error.message) : null,
+      h('button', {
+        type: 'button', class: 'action accent big', id: 'lock-in', disabled: !ready,
+        onclick: () => intent({ type: 'build/lock' }),
+      }, lastStep ? t('build.start') : t(build.hidden ? 'build.lock.hidden' : 'build.lock')),
+      ready ? null : h('p', { class: 'muted', id: 'lock-why' }, problemText(t, view.problems[0])),
+      h('h2', {}, t('build.presets')),
+      h('div', { class: 'actions presets' },
+        h('button', { type: 'button', class: 'action', id: 'preset-orthodox', onclick: () => intent({ type: 'build/preset', preset: 'orthodox' }) }, t('build.preset.orthodox')),
+        h('button', { type: 'button', class: 'action', id: 'preset-random', onclick: () => intent({ type: 'build/preset', preset: 'random' }) }, t('build.preset.random')),
+        h('button', { type: 'button', class: 'action', id: 'preset-empty', onclick: () => intent({ type: 'build/preset', preset: 'empty' }) }, t('build.preset.empty')),
+        showMirror ? h('button', { type: 'button', class: 'action', id: 'preset-mirror', onclick: () => intent({ type: 'build/preset', preset: 'mirror' }) }, t('build.preset.mirror')) : null),
+      h('h2', {}, t('build.saved')),
+      savedList(build, intent, t)));
+}
