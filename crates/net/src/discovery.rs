@@ -1,0 +1,510 @@
+//! LAN discovery with mDNS/DNS-SD (mdns-sd): advertise a host, browse for hosts.
+//!
+//! A host advertises one instance of [`SERVICE_TYPE`] whose TXT record carries:
+//!
+//! | key | value |
+//! |---|---|
+//! | `pv` | protocol version ([`maharajah_protocol::PROTOCOL_VERSION`]) |
+//! | `av` | app version |
+//! | `name` | the host's display name |
+//! | `variant` | `chess`, `maharajah` or `horde` |
+//! | `seats` | open seats (0 or 1) |
+//! | `code` | the room's access code (the guest joins it) |
+//! | `hidden` | `1` for a hidden setup (Maharajah armies built in secret) |
+//!
+//! [`Browser`] keeps a live list of hosts, reports them appearing, changing and disappearing,
+//! and gives each a [`Compatibility`] verdict so the app can grey out a host that speaks another
+//! protocol version and say why.
+//!
+//! Every [`mdns_sd::ServiceDaemon`] sends multicast on the interfaces it uses; tests create them
+//! only inside private network namespaces (see `crate::netns`).
+
+use std::collections::{BTreeMap, HashMap};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use maharajah_protocol::{AccessCode, Variant, PROTOCOL_VERSION};
+use mdns_sd::{DaemonStatus, IfKind, ServiceDaemon, ServiceEvent, ServiceInfo};
+use tokio::sync::mpsc;
+
+/// The DNS-SD service type of a Maharajah host.
+pub const SERVICE_TYPE: &str = "_maharajah._tcp.local.";
+
+/// Why discovery failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoveryError {
+    /// The mDNS daemon refused (no usable interface, bad name…).
+    #[error("mDNS: {0}")]
+    Mdns(#[from] mdns_sd::Error),
+}
+
+/// Which interfaces the mDNS daemon uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Scope {
+    /// Every IPv4 interface (the Wi-Fi): what the app uses.
+    #[default]
+    Lan,
+    /// Only 127.0.0.1 (tests inside a private network namespace).
+    LoopbackOnly,
+}
+
+fn daemon(scope: Scope) -> Result<ServiceDaemon, DiscoveryError> {
+    let d = ServiceDaemon::new()?;
+    match scope {
+        Scope::Lan => {
+            // IPv4 only: an fe80:: address loses its scope id on the way to a socket address.
+            d.disable_interface(IfKind::IPv6)?;
+        }
+        Scope::LoopbackOnly => {
+            d.disable_interface(IfKind::All)?;
+            d.enable_interface(IfKind::LoopbackV4)?;
+        }
+    }
+    Ok(d)
+}
+
+/// Stops a daemon and waits (briefly) until its thread has ended.
+fn stop_daemon(d: &ServiceDaemon) {
+    if let Ok(rx) = d.shutdown() {
+        while let Ok(status) = rx.recv_timeout(Duration::from_secs(2)) {
+            if matches!(status, DaemonStatus::Shutdown) {
+                break;
+            }
+        }
+    }
+}
+
+fn variant_name(v: Variant) -> &'static str {
+    match v {
+        Variant::Chess => "chess",
+        Variant::Maharajah => "maharajah",
+        Variant::Horde => "horde",
+    }
+}
+
+fn variant_from_name(s: &str) -> Option<Variant> {
+    match s {
+        "chess" => Some(Variant::Chess),
+        "maharajah" => Some(Variant::Maharajah),
+        "horde" => Some(Variant::Horde),
+        _ => None,
+    }
+}
+
+/// What a host advertises.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostAd {
+    /// The display name shown in the guests' list (e.g. the phone's owner).
+    pub display_name: String,
+    /// The room's variant.
+    pub variant: Variant,
+    /// Hidden setup.
+    pub hidden_setup: bool,
+    /// Open seats (1 while waiting for the guest).
+    pub open_seats: u8,
+    /// The room to join.
+    pub code: AccessCode,
+    /// The WebSocket port.
+    pub port: u16,
+    /// Addresses to announce; empty: every address of the enabled interfaces.
+    pub addresses: Vec<Ipv4Addr>,
+}
+
+impl HostAd {
+    fn properties(&self) -> HashMap<String, String> {
+        let mut p = HashMap::new();
+        p.insert("pv".into(), PROTOCOL_VERSION.to_string());
+        p.insert("av".into(), crate::VERSION.into());
+        // A TXT string holds at most 255 bytes; names are cut on a character boundary.
+        let mut name: String = self.display_name.chars().take(60).collect();
+        while name.len() > 200 {
+            name.pop();
+        }
+        p.insert("name".into(), name);
+        p.insert("variant".into(), variant_name(self.variant).into());
+        p.insert("seats".into(), self.open_seats.to_string());
+        p.insert("code".into(), self.code.as_str().into());
+        p.insert("hidden".into(), if self.hidden_setup { "1" } else { "0" }.into());
+        p
+    }
+}
+
+/// Advertises one host on the LAN until withdrawn or dropped.
+pub struct Advertiser {
+    daemon: ServiceDaemon,
+    ad: HostAd,
+    instance: String,
+    hostname: String,
+    fullname: Option<String>,
+}
+
+impl std::fmt::Debug for Advertiser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Advertiser")
+            .field("ad", &self.ad)
+            .field("fullname", &self.fullname)
+            .finish()
+    }
+}
+
+impl Advertiser {
+    /// Starts advertising `ad`.
+    ///
+    /// # Errors
+    ///
+    /// [`DiscoveryError`] if the daemon cannot start or refuses the record.
+    pub fn start(ad: HostAd, scope: Scope) -> Result<Advertiser, DiscoveryError> {
+        let daemon = daemon(scope)?;
+        let suffix: u32 = rand::random();
+        let instance = format!("maharajah-{:08x}", suffix);
+        let hostname = format!("{instance}.local.");
+        let mut a = Advertiser { daemon, ad, instance, hostname, fullname: None };
+        a.register()?;
+        Ok(a)
+    }
+
+    fn register(&mut self) -> Result<(), DiscoveryError> {
+        let props = self.ad.properties();
+        let addrs: Vec<IpAddr> = self.ad.addresses.iter().map(|a| IpAddr::V4(*a)).collect();
+        let mut info = if addrs.is_empty() {
+            ServiceInfo::new(SERVICE_TYPE, &self.instance, &self.hostname, (), self.ad.port, props)?
+                .enable_addr_auto()
+        } else {
+            ServiceInfo::new(
+                SERVICE_TYPE,
+                &self.instance,
+                &self.hostname,
+                &addrs[..],
+                self.ad.port,
+                props,
+            )?
+        };
+        // The instance name carries a random suffix, so probing for a clash is not needed and
+        // would delay the first announcement by about a second.
+        info.set_requires_probe(false);
+        let fullname = info.get_fullname().to_owned();
+        self.daemon.register(info)?;
+        self.fullname = Some(fullname);
+        Ok(())
+    }
+
+    /// What is advertised now (None when withdrawn).
+    pub fn ad(&self) -> Option<&HostAd> {
+        self.fullname.as_ref().map(|_| &self.ad)
+    }
+
+    /// Changes the advertised open seats; 0 withdraws the advertisement, more brings it back.
+    ///
+    /// # Errors
+    ///
+    /// As [`Advertiser::start`].
+    pub fn set_open_seats(&mut self, open: u8) -> Result<(), DiscoveryError> {
+        self.ad.open_seats = open;
+        if open == 0 {
+            self.withdraw();
+            Ok(())
+        } else {
+            self.register()
+        }
+    }
+
+    /// Stops advertising: the daemon sends a goodbye, so guests see the host disappear.
+    /// Does not block.
+    pub fn withdraw(&mut self) {
+        if let Some(name) = self.fullname.take() {
+            let _ = self.daemon.unregister(&name);
+        }
+    }
+
+    /// Withdraws the advertisement and stops the daemon, waiting (up to 2 s) for its thread.
+    pub fn shutdown(mut self) {
+        self.withdraw();
+        stop_daemon(&self.daemon);
+    }
+}
+
+impl Drop for Advertiser {
+    fn drop(&mut self) {
+        // After `shutdown` this finds nothing to withdraw and the daemon refuses a second stop.
+        self.withdraw();
+        let _ = self.daemon.shutdown();
+    }
+}
+
+/// Whether this app can play with a host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Compatibility {
+    /// Same protocol version.
+    Compatible,
+    /// Shown greyed out, with the reason.
+    Incompatible {
+        /// For people.
+        reason: String,
+    },
+}
+
+impl Compatibility {
+    /// True for [`Compatibility::Compatible`].
+    pub fn is_compatible(&self) -> bool {
+        matches!(self, Compatibility::Compatible)
+    }
+}
+
+/// A host seen on the LAN.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostInfo {
+    /// The DNS-SD instance's full name (stable key of the list).
+    pub fullname: String,
+    /// The host's display name.
+    pub display_name: String,
+    /// Where to connect (first IPv4 address and the port); None when no IPv4 address came.
+    pub address: Option<SocketAddr>,
+    /// The host's protocol version, if it said.
+    pub protocol_version: Option<u32>,
+    /// The host's app version.
+    pub app_version: String,
+    /// The variant, if known.
+    pub variant: Option<Variant>,
+    /// Hidden setup.
+    pub hidden_setup: bool,
+    /// Open seats.
+    pub open_seats: u8,
+    /// The room to join.
+    pub code: Option<AccessCode>,
+    /// Can this app join it?
+    pub compatibility: Compatibility,
+}
+
+impl HostInfo {
+    fn from_txt(
+        fullname: &str,
+        port: u16,
+        v4: Vec<Ipv4Addr>,
+        get: impl Fn(&str) -> Option<String>,
+    ) -> HostInfo {
+        let protocol_version = get("pv").and_then(|s| s.parse::<u32>().ok());
+        let code = get("code").and_then(|s| s.parse::<AccessCode>().ok());
+        let mut v4 = v4;
+        v4.sort();
+        let address = v4.first().map(|ip| SocketAddr::new(IpAddr::V4(*ip), port));
+        let compatibility = match protocol_version {
+            None => Compatibility::Incompatible {
+                reason: "this host does not say which protocol it speaks".into(),
+            },
+            Some(v) if v != PROTOCOL_VERSION => Compatibility::Incompatible {
+                reason: if v > PROTOCOL_VERSION {
+                    format!("the host's app is newer (protocol {v}, this app speaks {PROTOCOL_VERSION}): update this app")
+                } else {
+                    format!("the host's app is older (protocol {v}, this app speaks {PROTOCOL_VERSION}): the host needs to update")
+                },
+            },
+            Some(_) if code.is_none() => Compatibility::Incompatible {
+                reason: "the host did not publish a room code".into(),
+            },
+            Some(_) if address.is_none() => {
+                Compatibility::Incompatible { reason: "no IPv4 address for this host yet".into() }
+            }
+            Some(_) => Compatibility::Compatible,
+        };
+        HostInfo {
+            fullname: fullname.to_owned(),
+            display_name: get("name").unwrap_or_else(|| fullname.to_owned()),
+            address,
+            protocol_version,
+            app_version: get("av").unwrap_or_default(),
+            variant: get("variant").and_then(|s| variant_from_name(&s)),
+            hidden_setup: get("hidden").as_deref() == Some("1"),
+            open_seats: get("seats").and_then(|s| s.parse().ok()).unwrap_or(0),
+            code,
+            compatibility,
+        }
+    }
+}
+
+/// A change in the list of hosts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HostEvent {
+    /// Browsing has started (the query went out).
+    Searching,
+    /// A new host.
+    Appeared(HostInfo),
+    /// A known host changed (seats, addresses).
+    Updated(HostInfo),
+    /// A host went away (withdrawn, seat taken, or its records expired).
+    Disappeared {
+        /// Its full name.
+        fullname: String,
+    },
+}
+
+/// Browses for hosts and keeps the live list.
+pub struct Browser {
+    daemon: ServiceDaemon,
+    hosts: Arc<Mutex<BTreeMap<String, HostInfo>>>,
+    events: mpsc::UnboundedReceiver<HostEvent>,
+}
+
+impl std::fmt::Debug for Browser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Browser").field("hosts", &self.hosts()).finish()
+    }
+}
+
+impl Browser {
+    /// Starts browsing. Must be called inside a tokio runtime.
+    ///
+    /// # Errors
+    ///
+    /// [`DiscoveryError`] if the daemon cannot start.
+    pub fn start(scope: Scope) -> Result<Browser, DiscoveryError> {
+        let daemon = daemon(scope)?;
+        let rx = daemon.browse(SERVICE_TYPE)?;
+        let hosts = Arc::new(Mutex::new(BTreeMap::new()));
+        let (tx, events) = mpsc::unbounded_channel();
+        let list = hosts.clone();
+        tokio::spawn(async move {
+            while let Ok(event) = rx.recv_async().await {
+                let out = match event {
+                    ServiceEvent::SearchStarted(_) => Some(HostEvent::Searching),
+                    ServiceEvent::ServiceResolved(r) => {
+                        let v4: Vec<Ipv4Addr> = r.get_addresses_v4().into_iter().collect();
+                        let info = HostInfo::from_txt(r.get_fullname(), r.get_port(), v4, |k| {
+                            r.get_property_val_str(k).map(str::to_owned)
+                        });
+                        let mut map = list.lock().unwrap_or_else(|e| e.into_inner());
+                        match map.insert(info.fullname.clone(), info.clone()) {
+                            None => Some(HostEvent::Appeared(info)),
+                            Some(old) if old != info => Some(HostEvent::Updated(info)),
+                            Some(_) => None,
+                        }
+                    }
+                    ServiceEvent::ServiceRemoved(_, fullname) => {
+                        let mut map = list.lock().unwrap_or_else(|e| e.into_inner());
+                        map.remove(&fullname).map(|_| HostEvent::Disappeared { fullname })
+                    }
+                    _ => None,
+                };
+                if let Some(e) = out {
+                    if tx.send(e).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        Ok(Browser { daemon, hosts, events })
+    }
+
+    /// The hosts seen now, by full name.
+    pub fn hosts(&self) -> Vec<HostInfo> {
+        self.hosts.lock().unwrap_or_else(|e| e.into_inner()).values().cloned().collect()
+    }
+
+    /// The next change of the list (None once stopped).
+    pub async fn next_event(&mut self) -> Option<HostEvent> {
+        self.events.recv().await
+    }
+
+    /// Waits up to `timeout` for a host that satisfies `pred` (already listed or appearing).
+    pub async fn wait_for(
+        &mut self,
+        timeout: Duration,
+        pred: impl Fn(&HostInfo) -> bool,
+    ) -> Option<HostInfo> {
+        if let Some(h) = self.hosts().into_iter().find(|h| pred(h)) {
+            return Some(h);
+        }
+        let wait = async {
+            while let Some(e) = self.events.recv().await {
+                if let HostEvent::Appeared(h) | HostEvent::Updated(h) = e {
+                    if pred(&h) {
+                        return Some(h);
+                    }
+                }
+            }
+            None
+        };
+        tokio::time::timeout(timeout, wait).await.ok().flatten()
+    }
+
+    /// Waits up to `timeout` until the host `fullname` is gone. True if it went.
+    pub async fn wait_gone(&mut self, timeout: Duration, fullname: &str) -> bool {
+        let listed = |b: &Browser| b.hosts().iter().any(|h| h.fullname == fullname);
+        if !listed(self) {
+            return true;
+        }
+        let wait = async {
+            while let Some(e) = self.events.recv().await {
+                if matches!(&e, HostEvent::Disappeared { fullname: f } if f == fullname) {
+                    return true;
+                }
+            }
+            false
+        };
+        tokio::time::timeout(timeout, wait).await.unwrap_or(false)
+    }
+
+    /// Stops browsing and the daemon.
+    pub fn shutdown(self) {
+        let _ = self.daemon.stop_browse(SERVICE_TYPE);
+        stop_daemon(&self.daemon);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn info(pv: Option<&str>, code: Option<&str>, v4: Vec<Ipv4Addr>) -> HostInfo {
+        let mut m = HashMap::new();
+        if let Some(v) = pv {
+            m.insert("pv", v.to_owned());
+        }
+        if let Some(c) = code {
+            m.insert("code", c.to_owned());
+        }
+        m.insert("name", "Ana".to_owned());
+        m.insert("seats", "1".to_owned());
+        m.insert("variant", "maharajah".to_owned());
+        HostInfo::from_txt("x._maharajah._tcp.local.", 4000, v4, |k| m.get(k).cloned())
+    }
+
+    #[test]
+    fn compatibility_verdicts() {
+        let ip = vec![Ipv4Addr::new(10, 200, 0, 1)];
+        let ok = info(Some("1"), Some("ABCD2345"), ip.clone());
+        assert!(ok.compatibility.is_compatible());
+        assert_eq!(ok.address, Some("10.200.0.1:4000".parse().unwrap()));
+        assert_eq!(ok.variant, Some(Variant::Maharajah));
+        assert_eq!(ok.open_seats, 1);
+        let newer = info(Some("2"), Some("ABCD2345"), ip.clone());
+        match newer.compatibility {
+            Compatibility::Incompatible { reason } => assert!(reason.contains("update this app")),
+            Compatibility::Compatible => panic!("protocol 2 is not compatible"),
+        }
+        assert!(!info(None, Some("ABCD2345"), ip.clone()).compatibility.is_compatible());
+        assert!(!info(Some("1"), None, ip).compatibility.is_compatible());
+        assert!(!info(Some("1"), Some("ABCD2345"), vec![]).compatibility.is_compatible());
+    }
+
+    #[test]
+    fn txt_record_fields() {
+        let ad = HostAd {
+            display_name: "ñ".repeat(100),
+            variant: Variant::Horde,
+            hidden_setup: false,
+            open_seats: 1,
+            code: "ABCD2345".parse().unwrap(),
+            port: 1,
+            addresses: vec![],
+        };
+        let p = ad.properties();
+        assert_eq!(p["pv"], PROTOCOL_VERSION.to_string());
+        assert_eq!(p["variant"], "horde");
+        assert_eq!(p["seats"], "1");
+        assert_eq!(p["code"], "ABCD2345");
+        assert_eq!(p["name"].chars().count(), 60);
+        assert!(p.values().all(|v| v.len() < 250));
+    }
+}

@@ -1,0 +1,31 @@
+//! Client side of Maharajah networking: what the app calls to play on a LAN or online.
+//!
+//! Layout:
+//! - [`client`]: [`Connection`], a WebSocket client of the protocol with hello/version check,
+//!   create/join/rejoin, moves tracked by ply and acknowledged, automatic reconnect with backoff
+//!   and `rejoin {last_seq}` resync, ping/RTT. Its events arrive on a channel ([`NetEvent`]).
+//! - [`setup`]: the client side of the fair hidden lock-in ([`HiddenSetup`]): canonical army and
+//!   a 32-byte random nonce, SHA-256 commitment, reveal only once both commitments are fixed,
+//!   and a check of the opponent's army against its commitment and the army rules.
+//! - [`discovery`]: mDNS/DNS-SD with mdns-sd: [`Advertiser`] for `_maharajah._tcp.local.` and
+//!   [`Browser`], a live list of hosts with a compatibility verdict.
+//! - [`host`]: [`LanHost`], the embedded server on an ephemeral port plus its advertisement, and
+//!   the fallbacks: a typed `address:port` and a short [`JoinCode`].
+//! - `netns` (Linux): private network namespaces for tests and the benchmark.
+
+pub mod client;
+pub mod discovery;
+pub mod host;
+#[cfg(target_os = "linux")]
+pub mod netns;
+pub mod setup;
+
+pub use client::{ConnectOptions, Connection, NetError, NetEvent, RoomState, SeatCredentials};
+pub use discovery::{
+    Advertiser, Browser, Compatibility, DiscoveryError, HostAd, HostEvent, HostInfo, SERVICE_TYPE,
+};
+pub use host::{JoinCode, JoinCodeError, LanHost, LanHostError, LanHostOptions};
+pub use setup::{HiddenSetup, RevealError, SetupError};
+
+/// Version of this crate (the app's networking), for the About screen and the mDNS TXT record.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
