@@ -4,7 +4,7 @@
 
 use maharajah_engine::{
     from_pgn, to_pgn, Color, DrawReason, Game, Move, Outcome, PgnTags, Piece, Position, Role,
-    Square, Variant, WinReason,
+    Square, Status, Variant, WinReason,
 };
 use serde::{Deserialize, Serialize};
 
@@ -241,6 +241,17 @@ pub struct GameView {
     pub fen: String,
     /// `true` while the computer is thinking about its move.
     pub thinking: bool,
+    /// Each side's Maharajah status (classic or variant); `None` outside Maharajah games.
+    pub statuses: Option<Statuses>,
+}
+
+/// Both sides' Maharajah status, fixed at the start (rules/maharajah.md §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Statuses {
+    /// White's status.
+    pub white: Status,
+    /// Black's status.
+    pub black: Status,
 }
 
 /// A saved game's row: what storage keeps and gives back.
@@ -663,6 +674,13 @@ impl Session {
             clock: self.clock_view(now),
             fen: position.to_string(),
             thinking: false,
+            statuses: match (
+                position.rules().side(Color::White).status,
+                position.rules().side(Color::Black).status,
+            ) {
+                (Some(white), Some(black)) => Some(Statuses { white, black }),
+                _ => None,
+            },
         }
     }
 

@@ -102,6 +102,18 @@ test('the builder refuses an over-budget army and a rank beyond a gap, naming th
   await d.screenshot('builder-fill-from-home-390x844.png');
   await tapSquare('e1');
   assert.equal(await d.text(await d.find('#build-refusal')), 'White: the king is fixed on e1');
+
+  // A piece dragged from the palette onto a square is placed there.
+  await preset('empty', 0);
+  await d.script(`
+    const button = document.querySelector('#palette-knight');
+    const from = button.getBoundingClientRect();
+    const to = document.querySelector('#builder-board g.sq[data-square="c1"] > rect').getBoundingClientRect();
+    const at = (r) => ({ clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, pointerId: 7, bubbles: true });
+    button.dispatchEvent(new PointerEvent('pointerdown', at(from)));
+    button.dispatchEvent(new PointerEvent('pointerup', at(to)));`);
+  await waitFor('the knight dropped on c1', async () => (await pieceAt('c1')) === 'white-knight');
+  assert.equal(await spent(), 3);
 });
 
 test('hidden pass-and-play: two variant armies, White hidden while Black builds, then a Maharajah move', async () => {
@@ -126,6 +138,7 @@ test('hidden pass-and-play: two variant armies, White hidden while Black builds,
   await waitFor('the game', () => d.find('#board'));
   assert.equal(await pieceAt('d1'), 'white-maharajah', 'both armies revealed together');
   assert.equal(await pieceAt('d8'), 'black-maharajah');
+  assert.equal(await d.text(await d.find('#side-statuses')), 'White: Variant side · Black: Variant side');
   await d.tap('g.sq[data-square="d1"] > rect');
   await waitFor('d1 selected', async () => (await d.script('return document.querySelector(\'g.sq[data-square="d1"]\').getAttribute("aria-pressed");')) === 'true');
   const dests = await d.script('return [...document.querySelectorAll("g.sq.target")].map((g) => g.dataset.square).sort();');

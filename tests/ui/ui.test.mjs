@@ -9,6 +9,7 @@ import { CATALOGUES, pickLanguage, t } from '../../ui/i18n.js';
 import {
   MENU, initialState, reduce, destinations, promotionLetters, tapDecision, dropDecision, isFlipped,
   soundFor, timeControlOf, opponentOf, formatClock, TIME_CONTROLS, THEMES,
+  buildTap, visibleArmies, newBuild, setupFor, PALETTE,
 } from '../../ui/store.js';
 
 const uiDir = fileURLToPath(new URL('../../ui/', import.meta.url));
@@ -182,4 +183,43 @@ test('a finished game opens the result dialog once', () => {
   s = reduce(s, { type: 'dialog', dialog: null });
   s = reduce(s, { type: 'game/loaded', game: snapshot({ result: { winner: 'black', reason: 'checkmate' } }) });
   assert.equal(s.ui.dialog, null, 'closing it keeps it closed');
+});
+
+test('custom setup: who builds first, what the builder may show, what a tap asks for', () => {
+  let state = initialState('en');
+  state = reduce(state, { type: 'setup/open', entry: 'custom' });
+  assert.equal(state.setup.variant, 'maharajah');
+  state = reduce(state, { type: 'setup/change', key: 'hidden', value: true });
+  state = reduce(state, { type: 'build/begin', person: 'white' });
+  assert.equal(state.screen, 'builder');
+  assert.equal(state.build.side, 'white');
+  assert.deepEqual(visibleArmies(state.build), ['white', 'black']);
+  state = reduce(state, { type: 'build/stage', stage: 'handover', side: 'white' });
+  state = reduce(state, { type: 'build/stage', stage: 'build', side: 'black' });
+  assert.deepEqual(visibleArmies(state.build), ['black'], 'hidden mode never shows White while Black builds');
+  const computer = newBuild({ ...setupFor('custom', { timeControl: 'none' }), opponent: 'computer' }, 'black');
+  assert.equal(computer.side, 'black', 'against the computer the person builds their own side');
+  assert.deepEqual(visibleArmies(computer), ['black'], 'the computer\'s army is never in the builder');
+  const view = { pieces: [{ square: 'e1', role: 'king' }, { square: 'a1', role: 'rook' }] };
+  assert.deepEqual(buildTap(view, null, 'a1'), { square: 'a1', role: null }, 'tap removes');
+  assert.deepEqual(buildTap(view, 'knight', 'a1'), { square: 'a1', role: 'knight' }, 'tap replaces');
+  assert.deepEqual(buildTap(view, 'rook', 'a1'), { square: 'a1', role: null }, 'the same piece again removes');
+  assert.equal(buildTap(view, null, 'b1'), null, 'an empty square with nothing picked does nothing');
+  assert.deepEqual(buildTap(view, 'queen', 'e1'), { square: 'e1', role: 'king' }, 'the king square is asked about (and refused)');
+  assert.deepEqual(PALETTE.map(([, cost]) => cost), [1, 3, 3, 5, 6, 8, 9, 13]);
+});
+
+test('Learn: the piece moves, blockers toggle and never sit under the piece', () => {
+  let state = reduce(initialState('en'), { type: 'learn/open' });
+  assert.equal(state.learn.square, 'd4');
+  state = reduce(state, { type: 'learn/tool', tool: 'blocker' });
+  state = reduce(state, { type: 'learn/square', square: 'd6' });
+  assert.deepEqual(state.learn.blockers, ['d6']);
+  state = reduce(state, { type: 'learn/square', square: 'd6' });
+  assert.deepEqual(state.learn.blockers, []);
+  state = reduce(state, { type: 'learn/square', square: 'f5' });
+  state = reduce(state, { type: 'learn/tool', tool: 'piece' });
+  state = reduce(state, { type: 'learn/square', square: 'f5' });
+  assert.equal(state.learn.square, 'f5');
+  assert.deepEqual(state.learn.blockers, []);
 });

@@ -265,4 +265,5 @@ export default {
   'path.online': '5. Online',
   'path.online.hint': 'Play anywhere through a room code.',
   'path.go': 'Go',
+  'game.statuses': 'White: {white} · Black: {black}',
 };

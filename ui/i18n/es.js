@@ -265,4 +265,5 @@ export default {
   'path.online': '5. En línea',
   'path.online.hint': 'Juega desde cualquier sitio con un código de sala.',
   'path.go': 'Ir',
+  'game.statuses': 'Blancas: {white} · Negras: {black}',
 };

@@ -22,6 +22,9 @@ export function problemText(t, p) {
   return text === `[${key}]` ? p.message : text;
 }
 
+/** A drag from the palette ends on a board square: that piece is placed there. */
+let suppressClickUntil = 0;
+
 function paletteItem(state, build, role, cost, intent, t) {
   const selected = build.role === role;
   let dragging = null;
@@ -32,16 +35,27 @@ function paletteItem(state, build, role, cost, intent, t) {
     'data-role': role,
     'aria-pressed': String(selected),
     'aria-label': t('build.palette.item', { piece: t(`role.${role}`), cost }),
-    onclick: () => intent({ type: 'build/role', role }),
-    onpointerdown: (event) => { dragging = { x: event.clientX, y: event.clientY }; },
+    onclick: () => {
+      if (Date.now() >= suppressClickUntil) intent({ type: 'build/role', role });
+    },
+    onpointerdown: (event) => {
+      dragging = { x: event.clientX, y: event.clientY };
+      try {
+        event.currentTarget.setPointerCapture(event.pointerId);
+      } catch {
+        // Without capture (an unknown pointer) the drop still reads the point it ends on.
+      }
+    },
     onpointerup: (event) => {
       if (!dragging) return;
       const moved = Math.hypot(event.clientX - dragging.x, event.clientY - dragging.y) > 16;
       dragging = null;
       if (!moved) return;
+      suppressClickUntil = Date.now() + 400;
       const square = squareAtPoint(event.clientX, event.clientY);
       if (square) intent({ type: 'build/drop', role, square });
     },
+    onpointercancel: () => { dragging = null; },
   },
   pieceIcon(build.side, role, 34),
   h('span', { class: 'palette-cost' }, String(cost)));

@@ -180,6 +180,10 @@ export function renderGame(state, ctx) {
         h('div', { class: 'board-frame' }, renderBoard(state, ctx)),
         playerStrip(state, bottom, t),
         status,
+        game.statuses
+          ? h('p', { class: 'muted sides', id: 'side-statuses' },
+            t('game.statuses', { white: t(`army.status.${game.statuses.white}`), black: t(`army.status.${game.statuses.black}`) }))
+          : null,
         state.ui.error ? h('p', { class: 'error', id: 'game-error', role: 'alert' }, state.ui.error.message) : null),
       h('div', { class: 'side-column' },
         offer,
