@@ -86,6 +86,8 @@ test('the builder refuses an over-budget army and a rank beyond a gap, naming th
   assert.equal(await pieceAt('d1'), 'white-queen', 'the refused placement changed nothing');
   assert.ok(await d.script('return document.querySelector("#budget .error") === null;'));
   await d.screenshot('builder-over-budget-390x844.png');
+  await d.script('window.scrollTo(0, 0);');
+  await d.screenshot('builder-top-390x844.png');
 
   await d.tap('#palette-maharajah'); // unpick
   await tapSquare('a2');
@@ -146,6 +148,7 @@ test('hidden pass-and-play: two variant armies, White hidden while Black builds,
   await d.tap('g.sq[data-square="c3"] > rect');
   await waitFor('the Maharajah moved', async () => (await pieceAt('c3')) === 'white-maharajah');
   assert.match(await d.script('return document.querySelector("#moves").textContent;'), /Mc3/);
+  await new Promise((resolve) => setTimeout(resolve, 300)); // let the move's slide finish
   await d.screenshot('custom-game-390x844.png');
 });
 

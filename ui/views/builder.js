@@ -109,6 +109,7 @@ export function renderBuilder(state, { t, intent }) {
 
   return screen('builder', title, t('nav.back'), back,
     h('div', { class: 'builder', 'data-side': side },
+      h('div', { class: 'builder-top' },
       h('div', { class: 'budget', id: 'budget', 'data-spent': view.spent },
         h('div', { class: 'budget-text' },
           h('strong', { id: 'budget-spent' }, t('build.budget', { spent: view.spent, budget: view.budget })),
@@ -117,8 +118,8 @@ export function renderBuilder(state, { t, intent }) {
           h('div', { class: `meter-fill${left === 0 ? ' full' : ''}`, style: `width: ${Math.min(100, (view.spent / view.budget) * 100)}%` }))),
       h('div', { class: 'palette', id: 'palette', role: 'toolbar', 'aria-label': t('build.palette') },
         PALETTE.map(([role, cost]) => paletteItem(state, build, role, cost, intent, t))),
+      refusal ? h('p', { class: 'error refusal', id: 'build-refusal', role: 'alert' }, problemText(t, refusal)) : null),
       h('p', { class: 'muted hint', id: 'build-hint' }, build.role ? t('build.hint.place', { piece: t(`role.${build.role}`) }) : t('build.hint.pick')),
-      refusal ? h('p', { class: 'error refusal', id: 'build-refusal', role: 'alert' }, problemText(t, refusal)) : null,
       renderPlainBoard({
         id: 'builder-board',
         pieces,
