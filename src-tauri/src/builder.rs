@@ -292,6 +292,20 @@ mod tests {
     }
 
     #[test]
+    fn a_king_in_check_at_the_start_is_refused_with_the_checker() {
+        let white: Army = "8/8/8/8/PPP1M3/PPPPPPPP/PPPPPPPP/PPPPKPPP".parse().expect("white army");
+        let black: Army = "rnbqkbnr/rb6/8/8/8/8/8/8".parse().expect("black army");
+        assert!(
+            ArmyView::of(&white).problems.is_empty() && ArmyView::of(&black).problems.is_empty()
+        );
+        let problems = start(&white, &black).expect_err("the Maharajah on e4 sees e8");
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].kind, "in_check");
+        assert_eq!(problems[0].color, Color::Black);
+        assert_eq!(problems[0].squares, vec![sq("e4")]);
+    }
+
+    #[test]
     fn the_maharajah_on_d4_reaches_35_squares() {
         let r = reach(Role::Maharajah, sq("d4"), &[]);
         assert_eq!((r.slide.len(), r.leap.len()), (27, 8));

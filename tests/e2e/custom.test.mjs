@@ -122,6 +122,7 @@ test('hidden pass-and-play: two variant armies, White hidden while Black builds,
   await openCustom(async () => {
     await d.tap('#hide-army');
     await waitFor('hide checked', () => d.script('return document.querySelector("#hide-army").checked;'));
+    await d.screenshot('custom-setup-390x844.png');
   });
   await buildVariant(2);
   await d.screenshot('builder-white-variant-390x844.png');
