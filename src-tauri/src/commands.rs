@@ -428,12 +428,34 @@ pub fn new_custom_game(
     opponent: Opponent,
     time_control: Option<TimeControl>,
 ) -> Result<GameView, CommandError> {
-    let (white, black) = custom_armies(white, black, opponent, &mut rand::rng())?;
-    let start = builder::start(&white, &black).map_err(|problems| CommandError {
-        code: "bad_start",
-        message: problems.iter().map(|p| p.message.clone()).collect::<Vec<_>>().join("; "),
-    })?;
+    let start = custom_start(white, black, opponent, &mut rand::rng())?;
     state.act(|core, now, unix| core.new_game(start, opponent, time_control, now, unix))
+}
+
+/// The start position of a custom game. The computer's army is built blind; in the rare case the
+/// two armies cannot start together (a king in check), it builds again, up to a few times.
+///
+/// # Errors
+/// `bad_start` naming the broken rules; `bad_army`.
+pub fn custom_start(
+    white: Option<Army>,
+    black: Option<Army>,
+    opponent: Opponent,
+    rng: &mut impl rand::Rng,
+) -> Result<maharajah_engine::Position, CommandError> {
+    let tries = if matches!(opponent, Opponent::Computer { .. }) { 20 } else { 1 };
+    let mut last = Vec::new();
+    for _ in 0..tries {
+        let (w, b) = custom_armies(white.clone(), black.clone(), opponent, rng)?;
+        match builder::start(&w, &b) {
+            Ok(position) => return Ok(position),
+            Err(problems) => last = problems,
+        }
+    }
+    Err(CommandError {
+        code: "bad_start",
+        message: last.iter().map(|p| p.message.clone()).collect::<Vec<_>>().join("; "),
+    })
 }
 
 /// The two armies of a custom game: the computer's side built by the engine, the others given.
@@ -578,6 +600,27 @@ mod tests {
             custom_armies(Some(Army::orthodox(Color::Black)), None, Opponent::Human, &mut rng)
                 .expect_err("wrong colour");
         assert_eq!(wrong.code, "bad_army");
+    }
+
+    #[test]
+    fn a_custom_start_names_the_broken_rule() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+        let short = Army::new(Color::White);
+        let error = custom_start(
+            Some(short),
+            Some(Army::orthodox(Color::Black)),
+            Opponent::Human,
+            &mut rng,
+        )
+        .expect_err("nothing spent");
+        assert_eq!(
+            (error.code, error.message.as_str()),
+            ("bad_start", "White spends 0 of 39 points")
+        );
+        let vs = Opponent::Computer { color: Color::White, level: 8 };
+        let position = custom_start(None, Some(Army::orthodox(Color::Black)), vs, &mut rng)
+            .expect("the computer's army and mine start");
+        assert_eq!(position.turn(), Color::White);
     }
 
     #[test]

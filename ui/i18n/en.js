@@ -168,7 +168,7 @@ export default {
   'piece.black.archbishop': 'black archbishop',
   'piece.black.chancellor': 'black chancellor',
   'piece.black.maharajah': 'black maharajah',
-  'setup.title.custom': 'New game (custom setup)',
+  'setup.title.custom': 'Custom setup',
   'setup.custom.rules': 'Each side builds its own 39-point army, then the game starts from the two armies.',
   'setup.hide': 'Hide my army',
   'setup.hide.hint': 'White\'s army stays hidden while Black builds',

@@ -168,7 +168,7 @@ export default {
   'piece.black.archbishop': 'arzobispo negro',
   'piece.black.chancellor': 'canciller negro',
   'piece.black.maharajah': 'maharajá negro',
-  'setup.title.custom': 'Nueva partida (montaje libre)',
+  'setup.title.custom': 'Montaje libre',
   'setup.custom.rules': 'Cada bando forma su propio ejército de 39 puntos y la partida empieza con los dos ejércitos.',
   'setup.hide': 'Ocultar mi ejército',
   'setup.hide.hint': 'el ejército blanco queda oculto mientras las negras forman el suyo',
