@@ -206,6 +206,7 @@ test('Learn shows the Maharajah reaching 35 squares from d4, fewer with a blocke
   await d.screenshot('learn-blocker-390x844.png');
   await d.tap('#learn-page-rules');
   await waitFor('the rules', () => d.find('#rules-army'));
+  await d.screenshot('learn-rules-390x844.png');
   await d.tap('#learn-page-path');
   await waitFor('the learning path', () => d.find('#learning-path'));
 });

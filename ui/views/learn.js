@@ -40,8 +40,8 @@ function boardPage(state, { t, intent }) {
     h('p', { class: 'reach-count', id: 'reach-count', 'data-total': total, 'data-slide': reach.slide.length, 'data-leap': reach.leap.length },
       t('learn.count', { total, slide: reach.slide.length, leap: reach.leap.length, square: learn.square })),
     h('p', { class: 'legend' },
-      h('span', { class: 'key key-slide' }), t('learn.legend.slide'), ' ',
-      h('span', { class: 'key key-leap' }), t('learn.legend.leap')),
+      h('span', { class: 'legend-item' }, h('span', { class: 'key key-slide' }), t('learn.legend.slide')),
+      h('span', { class: 'legend-item' }, h('span', { class: 'key key-leap' }), t('learn.legend.leap'))),
   ];
 }
 
