@@ -429,6 +429,30 @@ mod tests {
     }
 
     #[test]
+    fn a_custom_start_is_saved_replayed_and_exported_as_maharajah() {
+        use maharajah_engine::{start_position, Army, Role, Square};
+        let sq = |t: &str| t.parse::<Square>().expect("square");
+        let mut white = Army::orthodox(Color::White);
+        for file in ["a2", "b2", "g2", "h2"] {
+            white.set(sq(file), None);
+        }
+        white.set(sq("d1"), Some(Role::Maharajah));
+        let black = white.mirrored();
+        let start = start_position(&white, &black).expect("legal armies");
+        let mut core = core();
+        let view = core.new_game(start, Opponent::Human, None, 0, 0).expect("starts");
+        assert_eq!(view.variant, Variant::Maharajah);
+        assert!(view.legal.iter().any(|m| m.to_string() == "d1c3"), "the Maharajah leaps");
+        core.play("d1c3", 1, 1).expect("Mc3");
+        let id = core.current(2).expect("open").id;
+        core.leave(3, 3).expect("saved");
+        let reopened = core.open(id, 4).expect("reopens");
+        assert_eq!(reopened.history, vec!["Mc3".to_owned()]);
+        let pgn = core.pgn(None, 5, "2026.01.01").expect("pgn");
+        assert!(pgn.contains("[Variant \"Maharajah\"]") && pgn.contains("[SetUp \"1\"]"), "{pgn}");
+    }
+
+    #[test]
     fn every_move_is_saved_and_continue_finds_the_game() {
         let mut core = core();
         let view =
