@@ -304,3 +304,72 @@ async fn a_vanished_host_is_retried_with_growing_backoff() {
     until(&mut we, "closed", |e| matches!(e, NetEvent::Closed(CloseReason::ByUser))).await;
     assert_eq!(white.play("e2e4").await, Err(NetError::Closed));
 }
+
+/// A modified host (a fake server) that tampers with the hidden setup: the guest's client
+/// refuses the start with a clear reason.
+#[tokio::test]
+async fn a_modified_host_cannot_tamper_with_the_lock_in() {
+    use maharajah_net::client::SeatCredentials;
+    use maharajah_net::setup::RevealError;
+    use maharajah_protocol::{AccessCode, ByColor};
+
+    let code: AccessCode = "ABCD2345".parse().unwrap();
+    let guest_setup = HiddenSetup::with_nonce(Color::Black, CUSTOM_BLACK, [5; 32]).unwrap();
+    let host_setup = HiddenSetup::with_nonce(Color::White, WHITE_ARMY, [6; 32]).unwrap();
+    let event = |seq: u64, event: RoomEvent| ServerMsg::Event { code: code.clone(), seq, event };
+    let committed = |seat: Color, c: &str| RoomEvent::Committed { seat, commitment: c.to_owned() };
+    let start = |white: &str, black: &str| RoomEvent::GameStarted {
+        start_fen: String::new(),
+        armies: Some(ByColor { white: white.to_owned(), black: black.to_owned() }),
+        clock: None,
+    };
+    let seated = ServerMsg::Seated { code: code.clone(), seat: Color::Black, token: "t".into() };
+    let opening = [
+        seated,
+        event(1, RoomEvent::SetupStarted),
+        event(2, committed(Color::White, host_setup.commitment())),
+        event(3, committed(Color::Black, guest_setup.commitment())),
+        event(4, RoomEvent::RevealOpen),
+    ];
+    let altered_black = BLACK_ARMY;
+    let illegal_white = WHITE_ARMY.replace("Pa2", "Qa2");
+    let cases: Vec<(Vec<ServerMsg>, RevealError)> = vec![
+        // The host publishes another army for the guest than the one it locked in.
+        (vec![event(5, start(WHITE_ARMY, altered_black))], RevealError::OwnArmyAltered),
+        // The host's own army breaks the rules.
+        (
+            vec![event(5, start(&illegal_white, CUSTOM_BLACK))],
+            RevealError::InvalidArmy { seat: Color::White, reason: String::new() },
+        ),
+        // The host changes its commitment after the reveal opened (after seeing ours).
+        (
+            vec![event(5, committed(Color::White, &"ab".repeat(32)))],
+            RevealError::LateCommitment(Color::White),
+        ),
+    ];
+    for (tail, expected) in cases {
+        let frames: Vec<Message> =
+            opening.iter().chain(tail.iter()).map(|m| Message::text(encode(m))).collect();
+        let url = fake_server(frames, None).await;
+        let seat = SeatCredentials { code: code.clone(), seat: Color::Black, token: "t".into() };
+        let (_conn, mut events) = Connection::resume(&url, fast(), seat, 0).await.unwrap();
+        let mut setup = guest_setup.clone();
+        let wait = async {
+            loop {
+                if let Some(NetEvent::Room { event, .. }) = events.recv().await {
+                    if let Err(e) = setup.observe(&event) {
+                        return e;
+                    }
+                }
+            }
+        };
+        let err = tokio::time::timeout(WAIT, wait).await.expect("the tampering is noticed");
+        match (&err, &expected) {
+            (RevealError::InvalidArmy { seat, .. }, RevealError::InvalidArmy { seat: s, .. }) => {
+                assert_eq!(seat, s)
+            }
+            _ => assert_eq!(err, expected),
+        }
+        assert!(!err.to_string().is_empty());
+    }
+}

@@ -15,7 +15,8 @@ pub const BLACK_ARMY: &str = "Ra8,Nb8,Bc8,Qd8,Ke8,Bf8,Ng8,Rh8,Pa7,Pb7,Pc7,Pd7,Pe
 /// A 39-point variant army: queen and a-rook traded for a Maharajah and a pawn.
 pub const CUSTOM_BLACK: &str = "Pa8,Nb8,Bc8,Md8,Ke8,Bf8,Ng8,Rh8,Pa7,Pb7,Pc7,Pd7,Pe7,Pf7,Pg7,Ph7";
 
-pub const WAIT: Duration = Duration::from_secs(10);
+/// Longest wait for one step (generous: CI shares two cores with other builds).
+pub const WAIT: Duration = Duration::from_secs(15);
 
 pub struct TestServer {
     pub addr: SocketAddr,
