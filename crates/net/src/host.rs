@@ -2,8 +2,8 @@
 //!
 //! [`LanHost::start`] binds an ephemeral port, runs [`maharajah_server::run`] on it (in memory),
 //! connects the host player's own [`Connection`] over loopback, creates the room, and advertises
-//! it with an [`Advertiser`]. When the guest takes the seat the advertisement is withdrawn; if
-//! the seat is left open again (the guest resigns before the start) it comes back.
+//! it with an [`Advertiser`]. When the guest takes the seat the advertisement is withdrawn (a
+//! snapshot showing the seat free again after a resync brings it back).
 //!
 //! Fallbacks for networks that block multicast: the host shows its `address:port` and room code
 //! (the guest calls [`join`]), or a [`JoinCode`] that packs all three into 18 characters.
@@ -198,6 +198,7 @@ pub struct LanHost {
     stop: Option<oneshot::Sender<()>>,
     server: Option<JoinHandle<Result<(), maharajah_server::ServerError>>>,
     watcher: Option<JoinHandle<Option<Advertiser>>>,
+    quit_watcher: Option<oneshot::Sender<()>>,
     started: Instant,
 }
 
@@ -240,6 +241,7 @@ impl LanHost {
             stop: Some(stop),
             server: Some(server),
             watcher: None,
+            quit_watcher: None,
             started,
         };
         // The host player's own connection goes over loopback unless the server listens on one
@@ -294,9 +296,15 @@ impl LanHost {
         // taken, and forwards every event to the app unchanged.
         let (tx, rx) = mpsc::unbounded_channel();
         let own = seat.seat;
+        let (quit, mut quit_rx) = oneshot::channel::<()>();
+        host.quit_watcher = Some(quit);
         host.watcher = Some(tokio::spawn(async move {
             let mut advertiser = Some(advertiser);
-            while let Some(e) = events.recv().await {
+            loop {
+                let e = tokio::select! {
+                    _ = &mut quit_rx => break,
+                    e = events.recv() => match e { Some(e) => e, None => break },
+                };
                 let open = match &e {
                     NetEvent::Room { event: RoomEvent::SeatTaken { seat }, .. } if *seat != own => {
                         Some(0)
@@ -353,8 +361,10 @@ impl LanHost {
     /// Withdraws the advertisement and stops the server (the guest sees the host disappear and
     /// its connection retries). Close the host player's connection first if it should not retry.
     pub async fn stop(&mut self) {
+        if let Some(q) = self.quit_watcher.take() {
+            let _ = q.send(());
+        }
         if let Some(w) = self.watcher.take() {
-            w.abort();
             if let Ok(Some(a)) = w.await {
                 let _ = tokio::task::spawn_blocking(move || a.shutdown()).await;
             }
