@@ -47,6 +47,8 @@ export const setSetting = (key, value) => call('set_setting', { key, value });
 export const armyView = (color, army = null) => call('army_view', { color, army });
 /** role: 'maharajah'… or null to clear; answers the new army, or the same one with `refused`. */
 export const armyPlace = (color, army, square, role) => call('army_place', { color, army, square, role });
+/** Moves a piece of the army from one square to another (refused like a placement). */
+export const armyMove = (color, army, from, to) => call('army_move', { color, army, from, to });
 /** preset: 'orthodox' | 'random' | 'empty' | 'mirror' (army: the one to mirror). */
 export const armyPreset = (color, preset, army = null) => call('army_preset', { color, preset, army });
 /** Start validation: every broken rule, [] when the armies may start. */

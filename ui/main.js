@@ -128,6 +128,9 @@ async function buildEffects(action, state) {
       if (change) armyCall(api.armyPlace(side, view.army, change.square, change.role));
       break;
     }
+    case 'build/move':
+      if (view) armyCall(api.armyMove(side, view.army, action.from, action.to));
+      break;
     case 'build/drop':
       if (view) armyCall(api.armyPlace(side, view.army, action.square, action.role));
       break;

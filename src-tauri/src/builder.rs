@@ -151,9 +151,23 @@ pub fn army_of(color: Color, text: Option<&Army>) -> Result<Army, BadArmy> {
 /// building; spending more is not, nor a piece beyond a rank with gaps, nor touching the king.
 #[must_use]
 pub fn place(army: &Army, square: Square, role: Option<Role>) -> ArmyView {
+    change(army, &[(square, role)])
+}
+
+/// Moves the piece on `from` to `to` (replacing what stood there), refused like [`place`].
+#[must_use]
+pub fn shift(army: &Army, from: Square, to: Square) -> ArmyView {
+    match army.role_at(from) {
+        Some(role) if from != to => change(army, &[(from, None), (to, Some(role))]),
+        _ => ArmyView::of(army),
+    }
+}
+
+/// Applies `changes` together, unless the rules refuse the result (see [`place`]).
+fn change(army: &Army, changes: &[(Square, Option<Role>)]) -> ArmyView {
     let color = army.color();
     let king = Square::E1.relative(color);
-    if square == king || role == Some(Role::King) {
+    if changes.iter().any(|&(square, role)| square == king || role == Some(Role::King)) {
         let mut view = ArmyView::of(army);
         view.refused = Some(Problem::from_army_error(&ArmyError {
             color,
@@ -164,7 +178,9 @@ pub fn place(army: &Army, square: Square, role: Option<Role>) -> ArmyView {
         return view;
     }
     let mut next = army.clone();
-    next.set(square, role);
+    for &(square, role) in changes {
+        next.set(square, role);
+    }
     let refusal = next
         .errors()
         .into_iter()
@@ -254,6 +270,21 @@ mod tests {
         assert_eq!(refused.squares, vec![sq("c3")]);
         assert_eq!(refused.empty.len(), 7);
         assert!(refused.message.starts_with("White: piece on c3 while rank 2 has empty squares"));
+    }
+
+    #[test]
+    fn a_piece_moves_within_the_rules() {
+        let army = Army::orthodox(Color::White);
+        let view = shift(&army, sq("a2"), sq("b1"));
+        assert!(view.refused.is_none());
+        assert_eq!(view.army.role_at(sq("b1")), Some(Role::Pawn));
+        assert_eq!(view.spent, 36, "the knight it replaced is gone");
+        let view = shift(&army, sq("b1"), sq("a2"));
+        assert_eq!(view.refused.map(|p| (p.kind, p.rank)), Some(("fill_from_home", Some(1))));
+        let view = shift(&army, sq("a2"), sq("a3"));
+        assert_eq!(view.refused.map(|p| p.kind), Some("fill_from_home"));
+        let view = shift(&army, sq("e1"), sq("e3"));
+        assert_eq!(view.refused.map(|p| p.kind), Some("king"));
     }
 
     #[test]

@@ -381,6 +381,20 @@ pub fn army_place(
     Ok(builder::place(&army_of(color, army.as_ref()).map_err(bad_army)?, square, role))
 }
 
+/// Moves the piece on `from` to `to` within `army`, refused like [`army_place`].
+///
+/// # Errors
+/// `bad_army` when the army is the other colour's.
+#[tauri::command]
+pub fn army_move(
+    color: Color,
+    army: Option<Army>,
+    from: Square,
+    to: Square,
+) -> Result<ArmyView, CommandError> {
+    Ok(builder::shift(&army_of(color, army.as_ref()).map_err(bad_army)?, from, to))
+}
+
 /// A ready-made army for `color`: `orthodox`, `random` (a random legal army), `empty`, or
 /// `mirror` (the given army of the other side, mirrored).
 ///

@@ -84,6 +84,7 @@ pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
             commands::set_setting,
             commands::army_view,
             commands::army_place,
+            commands::army_move,
             commands::army_preset,
             commands::start_check,
             commands::new_custom_game,

@@ -116,6 +116,14 @@ test('the builder refuses an over-budget army and a rank beyond a gap, naming th
     button.dispatchEvent(new PointerEvent('pointerup', at(to)));`);
   await waitFor('the knight dropped on c1', async () => (await pieceAt('c1')) === 'white-knight');
   assert.equal(await spent(), 3);
+  // A placed piece dragged to another square moves there.
+  await d.script(`
+    const rect = (sq) => document.querySelector('#builder-board g.sq[data-square="' + sq + '"] > rect');
+    const at = (r) => ({ clientX: r.getBoundingClientRect().left + 20, clientY: r.getBoundingClientRect().top + 20, pointerId: 8, bubbles: true });
+    rect('c1').dispatchEvent(new PointerEvent('pointerdown', at(rect('c1'))));
+    rect('c1').dispatchEvent(new PointerEvent('pointerup', at(rect('a1'))));`);
+  await waitFor('the knight moved to a1', async () => (await pieceAt('a1')) === 'white-knight');
+  assert.equal(await pieceAt('c1'), null);
 });
 
 test('hidden pass-and-play: two variant armies, White hidden while Black builds, then a Maharajah move', async () => {

@@ -61,6 +61,32 @@ function paletteItem(state, build, role, cost, intent, t) {
   h('span', { class: 'palette-cost' }, String(cost)));
 }
 
+/** Dragging a placed piece (not the king) to another square moves it there. */
+function withPieceDrag(svg, view, intent) {
+  let drag = null;
+  let suppressUntil = 0;
+  const own = new Set(view.pieces.filter((p) => p.role !== 'king').map((p) => p.square));
+  const squareOf = (event) => event.target?.closest?.('[data-square]')?.getAttribute('data-square') ?? null;
+  svg.addEventListener('click', (event) => {
+    if (Date.now() < suppressUntil) event.stopPropagation();
+  }, { capture: true });
+  svg.addEventListener('pointerdown', (event) => {
+    const from = squareOf(event);
+    if (from && own.has(from)) drag = { from, x: event.clientX, y: event.clientY, pointer: event.pointerId };
+  });
+  svg.addEventListener('pointerup', (event) => {
+    if (!drag || event.pointerId !== drag.pointer) return;
+    const { from, x, y } = drag;
+    drag = null;
+    if (Math.hypot(event.clientX - x, event.clientY - y) < 16) return; // a tap
+    suppressUntil = Date.now() + 400;
+    const to = squareAtPoint(event.clientX, event.clientY);
+    if (to && to !== from) intent({ type: 'build/move', from, to });
+  });
+  svg.addEventListener('pointercancel', () => { drag = null; });
+  return svg;
+}
+
 function savedList(build, intent, t) {
   return h('div', { class: 'saved-armies', id: 'saved-armies' },
     build.saved.length ? null : h('p', { class: 'muted' }, t('build.saved.none')),
@@ -120,7 +146,7 @@ export function renderBuilder(state, { t, intent }) {
         PALETTE.map(([role, cost]) => paletteItem(state, build, role, cost, intent, t))),
       refusal ? h('p', { class: 'error refusal', id: 'build-refusal', role: 'alert' }, problemText(t, refusal)) : null),
       h('p', { class: 'muted hint', id: 'build-hint' }, build.role ? t('build.hint.place', { piece: t(`role.${build.role}`) }) : t('build.hint.pick')),
-      renderPlainBoard({
+      withPieceDrag(renderPlainBoard({
         id: 'builder-board',
         pieces,
         marks,
@@ -129,7 +155,7 @@ export function renderBuilder(state, { t, intent }) {
         label: t('build.board', { color: t(`color.${side}`) }),
         t,
         onSquare: (square) => intent({ type: 'build/square', square }),
-      }),
+      }), view, intent),
       h('div', { class: `status-card status-${view.status}`, id: 'army-status', 'data-status': view.status },
         h('strong', {}, t(`army.status.${view.status}`)),
         h('ul', {},
