@@ -197,6 +197,16 @@ test('a saved army survives a restart; rename and delete', async () => {
   await waitFor('renamed', async () => (await d.script('return document.querySelector(".saved-name")?.textContent;')) === 'Renamed');
   await d.tap('.saved-delete');
   await waitFor('deleted', async () => (await d.findAll('.saved-army')).length === 0);
+
+  // Without hiding, Black sees White's army and may mirror it.
+  await d.tap('#lock-in');
+  await waitFor('Black builds', async () => (await d.script('return document.querySelector(".builder")?.dataset.side;')) === 'black');
+  assert.equal(await pieceAt('d1'), 'white-maharajah', 'White\'s army is shown when not hidden');
+  await d.tap('#preset-mirror');
+  await waitFor('mirrored', async () => (await pieceAt('d8')) === 'black-maharajah');
+  assert.equal(await spent(), 39);
+  await d.tap('#lock-in');
+  await waitFor('the game', () => d.find('#board'));
 });
 
 test('Learn shows the Maharajah reaching 35 squares from d4, fewer with a blocker', async () => {
