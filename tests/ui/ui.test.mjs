@@ -223,3 +223,19 @@ test('Learn: the piece moves, blockers toggle and never sit under the piece', ()
   assert.equal(state.learn.square, 'f5');
   assert.deepEqual(state.learn.blockers, []);
 });
+
+test('keys built at run time exist: every refusal the backend names, statuses, Learn pieces', () => {
+  const kinds = ['budget', 'king', 'own_half', 'fill_from_home', 'too_many_pieces', 'wrong_color', 'in_check', 'no_legal_move'];
+  const keys = [
+    ...kinds.map((k) => `army.rule.${k}`),
+    ...['classic', 'variant'].flatMap((s) => ['', '.castling', '.promotion', '.double'].map((x) => `army.status.${s}${x}`)),
+    ...['maharajah', 'chancellor', 'archbishop', 'queen', 'rook', 'bishop', 'knight', 'king'].map((r) => `learn.moves.${r}`),
+    ...['pieces', 'army', 'start', 'status', 'hidden', 'end'].flatMap((p) => [`rules.${p}.title`, `rules.${p}.body`]),
+    ...['classic', 'learn', 'custom', 'lan', 'online'].flatMap((p) => [`path.${p}`, `path.${p}.hint`]),
+  ];
+  for (const language of ['en', 'es']) {
+    for (const key of keys) assert.ok(key in CATALOGUES[language], `${language} lacks ${key}`);
+  }
+  assert.equal(t('es', 'army.rule.fill_from_home', { color: 'Blancas', squares: 'a3', rank: 2, empty: 'a2, b2' }),
+    'Blancas: pieza en a3 mientras la fila 2 tiene casillas vacías: a2, b2');
+});
