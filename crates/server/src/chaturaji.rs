@@ -29,7 +29,7 @@ use std::collections::VecDeque;
 
 use maharajah_chaturaji::cpu::{self, Level};
 use maharajah_chaturaji::game::{Action as GameAction, Event};
-use maharajah_chaturaji::record::{Record, RecordedGame, StepError};
+use maharajah_chaturaji::record::{Record, RecordedGame, Step, StepError};
 use maharajah_chaturaji::settings::Player;
 use maharajah_chaturaji::{BySeat, GameError, Phase, Seat, Settings};
 use maharajah_protocol::army::constant_time_eq;
@@ -470,7 +470,16 @@ impl ChaturajiRoom {
         }
         .map_err(step_error)?;
         let step = g.record().actions.len() - 1;
-        let recorded = g.record().actions[step];
+        let mut recorded = g.record().actions[step];
+        if let Step::Roll { dice: None } = recorded {
+            // A roll that ended the turn at once (no usable die) is recorded without its faces
+            // (the seed has them); the event always carries them.
+            let faces = events.iter().find_map(|e| match e {
+                Event::Rolled { dice, .. } => Some([dice[0].face, dice[1].face]),
+                _ => None,
+            });
+            recorded = Step::Roll { dice: faces };
+        }
         let game = g.game();
         let (dice, scores, to_move, round) =
             (DieView::of(game), game.scores(), game.to_move(), game.round());
