@@ -380,7 +380,7 @@ pub enum ErrorCode {
     RateLimited,
     /// No room has this code (or it expired).
     RoomNotFound,
-    /// Both seats are taken.
+    /// Both seats are taken (Chaturaji: every person seat).
     RoomFull,
     /// The token does not belong to a seat of this room.
     Forbidden,

@@ -48,7 +48,7 @@ use crate::room::{Lifetimes, RoomError, EVENT_RING};
 pub const CPU_DELAY_MS: u64 = 600;
 
 /// Shortest and longest accepted device id.
-pub const DEVICE_ID_LEN: std::ops::RangeInclusive<usize> = 8..=128;
+pub const DEVICE_ID_LEN: std::ops::RangeInclusive<usize> = 16..=128;
 
 fn ms(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
@@ -667,10 +667,14 @@ impl ChaturajiRoom {
         if game.as_ref().is_some_and(|g| g.record().actions.len() != rec.steps.len()) {
             return Err(err(ErrorCode::Internal, "stored steps do not match the record"));
         }
+        let mut seats = rec.seats;
+        for seat in Seat::ALL {
+            seats[seat].connected = false;
+        }
         let grace = now.saturating_add(ms(lifetimes.recovery_grace));
         let playing = game.as_ref().is_some_and(|g| !g.game().is_over());
         let takeover_at = BySeat::from_fn(|s| {
-            let st = &rec.seats[s];
+            let st = &seats[s];
             (playing && st.person && !st.stand_in).then_some(grace)
         });
         Ok(ChaturajiRoom {
@@ -678,7 +682,7 @@ impl ChaturajiRoom {
             lifetimes,
             settings: rec.settings,
             stand_in: rec.stand_in,
-            seats: rec.seats,
+            seats,
             game_number: rec.game_number,
             seed: rec.seed,
             game,
@@ -697,7 +701,7 @@ fn check_device(device: &str) -> Result<(), RoomError> {
     if DEVICE_ID_LEN.contains(&device.len()) {
         Ok(())
     } else {
-        Err(err(ErrorCode::Malformed, "the device id must be 8 to 128 characters"))
+        Err(err(ErrorCode::Malformed, "the device id must be 16 to 128 characters"))
     }
 }
 

@@ -305,11 +305,11 @@ async fn agree(players: &mut [Player]) -> Game {
 }
 
 async fn three_people_and_a_cpu(addr: SocketAddr, settings: Settings) -> Vec<Player> {
-    let mut red = Player::connect(addr, "device-red-0001").await;
+    let mut red = Player::connect(addr, "device-red-000000001").await;
     let code = red.create(settings).await;
-    let mut blue = Player::connect(addr, "device-blue-0002").await;
+    let mut blue = Player::connect(addr, "device-blue-00000002").await;
     blue.join(&code).await;
-    let mut yellow = Player::connect(addr, "device-yellow-0003").await;
+    let mut yellow = Player::connect(addr, "device-yellow-000003").await;
     yellow.join(&code).await;
     assert_eq!(
         (red.seat, blue.seat, yellow.seat),
@@ -414,7 +414,7 @@ async fn a_dropped_person_is_played_by_the_cpu_and_gets_the_seat_back_on_the_sam
         .any(|e| matches!(e, ChaturajiEvent::Played { seat: Seat::Blue, by_room: true, .. })));
 
     // Blue's token from another device is refused; so is a new seat for that device.
-    let mut thief = Player::connect(server.addr, "device-other-9999").await;
+    let mut thief = Player::connect(server.addr, "device-other-0000009").await;
     thief
         .send(&ClientMsg::RejoinChaturaji {
             code: code.clone(),
@@ -461,9 +461,9 @@ async fn a_dropped_person_is_played_by_the_cpu_and_gets_the_seat_back_on_the_sam
 async fn the_turn_timer_discards_the_dice_and_passes_the_turn() {
     let server = TestServer::start(patient()).await;
     let settings = Settings { turn_time: TurnTime::Seconds30, ..table(2, 6) };
-    let mut red = Player::connect(server.addr, "device-red-0001").await;
+    let mut red = Player::connect(server.addr, "device-red-000000001").await;
     let code = red.create(settings).await;
-    let mut blue = Player::connect(server.addr, "device-blue-0002").await;
+    let mut blue = Player::connect(server.addr, "device-blue-00000002").await;
     blue.join(&code).await;
     red.until_game().await;
     let t0 = tokio::time::Instant::now();

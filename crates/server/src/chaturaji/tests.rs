@@ -22,7 +22,7 @@ fn settings() -> Settings {
 }
 
 fn device(n: usize) -> String {
-    format!("device-{n:04}")
+    format!("device-id-{n:08}")
 }
 
 /// A full room: three people seated (tokens t0, t1, t2), the game started at time 0.
@@ -251,4 +251,24 @@ fn settings_need_two_people_and_a_device_id() {
         Lifetimes::default(),
     );
     assert_eq!(short.map(|_| ()).expect_err("short device").code, ErrorCode::Malformed);
+}
+
+#[test]
+fn after_a_restart_absent_people_get_a_stand_in_only_after_the_grace() {
+    let (mut room, tokens) = full_room(settings());
+    let now = drive(&mut room, &tokens, 0, 5);
+    let lifetimes = Lifetimes::default();
+    let mut back = ChaturajiRoom::from_record(room.to_record(now), 0, lifetimes).expect("ok");
+    assert!(Seat::ALL.iter().all(|&s| !back.seats()[s].connected));
+    assert!(!back.is_room_played(Seat::Red));
+    let grace = ms(lifetimes.recovery_grace);
+    back.rejoin(&tokens[1], &device(1), 10).expect("Blue is back");
+    back.on_time(grace - 1);
+    assert!(!back.is_room_played(Seat::Red));
+    back.on_time(grace);
+    assert!(back.is_room_played(Seat::Red) && back.is_room_played(Seat::Yellow));
+    assert!(!back.is_room_played(Seat::Blue), "Blue came back in time");
+    // Events after the restart continue the numbering; older ones need a snapshot.
+    assert_eq!(back.events_after(0), None);
+    assert!(back.events_after(room.seq()).is_some_and(|e| !e.is_empty()));
 }
