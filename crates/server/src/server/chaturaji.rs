@@ -223,7 +223,13 @@ impl Actor {
                     let now = self.shared.now();
                     let backup = self.backup();
                     let before = self.room.seq();
-                    self.room.on_time(now);
+                    // A CPU decision can take a few hundred milliseconds: off the runtime's
+                    // workers. Commands wait in the channel meanwhile, so the order is the same.
+                    let mut room = self.room.clone();
+                    match tokio::task::spawn_blocking(move || { room.on_time(now); room }).await {
+                        Ok(room) => self.room = room,
+                        Err(e) => eprintln!("maharajah-server: room {}: {e}", self.room.code()),
+                    }
                     if self.persist(backup, before, now).await {
                         self.broadcast(before, None);
                     }
