@@ -224,8 +224,8 @@ pub enum ChaturajiFrame {
 ///
 /// [`DecodeError`] as for [`crate::decode_server`].
 pub fn decode_chaturaji_server(text: &str) -> Result<ChaturajiFrame, DecodeError> {
-    if text.len() > MAX_FRAME_BYTES * 4 {
-        return Err(DecodeError::TooLarge { len: text.len(), max: MAX_FRAME_BYTES * 4 });
+    if text.len() > MAX_FRAME_BYTES {
+        return Err(DecodeError::TooLarge { len: text.len(), max: MAX_FRAME_BYTES });
     }
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| DecodeError::NotJson(e.to_string()))?;

@@ -119,6 +119,13 @@ fn three_people_and_a_cpu_play_to_the_end() {
         .filter(|e| matches!(e, ChaturajiEvent::Played { seat: Seat::Green, by_room: true, .. }))
         .count();
     assert!(green_steps > 0, "the CPU seat played");
+    // Snapshots and events fit in the protocol's frame limit.
+    let snapshot = ChaturajiMsg::ChaturajiSnapshot { snapshot: Box::new(room.snapshot(0)) };
+    let len = maharajah_protocol::encode(&snapshot).len();
+    assert!(len < maharajah_protocol::MAX_FRAME_BYTES, "snapshot of {len} bytes");
+    for m in room.events_after(0).expect("events") {
+        assert!(maharajah_protocol::encode(&m).len() < maharajah_protocol::MAX_FRAME_BYTES);
+    }
     // The stored record replays to the same game.
     let replay = room.game().expect("game").record().replay().expect("replays");
     assert_eq!(replay.violation, None);
