@@ -14,7 +14,7 @@ use futures_util::{SinkExt, StreamExt};
 use maharajah_chaturaji::cpu::{self, Level};
 use maharajah_chaturaji::game::Action as GameAction;
 use maharajah_chaturaji::settings::{Player as SeatPlayer, TurnTime};
-use maharajah_chaturaji::{Game, Phase, Seat, Settings, Step};
+use maharajah_chaturaji::{Game, Phase, Record, Seat, Settings, Step};
 use maharajah_protocol::*;
 use maharajah_server::chaturaji::{ChaturajiRecord, ChaturajiRoom};
 use maharajah_server::Config;
@@ -582,4 +582,68 @@ async fn a_restart_recovers_the_room_and_the_game_continues_identically() {
     }
     assert_eq!(Some(&after), pure.game().map(|g| g.game()));
     server.stop().await;
+}
+
+async fn spawn_server(db: &std::path::Path) -> (tokio::process::Child, SocketAddr) {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_maharajah-server"))
+        .args(["--listen", "127.0.0.1:0", "--db"])
+        .arg(db)
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = tokio::io::BufReader::new(stdout).lines();
+    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .expect("the server announces its address")
+        .unwrap()
+        .unwrap();
+    (child, line.rsplit(' ').next().unwrap().parse().unwrap())
+}
+
+#[tokio::test]
+async fn kill_9_mid_game_loses_no_acknowledged_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("rooms.sqlite3");
+    let (mut server, addr) = spawn_server(&db).await;
+    let mut players = three_people_and_a_cpu(addr, table(3, 2)).await;
+    for p in players.iter_mut() {
+        p.patience = Duration::from_secs(20);
+    }
+    play_on(&mut players, 10).await;
+    let acked = agree(&mut players).await;
+    let acked_steps = players[0].steps_done();
+    server.kill().await.unwrap();
+    // What the killed server had committed starts with every step it acknowledged or announced.
+    let code = players[0].code.clone().unwrap();
+    let record = stored(&db, &code).record.unwrap();
+    assert!(record.actions.len() >= acked_steps as usize);
+    for (live, kept) in players[0].steps.iter().zip(&record.actions) {
+        assert!(same_step(live, kept), "{live:?} vs {kept:?}");
+    }
+    let resumed = maharajah_chaturaji::RecordedGame::resume(Record {
+        actions: record.actions[..acked_steps as usize].to_vec(),
+        ..record.clone()
+    })
+    .unwrap();
+    assert_eq!(resumed.game(), &acked);
+
+    let (mut server, addr) = spawn_server(&db).await;
+    let mut back = Vec::new();
+    for p in &players {
+        let mut q = Player::connect(addr, &p.device).await;
+        q.patience = Duration::from_secs(20);
+        let (token, device) = (p.token.clone(), p.device.clone());
+        q.send(&ClientMsg::RejoinChaturaji { code: code.clone(), token, device, last_seq: 0 })
+            .await;
+        q.seated().await;
+        q.until_game().await;
+        assert!(q.steps_done() >= acked_steps, "every acknowledged step survived");
+        back.push(q);
+    }
+    play_on(&mut back, u32::MAX).await;
+    assert!(agree(&mut back).await.is_over());
+    server.kill().await.unwrap();
 }
