@@ -707,7 +707,7 @@ impl Conn {
             Some((token, last_seq)) => RoomCmd::Rejoin { token, last_seq, link, reply },
         };
         // Leave the previous room first so this connection never holds two seats.
-        if self.room.as_ref().is_some_and(|(c, _)| *c != code) {
+        if self.room.as_ref().is_some_and(|(c, _)| *c != code) || self.chaturaji.is_some() {
             self.leave_room().await;
         }
         if room.send(cmd).await.is_err() {

@@ -181,7 +181,9 @@ impl Conn {
                 Flow::Continue
             }
             Ok(Err(e)) => {
-                if e.code == ErrorCode::Forbidden {
+                // A full room answers every unknown device alike: count it, so device ids
+                // cannot be guessed faster than tokens.
+                if matches!(e.code, ErrorCode::Forbidden | ErrorCode::RoomFull) {
                     self.shared.join_failed(self.ip);
                 }
                 self.refuse(e.code, e.message)
