@@ -73,8 +73,9 @@ pub enum RevealError {
 pub struct VerifiedStart {
     /// The opponent's army (canonical text).
     pub opponent_army: String,
-    /// True when the opponent's nonce was available and the army opened its commitment; false
-    /// when the server did not publish the nonce (see the crate README).
+    /// True when the opponent's nonce was available (the room's `armies_opened`) and the army
+    /// opened its commitment; false when this client only saw the start (e.g. resynced by
+    /// snapshot after the opening), so only the army rules were checked (see the crate README).
     pub commitment_checked: bool,
 }
 
@@ -89,6 +90,9 @@ pub struct HiddenSetup {
     opponent_commitment: Option<String>,
     reveal_open: bool,
     revealed: bool,
+    /// The armies the room opened (with both nonces) and what checking them proved; the
+    /// `game_started` that follows must publish the same armies.
+    opened: Option<(ByColor<String>, VerifiedStart)>,
 }
 
 /// Checks an army (protocol text) for `color` with the engine's army rules; returns it canonical.
@@ -153,6 +157,7 @@ impl HiddenSetup {
             opponent_commitment: None,
             reveal_open: false,
             revealed: false,
+            opened: None,
         })
     }
 
@@ -226,16 +231,37 @@ impl HiddenSetup {
                 self.opponent_commitment = Some(c);
             }
             RoomEvent::RevealOpen => self.reveal_open = true,
+            RoomEvent::ArmiesOpened { armies, nonces } => {
+                let verified = self.verify_start(armies, Some(nonces))?;
+                self.opened = Some((armies.clone(), verified));
+            }
             RoomEvent::SetupRejected { .. } => {
                 // Setup starts over: a new army and a new nonce are needed (a new HiddenSetup).
                 self.own_committed = false;
                 self.opponent_commitment = None;
                 self.reveal_open = false;
                 self.revealed = false;
+                self.opened = None;
             }
             RoomEvent::GameStarted { armies, .. } => {
                 let armies = armies.as_ref().ok_or(RevealError::MissingArmies)?;
-                return self.verify_start(armies, None).map(Some);
+                return match &self.opened {
+                    // The armies were opened with their nonces: the game must start with them.
+                    Some((opened, verified)) => {
+                        let same = |c: Color| {
+                            canonical_army(opened.get(c)).ok() == canonical_army(armies.get(c)).ok()
+                        };
+                        if !same(self.seat) {
+                            Err(RevealError::OwnArmyAltered)
+                        } else if !same(self.seat.other()) {
+                            Err(RevealError::CommitmentMismatch(self.seat.other()))
+                        } else {
+                            Ok(Some(verified.clone()))
+                        }
+                    }
+                    // Resynced past the opening (snapshot): the rules are still checked.
+                    None => self.verify_start(armies, None).map(Some),
+                };
             }
             _ => {}
         }
@@ -447,5 +473,43 @@ mod tests {
         assert!(matches!(w.verify_start(&illegal, None), Err(RevealError::InvalidArmy { .. })));
         let none = RoomEvent::GameStarted { start_fen: String::new(), armies: None, clock: None };
         assert_eq!(w.observe(&none), Err(RevealError::MissingArmies));
+    }
+    /// The room's `armies_opened` carries both nonces: the opponent's army is checked against
+    /// its commitment, a forged nonce is refused, and `game_started` must keep those armies.
+    #[test]
+    fn opened_armies_are_checked_against_the_commitments() {
+        let ready = || {
+            let (mut w, b) = pair();
+            w.observe(&committed(Color::White, w.commitment())).unwrap();
+            w.observe(&committed(Color::Black, b.commitment())).unwrap();
+            w.observe(&RoomEvent::RevealOpen).unwrap();
+            w
+        };
+        let armies = ByColor { white: WHITE.to_owned(), black: CUSTOM_BLACK.to_owned() };
+        let nonces = ByColor { white: "01".repeat(32), black: "02".repeat(32) };
+        let start = |armies: ByColor<String>| RoomEvent::GameStarted {
+            start_fen: String::new(),
+            armies: Some(armies),
+            clock: None,
+        };
+
+        let mut w = ready();
+        let opened = RoomEvent::ArmiesOpened { armies: armies.clone(), nonces: nonces.clone() };
+        assert_eq!(w.observe(&opened), Ok(None));
+        let v = w.observe(&start(armies.clone())).unwrap().unwrap();
+        assert_eq!(v.opponent_army, CUSTOM_BLACK);
+        assert!(v.commitment_checked);
+
+        // A forged nonce for the opponent's army.
+        let mut w = ready();
+        let forged = ByColor { white: nonces.white.clone(), black: "03".repeat(32) };
+        let opened = RoomEvent::ArmiesOpened { armies: armies.clone(), nonces: forged };
+        assert_eq!(w.observe(&opened), Err(RevealError::CommitmentMismatch(Color::Black)));
+
+        // Opened honestly, then the game starts with another army for the opponent.
+        let mut w = ready();
+        w.observe(&RoomEvent::ArmiesOpened { armies, nonces }).unwrap();
+        let switched = ByColor { white: WHITE.to_owned(), black: BLACK.to_owned() };
+        assert_eq!(w.observe(&start(switched)), Err(RevealError::CommitmentMismatch(Color::Black)));
     }
 }

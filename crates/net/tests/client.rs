@@ -187,7 +187,8 @@ async fn hidden_setup_commit_reveal_with_adversarial_reveals() {
     let gv = feed(&mut ge, &mut gs, |_, v| v.is_some()).await.unwrap();
     assert_eq!(hv.opponent_army, canonical_army(CUSTOM_BLACK).unwrap());
     assert_eq!(gv.opponent_army, canonical_army(WHITE_ARMY).unwrap());
-    assert!(!hv.commitment_checked, "the server does not publish nonces (yet)");
+    assert!(hv.commitment_checked, "the host checked the guest's army against its commitment");
+    assert!(gv.commitment_checked, "the guest checked the host's army against its commitment");
 
     host.play("e2e4").await.unwrap();
     until(&mut ge, "e2e4", |e| is_moved(e, 0)).await;
