@@ -186,16 +186,48 @@ impl HiddenSetup {
         self.reveal().is_ok()
     }
 
-    /// Feeds the room state after a resync by snapshot. A snapshot does not carry commitment
-    /// values, so an opponent commitment missed this way is not invented: the reveal then
-    /// waits (see the README's server notes).
-    pub fn observe_snapshot(&mut self, s: &Snapshot) {
+    /// Feeds the room state after a resync by snapshot: the commitments it lists are checked as
+    /// if their `committed` events had been seen, and once it carries both armies and nonces the
+    /// opponent's army is checked against its commitment. Returns the verified start when the
+    /// snapshot shows a game that already started.
+    ///
+    /// # Errors
+    ///
+    /// As [`HiddenSetup::observe`]: our own commitment listed differently, an opponent commitment
+    /// that changed, copies ours, or is not opened by the published army and nonce.
+    pub fn observe_snapshot(&mut self, s: &Snapshot) -> Result<Option<VerifiedStart>, RevealError> {
+        let other = self.seat.other();
+        if let Some(own) = s.commitments.get(self.seat) {
+            if !own.eq_ignore_ascii_case(&self.commitment) {
+                return Err(RevealError::OwnArmyAltered);
+            }
+        }
         if s.seats.get(self.seat).committed {
             self.own_committed = true;
+        }
+        if let Some(theirs) = s.commitments.get(other) {
+            let c =
+                normalize_commitment(theirs).map_err(|e| RevealError::Malformed(e.to_string()))?;
+            if self.opponent_commitment.as_ref().is_some_and(|old| *old != c) {
+                return Err(RevealError::LateCommitment(other));
+            }
+            if c == self.commitment {
+                return Err(RevealError::CopiedCommitment);
+            }
+            self.opponent_commitment = Some(c);
         }
         let both = s.seats.white.committed && s.seats.black.committed;
         if both && s.phase == maharajah_protocol::Phase::Setup {
             self.reveal_open = true;
+        }
+        match (&s.armies, &s.nonces) {
+            (Some(armies), Some(nonces)) if self.opponent_commitment.is_some() => {
+                let verified = self.verify_start(armies, Some(nonces))?;
+                self.opened = Some((armies.clone(), verified.clone()));
+                Ok(s.start_fen.as_ref().map(|_| verified))
+            }
+            (Some(armies), _) if s.start_fen.is_some() => self.verify_start(armies, None).map(Some),
+            _ => Ok(None),
         }
     }
 
@@ -511,5 +543,69 @@ mod tests {
         w.observe(&RoomEvent::ArmiesOpened { armies, nonces }).unwrap();
         let switched = ByColor { white: WHITE.to_owned(), black: BLACK.to_owned() };
         assert_eq!(w.observe(&start(switched)), Err(RevealError::CommitmentMismatch(Color::Black)));
+    }
+
+    /// A room snapshot as the server sends it after a resync (JSON, so the test reads like the
+    /// wire).
+    fn snapshot(
+        phase: &str,
+        commitments: (Option<&str>, Option<&str>),
+        opened: Option<(&str, &str)>,
+    ) -> Snapshot {
+        let seat = serde_json::json!({
+            "taken": true, "connected": true, "pause_available": true,
+            "committed": true, "revealed": opened.is_some(),
+        });
+        let (armies, nonces) = match opened {
+            Some((black_army, black_nonce)) => (
+                serde_json::json!({ "white": WHITE, "black": black_army }),
+                serde_json::json!({ "white": "01".repeat(32), "black": black_nonce }),
+            ),
+            None => (serde_json::Value::Null, serde_json::Value::Null),
+        };
+        let started = phase == "playing";
+        serde_json::from_value(serde_json::json!({
+            "code": "ABCDEFGH", "seq": 7, "variant": "maharajah", "time_control": null,
+            "hidden_setup": true, "phase": phase, "seats": { "white": seat, "black": seat },
+            "armies": armies,
+            "commitments": { "white": commitments.0, "black": commitments.1 },
+            "nonces": nonces,
+            "start_fen": if started { serde_json::json!("8/8/8/8/8/8/8/8 w - - 0 1") } else { serde_json::Value::Null },
+            "moves": [], "fen": null, "clock": null, "pause": null, "draw_offer": null, "result": null,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_snapshot_is_checked_like_the_events_it_replaces() {
+        let (w0, b) = pair();
+        let ours = w0.commitment().to_owned();
+        let theirs = b.commitment().to_owned();
+        let nonce = "02".repeat(32);
+
+        // Resynced during setup: both commitments learnt, the reveal may go ahead.
+        let mut w = w0.clone();
+        let s = snapshot("setup", (Some(&ours), Some(&theirs)), None);
+        assert_eq!(w.observe_snapshot(&s), Ok(None));
+        assert_eq!(w.opponent_commitment(), Some(theirs.as_str()));
+        assert!(w.is_ready_to_reveal());
+
+        // Resynced after the start: the opponent's army is checked against its commitment.
+        let mut w = w0.clone();
+        let s = snapshot("playing", (Some(&ours), Some(&theirs)), Some((CUSTOM_BLACK, &nonce)));
+        let v = w.observe_snapshot(&s).unwrap().unwrap();
+        assert_eq!(v.opponent_army, CUSTOM_BLACK);
+        assert!(v.commitment_checked);
+
+        // Our own commitment listed differently, a copied one, a switched army: all refused.
+        let mut w = w0.clone();
+        let s = snapshot("setup", (Some(&"ab".repeat(32)), Some(&theirs)), None);
+        assert_eq!(w.observe_snapshot(&s), Err(RevealError::OwnArmyAltered));
+        let mut w = w0.clone();
+        let s = snapshot("setup", (Some(&ours), Some(&ours)), None);
+        assert_eq!(w.observe_snapshot(&s), Err(RevealError::CopiedCommitment));
+        let mut w = w0;
+        let s = snapshot("playing", (Some(&ours), Some(&theirs)), Some((BLACK, &nonce)));
+        assert_eq!(w.observe_snapshot(&s), Err(RevealError::CommitmentMismatch(Color::Black)));
     }
 }

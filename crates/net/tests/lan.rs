@@ -148,7 +148,11 @@ async fn feed(
                         verified = Some(v);
                     }
                 }
-                NetEvent::Snapshot(s) => setup.observe_snapshot(&s),
+                NetEvent::Snapshot(s) => {
+                    if let Some(v) = setup.observe_snapshot(&s).unwrap() {
+                        verified = Some(v);
+                    }
+                }
                 _ => {}
             }
         }
