@@ -356,3 +356,24 @@ export function createStore(state) {
     },
   };
 }
+
+/**
+ * Move-number labels for a move list, read from the current FEN and the number of moves played:
+ * the first ply may be Black's (an imported position), so numbering follows the real move
+ * numbers. Returns one label per ply: "12." before White's move, "12…" before a Black move that
+ * opens the list, null otherwise.
+ */
+export function plyLabels(fen, count) {
+  const fields = String(fen || '').trim().split(/\s+/);
+  const fullmove = Number.parseInt(fields[5], 10);
+  const current = (Number.isFinite(fullmove) && fullmove > 0 ? fullmove - 1 : 0) * 2 + (fields[1] === 'b' ? 1 : 0);
+  const start = Math.max(0, current - count);
+  const labels = [];
+  for (let i = 0; i < count; i += 1) {
+    const ply = start + i;
+    const number = Math.floor(ply / 2) + 1;
+    if (ply % 2 === 0) labels.push(`${number}.`);
+    else labels.push(i === 0 ? `${number}…` : null);
+  }
+  return labels;
+}

@@ -9,7 +9,7 @@ import { CATALOGUES, pickLanguage, t } from '../../ui/i18n.js';
 import {
   MENU, initialState, reduce, destinations, promotionLetters, tapDecision, dropDecision, isFlipped,
   soundFor, timeControlOf, opponentOf, formatClock, TIME_CONTROLS, THEMES,
-  buildTap, visibleArmies, newBuild, setupFor, PALETTE,
+  buildTap, visibleArmies, newBuild, setupFor, PALETTE, plyLabels,
 } from '../../ui/store.js';
 
 const uiDir = fileURLToPath(new URL('../../ui/', import.meta.url));
@@ -238,4 +238,16 @@ test('keys built at run time exist: every refusal the backend names, statuses, L
   }
   assert.equal(t('es', 'army.rule.fill_from_home', { color: 'Blancas', squares: 'a3', rank: 2, empty: 'a2, b2' }),
     'Blancas: pieza en a3 mientras la fila 2 tiene casillas vacías: a2, b2');
+});
+
+test('move numbers follow the position, also when Black moved first', () => {
+  // From the start: 1. f3 e5 2. g4 Qh4#
+  assert.deepEqual(
+    plyLabels('rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3', 4),
+    ['1.', null, '2.', null]);
+  // An imported position with Black to move at move 12, then 12… Nf6 13. Nc3 Be7
+  assert.deepEqual(plyLabels('8/8/8/8/8/8/8/8 w - - 3 14', 3), ['12…', '13.', null]);
+  // Extended Maharajah FEN (eight fields) reads the same way.
+  assert.deepEqual(plyLabels('4k3/8/8/8/8/8/8/4K2M w - - 0 2 vc -', 2), ['1.', null]);
+  assert.deepEqual(plyLabels('4k3/8/8/8/8/8/8/4K3 w - - 0 1', 0), []);
 });

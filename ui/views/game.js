@@ -3,7 +3,7 @@
 import { h, screen } from './dom.js';
 import { renderBoard } from './board.js';
 import { pieceIcon, ROLE_BY_LETTER } from '../pieces.js';
-import { formatClock, isFlipped } from '../store.js';
+import { formatClock, isFlipped, plyLabels } from '../store.js';
 
 function playerName(game, color, t) {
   if (game.opponent.kind === 'computer') {
@@ -55,6 +55,7 @@ function moveList(state, { t, intent }) {
   const game = state.game;
   const reviewPly = state.ui.review ? state.ui.review.ply : null;
   const rows = [];
+  const labels = plyLabels(game.fen, game.history.length);
   for (let i = 0; i < game.history.length; i += 1) {
     const ply = i + 1;
     const current = reviewPly === ply || (reviewPly === null && ply === game.history.length);
@@ -63,7 +64,7 @@ function moveList(state, { t, intent }) {
         type: 'button', class: `san${current ? ' current' : ''}`, 'data-ply': ply,
         'aria-current': current ? 'step' : null,
         onclick: () => intent({ type: 'review', ply }),
-      }, i % 2 === 0 ? h('span', { class: 'num' }, `${i / 2 + 1}.`) : null, game.history[i])));
+      }, labels[i] ? h('span', { class: 'num' }, labels[i]) : null, game.history[i])));
   }
   return h('section', { class: 'moves-panel', 'aria-label': t('game.moves') },
     h('div', { class: 'moves-head' },
