@@ -2,7 +2,7 @@
 import * as api from './api.js';
 import { play as playSound } from './sound.js';
 import {
-  buildTap, createStore, dropDecision, initialState, opponentOf, soundFor, tapDecision, timeControlOf,
+  announcement, buildTap, createStore, dropDecision, initialState, opponentOf, soundFor, tapDecision, timeControlOf,
 } from './store.js';
 import { pickLanguage, t as translate } from './i18n.js';
 import { renderMenu } from './views/menu.js';
@@ -374,6 +374,14 @@ function render(state) {
   const heading = root.querySelector('h1');
   if (heading && state.screen !== 'menu') heading.setAttribute('tabindex', '-1');
   root.querySelector('.dialog button')?.focus();
+  announce(state);
+}
+
+// Only the announcer is a live region, so a screen reader hears the move, not the whole page.
+function announce(state) {
+  const text = announcement(state, (key, params) => translate(state.language, key, params));
+  const announcer = document.getElementById('announcer');
+  if (announcer && announcer.textContent !== text) announcer.textContent = text;
 }
 
 // Typing only updates state (the field already shows the text); clock ticks patch the clocks.

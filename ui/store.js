@@ -377,3 +377,21 @@ export function plyLabels(fen, count) {
   }
   return labels;
 }
+
+/**
+ * What a screen reader should hear after a change on the game screen: the last move with the
+ * side that played it, or the result. Empty elsewhere. `t` is the catalogue lookup.
+ */
+export function announcement(state, t) {
+  const game = state.screen === 'game' ? state.game : null;
+  if (!game) return '';
+  if (game.result) {
+    const title = game.result.winner ? t('result.wins', { color: t(`color.${game.result.winner}`) }) : t('result.draw');
+    return `${title}, ${t(`reason.${game.result.reason}`)}`;
+  }
+  const count = game.history ? game.history.length : 0;
+  if (count === 0) return '';
+  const toMove = String(game.fen || '').trim().split(/\s+/)[1] === 'b' ? 'black' : 'white';
+  const mover = toMove === 'white' ? 'black' : 'white';
+  return t('announce.move', { color: t(`color.${mover}`), san: game.history[count - 1] });
+}

@@ -69,12 +69,15 @@ test("Fool's mate by taps ends in the result dialog; the PGN export matches", as
   await d.screenshot('game-selected-390x844.png');
   await d.tap('g.sq[data-square="e2"] > rect'); // tap again: deselect
   await move('f2', 'f3');
+  assert.equal(await d.script('return document.getElementById("announcer").textContent;'), 'White: f3', 'the move is announced');
+  assert.equal(await d.script('return document.querySelectorAll("[aria-live]").length;'), 1, 'one live region: the announcer');
   await move('e7', 'e5');
   await move('g2', 'g4');
   await move('d8', 'h4');
   const title = await waitFor('the result dialog', async () => d.text(await d.find('#result-dialog h2')));
   assert.equal(title, 'Black wins');
   assert.equal(await d.text(await d.find('#result-reason')), 'by checkmate');
+  assert.equal(await d.script('return document.getElementById("announcer").textContent;'), 'Black wins, by checkmate');
   assert.equal(await d.script('return document.querySelector("#board .hl-check") !== null;'), true, 'the mated king is marked');
   await d.screenshot('game-checkmate-390x844.png');
   await d.tap('#result-export');

@@ -9,7 +9,7 @@ import { CATALOGUES, pickLanguage, t } from '../../ui/i18n.js';
 import {
   MENU, initialState, reduce, destinations, promotionLetters, tapDecision, dropDecision, isFlipped,
   soundFor, timeControlOf, opponentOf, formatClock, TIME_CONTROLS, THEMES,
-  buildTap, visibleArmies, newBuild, setupFor, PALETTE, plyLabels,
+  buildTap, visibleArmies, newBuild, setupFor, PALETTE, plyLabels, announcement,
 } from '../../ui/store.js';
 
 const uiDir = fileURLToPath(new URL('../../ui/', import.meta.url));
@@ -250,4 +250,16 @@ test('move numbers follow the position, also when Black moved first', () => {
   // Extended Maharajah FEN (eight fields) reads the same way.
   assert.deepEqual(plyLabels('4k3/8/8/8/8/8/8/4K2M w - - 0 2 vc -', 2), ['1.', null]);
   assert.deepEqual(plyLabels('4k3/8/8/8/8/8/8/4K3 w - - 0 1', 0), []);
+});
+
+test('the live announcement names the last move or the result', () => {
+  const tEn = (key, params) => t('en', key, params);
+  const game = { history: ['f3', 'e5', 'g4', 'Qh4#'], fen: 'x w KQkq - 1 3', result: null };
+  assert.equal(announcement({ screen: 'game', game }, tEn), 'Black: Qh4#');
+  assert.equal(announcement({ screen: 'game', game: { ...game, history: ['e4'], fen: 'x b - - 0 1' } }, tEn), 'White: e4');
+  const over = { ...game, result: { winner: 'black', reason: 'checkmate' } };
+  assert.equal(announcement({ screen: 'game', game: over }, tEn), 'Black wins, by checkmate');
+  assert.equal(announcement({ screen: 'menu', game }, tEn), '');
+  assert.equal(announcement({ screen: 'game', game: { ...game, history: [] } }, tEn), '');
+  assert.equal(announcement({ screen: 'game', game }, (k, p) => t('es', k, p)), 'Negras: Qh4#');
 });

@@ -40,6 +40,7 @@ export default {
   'nav.menu': 'Menu',
   'menu.continue': 'Continue the last game',
   'menu.history': 'Saved games and import',
+  'announce.move': '{color}: {san}',
   'color.white': 'White',
   'color.black': 'Black',
   'role.pawn': 'Pawn',

@@ -40,6 +40,7 @@ export default {
   'nav.menu': 'Menú',
   'menu.continue': 'Continuar la última partida',
   'menu.history': 'Partidas guardadas e importar',
+  'announce.move': '{color}: {san}',
   'color.white': 'Blancas',
   'color.black': 'Negras',
   'role.pawn': 'Peón',
