@@ -2,6 +2,7 @@
 // environment a test wants the app to see), opens sessions on the real app, finds and clicks.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -45,6 +46,15 @@ function elementId(reference) {
   return reference[key];
 }
 
+/** Signals a whole process group; a group that is already gone is fine. */
+function killGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+  } catch (error) {
+    if (error.code !== 'ESRCH') throw error;
+  }
+}
+
 /**
  * Starts tauri-driver; `env` is added to the app's environment (e.g. MAHARAJAH_DATA_DIR).
  * @returns a driver with session helpers; call `stop()` when done.
@@ -53,10 +63,16 @@ export async function startDriver(env = {}) {
   const port = await freePort();
   const nativePort = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  // Own process group, so stop() ends tauri-driver, WebKitWebDriver and the app together; output
+  // goes to a log file, so a straggler can never hold the test runner's pipes open.
+  await mkdir(artifacts, { recursive: true });
+  const log = openSync(path.join(artifacts, `tauri-driver-${port}.log`), 'a');
   const child = spawn(driverBinary, ['--port', String(port), '--native-port', String(nativePort)], {
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', log, log],
     env: { ...process.env, ...env },
+    detached: true,
   });
+  closeSync(log);
   child.on('error', (error) => { throw error; });
 
   async function wd(method, route, body) {
@@ -91,7 +107,9 @@ export async function startDriver(env = {}) {
     },
     async stop() {
       await d.close();
-      child.kill('SIGTERM');
+      killGroup(child.pid, 'SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      killGroup(child.pid, 'SIGKILL');
     },
     find: async (css) => elementId(await wd('POST', `/session/${d.session}/element`, { using: 'css selector', value: css })),
     findAll: async (css) => (await wd('POST', `/session/${d.session}/elements`, { using: 'css selector', value: css })).map(elementId),
