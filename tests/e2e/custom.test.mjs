@@ -25,11 +25,15 @@ const spent = () => d.script('const b = document.querySelector("#budget"); retur
 const pieceAt = (square) => d.script('const p = document.querySelector(`[data-piece-square="${arguments[0]}"]`); return p && p.getAttribute("data-piece");', [square]);
 const whitePiecesInPage = () => d.script('return document.querySelectorAll("[data-piece^=\'white-\']").length;');
 
+/** Goes back until the menu shows. One press at a time, each given time to re-render, so a
+ * press is never aimed at a Back button that the previous press already took away. */
 async function toMenu() {
-  await waitFor('a screen', () => d.script('return Boolean(document.querySelector("#screen-menu, #back"));'));
-  for (let i = 0; i < 4 && !(await d.script('return Boolean(document.querySelector("#screen-menu"));')); i += 1) {
-    await d.tap('#back');
-  }
+  await waitFor('the menu', async () => {
+    if (await d.script('return Boolean(document.querySelector("#screen-menu"));')) return true;
+    await d.script('document.querySelector("#back")?.click();');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    return false;
+  }, 15000);
   await waitFor('the menu', async () => (await d.findAll('.menu-item')).length === 10);
 }
 
