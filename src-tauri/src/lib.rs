@@ -7,11 +7,13 @@
 //! - [`session`]: one game: moves, clock, result, snapshots for the UI, PGN.
 //! - [`clock`]: the Fischer clock with injected time.
 //! - [`store`]: saved games and settings in SQLite.
+//! - [`chaturaji`]: the local Chaturaji table (people and CPU seats), its commands and worker.
 //! - [`computer`]: the computer opponent's move choice.
 //! - [`run`]: builds the app; the desktop `main` and the mobile entry point both call it.
 
 pub mod app;
 pub mod builder;
+pub mod chaturaji;
 pub mod clock;
 pub mod commands;
 pub mod computer;
@@ -56,6 +58,7 @@ pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
                     Store::in_memory()
                 })?;
             let (sender, receiver) = mpsc::channel::<ThinkRequest>();
+            chaturaji::setup(app, &data_dir.join("maharajah.sqlite"));
             app.manage(AppState::new(Core::new(store), sender, export_dir));
             spawn_computer(handle.clone(), receiver);
             spawn_ticker(handle);
@@ -93,6 +96,14 @@ pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
             commands::rename_army,
             commands::delete_army,
             commands::learn_reach,
+            chaturaji::chaturaji_new,
+            chaturaji::chaturaji_current,
+            chaturaji::chaturaji_roll,
+            chaturaji::chaturaji_move,
+            chaturaji::chaturaji_end_turn,
+            chaturaji::chaturaji_resign,
+            chaturaji::chaturaji_leave,
+            chaturaji::chaturaji_record,
         ])
 }
 
