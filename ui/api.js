@@ -71,3 +71,14 @@ export async function subscribe(name, handler) {
   if (!hasBackend) return () => {};
   return tauri.event.listen(name, (event) => handler(event.payload));
 }
+
+// Chaturaji (local table). settings: any subset of the table settings; answers are table views.
+export const chaturajiNew = (settings) => call('chaturaji_new', { settings });
+export const chaturajiCurrent = () => call('chaturaji_current');
+export const chaturajiRoll = () => call('chaturaji_roll');
+/** die: 0, 1, or null for whichever die allows from→to. */
+export const chaturajiMove = (from, to, die = null) => call('chaturaji_move', { from, to, die });
+export const chaturajiEndTurn = () => call('chaturaji_end_turn');
+export const chaturajiResign = (seat) => call('chaturaji_resign', { seat });
+export const chaturajiLeave = () => call('chaturaji_leave');
+export const chaturajiRecord = () => call('chaturaji_record');

@@ -14,6 +14,8 @@ import { renderGame, patchClocks } from './views/game.js';
 import { renderHistory } from './views/history.js';
 import { renderBuilder } from './views/builder.js';
 import { renderLearn } from './views/learn.js';
+import { renderChaturaji } from './views/chaturaji.js';
+import { chaturajiEffects, subscribeChaturaji } from './chaturaji-effects.js';
 
 const LANGUAGE_KEY = 'maharajah.language';
 
@@ -182,6 +184,14 @@ async function buildEffects(action, state) {
 /** Side effects of an action, after the reducer ran. */
 async function effects(action) {
   const state = store.state;
+  if (action.type.startsWith('chaturaji/')) {
+    chaturajiEffects(action, store);
+    return;
+  }
+  if (action.type === 'navigate' && action.screen === 'chaturaji') {
+    intent({ type: 'chaturaji/open' });
+    return;
+  }
   if (action.type.startsWith('build/')) {
     buildEffects(action, state);
     return;
@@ -354,6 +364,8 @@ function view(state) {
       return renderMenu(state, ctx);
     case 'learn':
       return renderLearn(state, ctx);
+    case 'chaturaji':
+      return renderChaturaji(state, ctx);
     case 'game':
       if (state.game) return renderGame(state, ctx);
       return renderMenu(state, ctx);
@@ -409,6 +421,7 @@ async function boot() {
     if (store.state.game && store.state.game.id === game.id) gameLoaded(game);
   });
   api.subscribe('clock', (clock) => store.dispatch({ type: 'clock', clock }));
+  subscribeChaturaji(store);
 }
 boot();
 

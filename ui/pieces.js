@@ -86,6 +86,16 @@ export function pieceShape(color, role) {
     COMPOUND[role] ? medallion(ink) : null);
 }
 
+/**
+ * A base piece (pawn knight bishop rook queen king) drawn in any ink { fill, stroke, detail }:
+ * Chaturaji draws its four seats' armies with the same shapes in the seats' colours.
+ */
+export function inkedShape(ink, role) {
+  return s('g', { class: `piece-art ${role}` },
+    s('path', { d: BASE, fill: ink.fill, stroke: ink.stroke, 'stroke-width': 1.5 }),
+    shape(role, ink));
+}
+
 /** A standalone <svg> icon of a piece (promotion picker, captured pieces, legends). */
 export function pieceIcon(color, role, size = 40, label = null) {
   return s('svg', {

@@ -1,5 +1,6 @@
 // One state object; dispatch(action) runs the pure reducer and re-renders the views.
 // The helpers below read the backend's snapshot (legal moves, results); they implement no rules.
+import { reduceChaturaji } from './chaturaji-store.js';
 
 /** Menu entries in the order people see them. `ready` marks a feature that has landed. */
 export const MENU = [
@@ -9,7 +10,7 @@ export const MENU = [
   { id: 'lan', ready: false },
   { id: 'online', ready: false },
   { id: 'horde', ready: true },
-  { id: 'chaturaji', ready: false },
+  { id: 'chaturaji', ready: true },
   { id: 'learn', ready: true },
   { id: 'settings', ready: true },
   { id: 'about', ready: true },
@@ -332,6 +333,7 @@ export function reduce(state, action) {
     case 'learn/reach':
       return { ...state, learn: { ...state.learn, reach: action.reach } };
     default:
+      if (action.type.startsWith('chaturaji/')) return reduceChaturaji(state, action);
       return state;
   }
 }

@@ -1,5 +1,8 @@
 // English catalogue. Keys are shared with es.js; a test fails when either lacks a key.
+import chaturaji from './chaturaji.en.js';
+
 export default {
+  ...chaturaji,
   'app.title': 'Maharajah',
   'app.tagline': 'Chess with compound pieces and armies you build yourself',
   'nav.back': 'Back',

@@ -1,5 +1,8 @@
 // Catálogo en español. Las claves coinciden con en.js; una prueba falla si falta alguna.
+import chaturaji from './chaturaji.es.js';
+
 export default {
+  ...chaturaji,
   'app.title': 'Maharajah',
   'app.tagline': 'Ajedrez con piezas compuestas y ejércitos que construyes tú',
   'nav.back': 'Volver',

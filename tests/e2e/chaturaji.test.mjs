@@ -1,0 +1,160 @@
+// End-to-end Chaturaji in the real app at phone size: one person (Red) and three CPU seats. The
+// person rolls, sees each die's moves (or why a die is unusable), moves by taps, and watches the
+// turn pass through Blue, Yellow and Green back to Red with the scores and round counter shown;
+// the unfinished table comes back after the app is closed and started again.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startDriver, waitFor } from './webdriver.mjs';
+
+let d;
+
+before(async () => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-chaturaji-'));
+  d = await startDriver({ MAHARAJAH_DATA_DIR: dataDir });
+  await d.open(390, 844);
+});
+
+after(async () => {
+  if (d) await d.stop();
+});
+
+const q = (source, args = []) => d.script(source, args);
+const turnSeat = () => q('return document.querySelector("#cj-turn")?.dataset.seat ?? null;');
+const roundText = () => q('return document.querySelector("#cj-round")?.textContent ?? "";');
+const dice = () => q(`return [...document.querySelectorAll("#cj-dice .cj-die")].map((b) => ({
+  face: Number(b.dataset.face), cls: b.dataset.class, usable: b.dataset.usable === "true",
+  unusable: b.classList.contains("unusable"), used: b.classList.contains("used"),
+  status: b.querySelector(".cj-die-status").textContent }));`);
+const points = () => q('return Object.fromEntries(["red","blue","yellow","green"].map((s) => [s, document.querySelector(`#cj-points-${s}`)?.textContent]));');
+
+async function chooseSeat(seat, value) {
+  await q('const s = document.getElementById(arguments[0]); s.value = arguments[1]; s.dispatchEvent(new Event("change", { bubbles: true }));', [`cj-seat-${seat}`, value]);
+  await waitFor(`${seat} set to ${value}`, async () => (await q('return document.getElementById(arguments[0]).value;', [`cj-seat-${seat}`])) === value);
+}
+
+/**
+ * Plays Red's turn by taps: rolls, then plays dice that allow a move (first movable piece, first
+ * target) and ends the turn if it is still Red's. Returns the dice seen after the roll and whether
+ * a move was made.
+ */
+async function playRedTurn() {
+  await d.tap('#cj-roll');
+  await waitFor('the dice or the turn passing', async () => (await dice()).length === 2 || (await turnSeat()) !== 'red');
+  const rolled = await dice();
+  let moved = false;
+  for (let i = 0; i < 2; i += 1) {
+    if ((await turnSeat()) !== 'red') break;
+    const usable = (await dice()).filter((x) => x.usable);
+    if (!usable.length) break;
+    const from = await q('return document.querySelector("#cj-board g.sq.movable")?.dataset.square ?? null;');
+    assert.ok(from, 'a usable die marks the pieces it can move');
+    const logBefore = await q('return document.querySelectorAll("#cj-log li").length;');
+    await d.tap(`#cj-board g.sq[data-square="${from}"] > rect`);
+    await waitFor(`${from} selected`, async () => (await q('return document.querySelector(`#cj-board g.sq[data-square="${arguments[0]}"]`)?.getAttribute("aria-pressed");', [from])) === 'true');
+    const to = await q('return document.querySelector("#cj-board g.sq.target")?.dataset.square ?? null;');
+    assert.ok(to, 'the selected piece shows where it may go');
+    if (i === 0) await d.screenshot('chaturaji-selected-390x844.png');
+    await d.tap(`#cj-board g.sq[data-square="${to}"] > rect`);
+    await waitFor(`${from}-${to} played`, async () => (await q('return document.querySelector(`[data-piece-square="${arguments[0]}"]`)?.dataset.piece ?? null;', [to]))?.startsWith('red-')
+      || (await q('return document.querySelectorAll("#cj-log li").length;')) !== logBefore);
+    assert.match(await q('return document.getElementById("cj-log").textContent;'), new RegExp(`${from}–${to}`), 'the move is in the log');
+    moved = true;
+  }
+  if ((await turnSeat()) === 'red' && (await q('return Boolean(document.querySelector("#cj-end-turn:not([disabled])"));'))) {
+    await d.tap('#cj-end-turn');
+  }
+  return { rolled, moved };
+}
+
+test('one person and three CPU seats: roll, move, scores and the turn going round', async () => {
+  await waitFor('the menu', async () => (await d.findAll('.menu-item')).length === 10);
+  assert.equal(await q('return document.getElementById("menu-chaturaji").dataset.ready;'), 'true');
+  await d.tap('#menu-chaturaji');
+  await waitFor('the table setup', () => d.find('#cj-start'));
+  // Every table setting is on the setup screen.
+  for (const id of ['#cj-setup-dice', '#cj-setup-promotion', '#cj-boat-triumph', '#cj-throne-points', '#cj-setup-dice-use',
+    '#cj-setup-turn-time', '#cj-round-limit', '#cj-no-capture', '#cj-setup-first-seat', '#cj-setup-first-rule']) {
+    assert.ok(await q('return Boolean(document.querySelector(arguments[0]));', [id]), `${id} on the setup screen`);
+  }
+  assert.equal(await q('return document.getElementById("cj-boat-triumph").checked;'), true, 'boat triumph is on by default');
+  assert.equal(await q('return document.getElementById("cj-throne-points").checked;'), false, 'throne points are off by default');
+  await chooseSeat('red', 'person');
+  await chooseSeat('blue', 'greedy');
+  await chooseSeat('yellow', 'medium');
+  await chooseSeat('green', 'strong');
+  // A bad round limit is refused with a message naming it.
+  await q('const i = document.getElementById("cj-round-limit"); i.value = "0"; i.dispatchEvent(new Event("input", { bubbles: true }));');
+  await d.tap('#cj-start');
+  assert.match(await d.text(await waitFor('the error', () => d.find('#cj-error'))), /round limit/i);
+  await q('const i = document.getElementById("cj-round-limit"); i.value = "30"; i.dispatchEvent(new Event("input", { bubbles: true }));');
+  await d.screenshot('chaturaji-setup-390x844.png');
+  await d.tap('#cj-start');
+  await waitFor('the board', () => d.find('#cj-board'));
+
+  assert.equal(await q('return document.querySelectorAll("#cj-board .piece").length;'), 32);
+  assert.equal(await q('return document.querySelector(\'[data-piece-square="a5"]\').dataset.piece;'), 'blue-king');
+  assert.equal(await q('return document.querySelector(\'g.sq[data-square="d1"]\').getAttribute("aria-label");'), 'd1, Red king');
+  assert.equal(await q('return document.querySelectorAll("#cj-board .cj-pawn-dir").length;'), 16, 'every pawn shows its direction');
+  assert.ok((await q('return document.querySelectorAll("#cj-board .cj-promo").length;')) >= 28, 'promotion squares are marked');
+  assert.equal(await roundText(), 'Round 1 of 30');
+  assert.equal(await turnSeat(), 'red');
+  assert.deepEqual(await points(), { red: '0', blue: '0', yellow: '0', green: '0' });
+  await q('window.scrollTo(0, 0);');
+  await d.screenshot('chaturaji-start-390x844.png');
+
+  // Red plays until it has moved a piece at least once (a roll can leave no die usable).
+  let moved = false;
+  let turns = 0;
+  const seen = [];
+  while (!moved && turns < 6) {
+    turns += 1;
+    const result = await playRedTurn();
+    assert.equal(result.rolled.length === 2 || result.rolled.length === 0, true);
+    for (const die of result.rolled) {
+      assert.ok(die.cls, 'each die names the piece class it moves');
+      if (die.unusable) assert.match(die.status, /unusable: /, 'an unusable die says why');
+    }
+    moved = result.moved;
+    // The CPU seats play in turn, visibly, and hand the turn back to Red.
+    const order = [];
+    await waitFor('the turn back at Red', async () => {
+      const seat = await turnSeat();
+      if (seat && order[order.length - 1] !== seat) order.push(seat);
+      if (seat === 'blue' && !seen.includes('cpu-shot')) {
+        seen.push('cpu-shot');
+        await d.screenshot('chaturaji-cpu-turn-390x844.png');
+      }
+      return seat === 'red' && (await q('return Boolean(document.querySelector("#cj-roll"));'));
+    }, 60000);
+    assert.ok(order.includes('green') || order.includes('yellow') || order.includes('blue'), `the CPU seats had their turns (${order.join(', ')})`);
+    assert.equal(order[order.length - 1], 'red');
+  }
+  assert.ok(moved, 'Red moved a piece by taps');
+  assert.equal(await roundText(), `Round ${turns + 1} of 30`, 'the round counter advanced once per round');
+  const log = await q('return document.getElementById("cj-log").textContent;');
+  assert.match(log, /Green rolled \d and \d/, 'the last CPU seat rolled');
+  const shown = await points();
+  for (const seat of ['red', 'blue', 'yellow', 'green']) assert.match(shown[seat], /^\d+$/, `${seat}'s score is shown`);
+  await q('window.scrollTo(0, 0);');
+  await d.screenshot('chaturaji-390x844.png');
+});
+
+test('the unfinished table comes back after the app restarts', async () => {
+  const round = await roundText();
+  const pieces = await q('return [...document.querySelectorAll("#cj-board .piece")].map((p) => p.dataset.pieceSquare + p.dataset.piece).sort().join(" ");');
+  await d.close();
+  await d.open(390, 844);
+  await waitFor('the menu', async () => (await d.findAll('.menu-item')).length === 10);
+  await d.tap('#menu-chaturaji');
+  await waitFor('the table', () => d.find('#cj-board'));
+  assert.equal(await roundText(), round);
+  assert.equal(await q('return [...document.querySelectorAll("#cj-board .piece")].map((p) => p.dataset.pieceSquare + p.dataset.piece).sort().join(" ");'), pieces);
+  assert.equal(await turnSeat(), 'red');
+  // Turning the board to the person to move keeps Red (the only person) at the bottom.
+  await d.tap('#cj-turn-board');
+  await waitFor('the option on', async () => q('return document.getElementById("cj-turn-board").checked;'));
+  assert.equal(await q('return document.getElementById("cj-board").dataset.facing;'), 'red');
+});

@@ -1,0 +1,92 @@
+// The Chaturaji screen's pure helpers: board geometry per facing, promotion marks, settings,
+// taps, and the reducer's handling of table snapshots.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  SEATS, defaultSetup, destinations, dieFor, nextGameSetup, promotionMarks, reduceChaturaji, screenDirection,
+  settingsOf, sharedPlaces, squareAtCell, tapDecision, viewCell,
+} from '../../ui/chaturaji-store.js';
+
+test('each seat sits at the bottom when the board faces it', () => {
+  // Red's king d1, Blue's king a5, Yellow's king e8, Green's king h4 are all on the bottom row.
+  assert.deepEqual(viewCell('d1', 'red'), [3, 7]);
+  assert.equal(viewCell('a5', 'blue')[1], 7);
+  assert.equal(viewCell('e8', 'yellow')[1], 7);
+  assert.equal(viewCell('h4', 'green')[1], 7);
+  for (const facing of SEATS) {
+    for (const sq of ['a1', 'h8', 'c6', 'f2']) {
+      const [c, r] = viewCell(sq, facing);
+      assert.equal(squareAtCell(c, r, facing), sq, `${sq} round-trips facing ${facing}`);
+    }
+  }
+  assert.equal(squareAtCell(8, 0, 'red'), null);
+});
+
+test('pawns point away from their own seat, whatever the facing', () => {
+  assert.deepEqual(screenDirection('red', 'red'), [0, -1]);
+  assert.deepEqual(screenDirection('blue', 'red'), [1, 0]);
+  assert.deepEqual(screenDirection('yellow', 'red'), [0, 1]);
+  assert.deepEqual(screenDirection('green', 'red'), [-1, 0]);
+  for (const seat of SEATS) assert.deepEqual(screenDirection(seat, seat), [0, -1], `${seat}'s pawns go up when it faces the board`);
+});
+
+test('promotion marks follow boat, horse, elephant, king, king, elephant, horse, boat on every edge', () => {
+  const marks = promotionMarks();
+  assert.equal(marks.length, 32);
+  const red = marks.filter((m) => m.seat === 'red').map((m) => `${m.square}:${m.role}`);
+  assert.deepEqual(red, ['a8:boat', 'b8:horse', 'c8:elephant', 'd8:king', 'e8:king', 'f8:elephant', 'g8:horse', 'h8:boat']);
+  assert.ok(marks.some((m) => m.seat === 'blue' && m.square === 'h4' && m.role === 'king'));
+  assert.ok(marks.some((m) => m.seat === 'green' && m.square === 'a3' && m.role === 'elephant'));
+});
+
+test('settings carry every table setting; bad numbers name the field', () => {
+  const settings = settingsOf(defaultSetup());
+  assert.deepEqual(settings.players.red, { kind: 'person' });
+  assert.deepEqual(settings.players.blue, { kind: 'cpu', level: 'strong' });
+  assert.equal(settings.round_limit, 30);
+  assert.equal(settings.boat_triumph, true);
+  assert.equal(settings.throne_points, false);
+  assert.throws(() => settingsOf({ ...defaultSetup(), round_limit: '0' }), (e) => e.field === 'round_limit');
+  assert.throws(() => settingsOf({ ...defaultSetup(), no_capture_rounds: '2.5' }), (e) => e.field === 'no_capture_rounds');
+  assert.equal(nextGameSetup(defaultSetup()).first_seat, 'blue');
+  assert.equal(nextGameSetup({ ...defaultSetup(), first_seat: 'green' }).first_seat, 'red');
+  assert.equal(nextGameSetup({ ...defaultSetup(), first_seat_rule: 'fixed' }).first_seat, 'red');
+});
+
+function table(extra = {}) {
+  return {
+    id: 1, version: 3, to_move: 'red', cpu_to_move: false, outcome: null,
+    settings: { players: { red: { kind: 'person' }, blue: { kind: 'cpu', level: 'greedy' }, yellow: { kind: 'cpu', level: 'greedy' }, green: { kind: 'cpu', level: 'greedy' } } },
+    dice: [
+      { index: 0, usable: true, moves: [{ from: 'b1', to: 'c3' }, { from: 'b1', to: 'a3' }] },
+      { index: 1, usable: false, reason: 'blocked', moves: [] },
+    ],
+    ...extra,
+  };
+}
+
+test('taps select a movable piece, then move it with the die that allows it', () => {
+  const cj = { table: table(), selected: null, die: null };
+  assert.deepEqual(tapDecision(cj, 'a2'), { kind: 'deselect' });
+  assert.deepEqual(tapDecision(cj, 'b1'), { kind: 'select', square: 'b1' });
+  assert.deepEqual(destinations(cj.table, 'b1').sort(), ['a3', 'c3']);
+  assert.deepEqual(tapDecision({ ...cj, selected: 'b1' }, 'c3'), { kind: 'move', from: 'b1', to: 'c3', die: 0 });
+  assert.equal(dieFor(cj.table, 'b1', 'c3', 1), null, 'the unusable die cannot play it');
+  const cpuTurn = { ...cj, table: table({ to_move: 'blue', cpu_to_move: true }) };
+  assert.deepEqual(tapDecision(cpuTurn, 'b1'), { kind: 'none' }, 'no taps for a CPU seat');
+});
+
+test('the reducer keeps the newest snapshot and opens the ranking when the game ends', () => {
+  let state = reduceChaturaji({ screen: 'menu' }, { type: 'chaturaji/open' });
+  assert.equal(state.screen, 'chaturaji');
+  state = reduceChaturaji(state, { type: 'chaturaji/loaded', table: table() });
+  assert.equal(state.chaturaji.page, 'table');
+  state = reduceChaturaji(state, { type: 'chaturaji/select', square: 'b1' });
+  const older = reduceChaturaji(state, { type: 'chaturaji/loaded', table: table({ version: 2 }) });
+  assert.equal(older, state, 'an older push is ignored');
+  const standings = [{ seat: 'red', place: 1 }, { seat: 'blue', place: 1 }, { seat: 'yellow', place: 3 }, { seat: 'green', place: 4 }];
+  state = reduceChaturaji(state, { type: 'chaturaji/loaded', table: table({ version: 9, dice: null, outcome: { reason: { t: 'round_limit' }, standings } }) });
+  assert.equal(state.chaturaji.dialog, 'ranking');
+  assert.equal(state.chaturaji.selected, null);
+  assert.deepEqual(sharedPlaces(standings).map((s) => s.shared), [true, true, false, false]);
+});

@@ -1,0 +1,464 @@
+// Chaturaji: the table setup (seats and every table setting) and the four-seat table — board
+// with seat colours and symbols, pawn directions and promotion marks; the dice with what each
+// allows (or why not); scores, round, end turn; the final ranking with shared places.
+import { h, s, screen } from './dom.js';
+import { inkedShape } from '../pieces.js';
+import {
+  CPU_LEVELS, SEATS, SYMBOLS, destinations, movable, personToMove, promotionMarks,
+  screenDirection, sharedPlaces, squareAtCell, viewCell,
+} from '../chaturaji-store.js';
+
+/** Seat inks: fill, outline, details. */
+const INK = {
+  red: { fill: '#d8453b', stroke: '#3a0d09', detail: '#fff3ec' },
+  blue: { fill: '#3a78d8', stroke: '#0b1f40', detail: '#eef5ff' },
+  yellow: { fill: '#f0c531', stroke: '#3d2c00', detail: '#3d2c00' },
+  green: { fill: '#36a05a', stroke: '#0a2a14', detail: '#effff3' },
+};
+/** Chaturaji roles drawn with the app's shapes; the boat has its own. */
+const SHAPE_OF = { pawn: 'pawn', horse: 'knight', elephant: 'rook', king: 'king' };
+const BOAT = ['M8 27.5h29l-5.5 8h-18z', 'M21.5 8.5h2.4v19h-2.4z', 'M24.5 10.5l10 14.5h-10z', 'M20.5 12.5l-8 12.5h8z'];
+const PIECE_SCALE = 2.1;
+
+function pieceArt(seat, role) {
+  const ink = INK[seat];
+  if (role === 'boat') {
+    return s('g', { class: 'piece-art boat' },
+      BOAT.map((d) => s('path', { d, fill: ink.fill, stroke: ink.stroke, 'stroke-width': 1.5, 'stroke-linejoin': 'round' })),
+      s('path', { d: 'M12 31.5h21', stroke: ink.detail, 'stroke-width': 1.4, fill: 'none' }));
+  }
+  return inkedShape(ink, SHAPE_OF[role]);
+}
+
+/** The seat's symbol as an SVG shape (so it reads without colour). */
+function symbolShape(seat, cx, cy, r, extra = {}) {
+  const ink = INK[seat];
+  const style = { fill: ink.fill, stroke: ink.stroke, 'stroke-width': Math.max(1, r / 4), ...extra };
+  switch (seat) {
+    case 'blue':
+      return s('path', { d: `M${cx} ${cy - r}L${cx + r} ${cy + r * 0.8}H${cx - r}Z`, ...style });
+    case 'yellow':
+      return s('rect', { x: cx - r * 0.85, y: cy - r * 0.85, width: r * 1.7, height: r * 1.7, ...style });
+    case 'green':
+      return s('path', { d: `M${cx} ${cy - r}L${cx + r} ${cy}L${cx} ${cy + r}L${cx - r} ${cy}Z`, ...style });
+    default:
+      return s('circle', { cx, cy, r: r * 0.9, ...style });
+  }
+}
+
+function symbolIcon(seat, size = 16) {
+  return s('svg', { viewBox: '0 0 20 20', width: size, height: size, class: 'cj-symbol', 'aria-hidden': 'true' }, symbolShape(seat, 10, 10, 8));
+}
+
+function seatName(seat, t) {
+  return `${SYMBOLS[seat]} ${t(`cj.seat.${seat}`)}`;
+}
+
+function playerLabel(table, seat, t) {
+  const p = table.settings.players[seat];
+  return p.kind === 'person' ? t('cj.person') : t('cj.cpu', { level: t(`cj.level.${p.level}`) });
+}
+
+// ----- setup ---------------------------------------------------------------------------------
+
+function radios(name, options, current, label, onchange) {
+  return h('fieldset', { class: 'group', id: `cj-setup-${name}` },
+    h('legend', {}, label),
+    h('div', { class: 'segmented' }, options.map(([value, text]) =>
+      h('label', { class: `seg${String(current) === String(value) ? ' on' : ''}` },
+        h('input', { type: 'radio', name: `cj-${name}`, value, id: `cj-${name}-${value}`, checked: String(current) === String(value), onchange: () => onchange(value) }),
+        h('span', {}, text)))));
+}
+
+function toggle(id, checked, label, hint, onchange) {
+  return h('label', { class: 'toggle', id: `${id}-label` },
+    h('input', { type: 'checkbox', id, checked, onchange: (e) => onchange(e.target.checked) }),
+    h('span', {}, label, hint ? h('small', { class: 'muted' }, ' — ', hint) : null));
+}
+
+function renderSetupPage(state, { t, intent }) {
+  const cj = state.chaturaji;
+  const setup = cj.setup;
+  const set = (key) => (value) => intent({ type: 'chaturaji/setting', key, value });
+  const seatRows = SEATS.map((seat) =>
+    h('div', { class: 'cj-seat-row', 'data-seat': seat },
+      h('span', { class: 'cj-seat-name' }, symbolIcon(seat, 20), ' ', t(`cj.seat.${seat}`)),
+      h('select', {
+        id: `cj-seat-${seat}`,
+        'aria-label': t('cj.setup.seatOf', { seat: t(`cj.seat.${seat}`) }),
+        onchange: (e) => intent({ type: 'chaturaji/seat', seat, value: e.target.value }),
+      },
+      h('option', { value: 'person', selected: setup.seats[seat] === 'person' }, t('cj.person')),
+      CPU_LEVELS.map((level) => h('option', { value: level, selected: setup.seats[seat] === level }, t('cj.cpu', { level: t(`cj.level.${level}`) }))))));
+  const number = (id, key, label) => h('label', { class: 'cj-number' }, label,
+    h('input', { type: 'number', min: 1, max: 999, id, value: setup[key], oninput: (e) => set(key)(e.target.value) }));
+  return screen('chaturaji-setup', t('cj.setup.title'), t('nav.back'), () => intent({ type: 'back' }),
+    h('p', { class: 'muted' }, t('cj.setup.intro')),
+    h('fieldset', { class: 'group', id: 'cj-seats' }, h('legend', {}, t('cj.setup.players')), seatRows,
+      h('p', { class: 'muted hint' }, t('cj.setup.players.hint'))),
+    radios('dice', [['cubic', t('cj.dice.cubic')], ['long', t('cj.dice.long')]], setup.dice, t('cj.setup.dice'), set('dice')),
+    h('p', { class: 'muted hint' }, t(setup.dice === 'long' ? 'cj.dice.long.hint' : 'cj.dice.cubic.hint')),
+    radios('promotion', [['only_missing_types', t('cj.promotion.missing')], ['always', t('cj.promotion.always')]], setup.promotion, t('cj.setup.promotion'), set('promotion')),
+    toggle('cj-boat-triumph', setup.boat_triumph, t('cj.setup.triumph'), t('cj.setup.triumph.hint'), set('boat_triumph')),
+    toggle('cj-throne-points', setup.throne_points, t('cj.setup.throne'), t('cj.setup.throne.hint'), set('throne_points')),
+    radios('dice-use', [['may_leave_unused', t('cj.diceUse.may')], ['must_use_all', t('cj.diceUse.must')]], setup.dice_use, t('cj.setup.diceUse'), set('dice_use')),
+    radios('turn-time', [['none', t('cj.time.none')], ['seconds30', t('cj.time.30')], ['seconds60', t('cj.time.60')]], setup.turn_time, t('cj.setup.time'), set('turn_time')),
+    h('div', { class: 'cj-numbers' },
+      number('cj-round-limit', 'round_limit', t('cj.setup.rounds')),
+      number('cj-no-capture', 'no_capture_rounds', t('cj.setup.noCapture'))),
+    radios('first-seat', SEATS.map((seat) => [seat, seatName(seat, t)]), setup.first_seat, t('cj.setup.first'), set('first_seat')),
+    radios('first-rule', [['rotating', t('cj.first.rotating')], ['fixed', t('cj.first.fixed')]], setup.first_seat_rule, t('cj.setup.firstRule'), set('first_seat_rule')),
+    h('dl', { class: 'cj-fixed' },
+      h('dt', {}, t('cj.setup.leave')), h('dd', {}, t('cj.setup.leave.value')),
+      h('dt', {}, t('cj.setup.ties')), h('dd', {}, t('cj.setup.ties.value'))),
+    cj.error ? h('p', { class: 'error', role: 'alert', id: 'cj-error' }, errorText(cj.error, t)) : null,
+    h('button', { type: 'button', class: 'action accent big', id: 'cj-start', onclick: () => intent({ type: 'chaturaji/start' }) }, t('cj.setup.start')));
+}
+
+function errorText(error, t) {
+  if (error.code === 'bad_settings' && error.field) return t(`cj.error.${error.field}`);
+  return error.message;
+}
+
+// ----- the board -----------------------------------------------------------------------------
+
+function renderBoardSvg(state, { t, intent }) {
+  const cj = state.chaturaji;
+  const table = cj.table;
+  const facing = cj.facing;
+  const canAct = personToMove(table) && Boolean(table.dice);
+  const selected = canAct ? cj.selected : null;
+  const targets = new Set(canAct ? destinations(table, selected, cj.die) : []);
+  const movers = canAct ? movable(table, cj.die) : new Set();
+  const occupied = new Map(table.pieces.map((p) => [p.square, p]));
+  const last = [...table.log].reverse().find((e) => e.t === 'moved');
+  const marks = new Map();
+  for (const m of promotionMarks()) {
+    if (!marks.has(m.square)) marks.set(m.square, []);
+    marks.get(m.square).push(m);
+  }
+  const squares = [];
+  const pieces = [];
+  for (let rank = 8; rank >= 1; rank -= 1) {
+    for (let f = 0; f < 8; f += 1) {
+      const square = `${'abcdefgh'[f]}${rank}`;
+      const [col, row] = viewCell(square, facing);
+      const x = col * 100;
+      const y = row * 100;
+      const light = (f + rank) % 2 === 1;
+      const piece = occupied.get(square);
+      const label = piece
+        ? t('cj.square.piece', { square, seat: t(`cj.seat.${piece.seat}`), role: t(`cj.role.${piece.role}`) })
+        : square;
+      const layers = [s('rect', { x, y, width: 100, height: 100, class: light ? 'light' : 'dark' })];
+      // Promotion marks: a faint icon of the type, in the colour of the seat promoting there.
+      (marks.get(square) ?? []).forEach((m) => {
+        const [dx, dy] = screenDirection(m.seat, facing);
+        // Put the mark on the side of the square facing the board's edge.
+        const mx = x + 50 + dx * 33;
+        const my = y + 50 + dy * 33;
+        layers.push(s('g', { class: 'cj-promo', 'data-promo': `${m.seat}-${m.role}`, transform: `translate(${mx - 11} ${my - 11}) scale(0.5)`, opacity: 0.55, 'pointer-events': 'none' }, pieceArt(m.seat, m.role)));
+      });
+      if (last && (last.mv.from === square || last.mv.to === square)) layers.push(s('rect', { x, y, width: 100, height: 100, class: 'hl-last' }));
+      if (selected === square) layers.push(s('rect', { x, y, width: 100, height: 100, class: 'hl-selected' }));
+      else if (movers.has(square) && !selected) layers.push(s('rect', { x: x + 4, y: y + 4, width: 92, height: 92, class: 'cj-movable' }));
+      if (targets.has(square)) {
+        layers.push(piece
+          ? s('circle', { cx: x + 50, cy: y + 50, r: 44, class: 'hl-capture' })
+          : s('circle', { cx: x + 50, cy: y + 50, r: 15, class: 'hl-dest' }));
+      }
+      if (col === 0) layers.push(s('text', { x: x + 5, y: y + 20, class: `coord ${light ? 'on-light' : 'on-dark'}`, 'aria-hidden': 'true' }, facing === 'red' || facing === 'yellow' ? String(rank) : 'abcdefgh'[f]));
+      if (row === 7) layers.push(s('text', { x: x + 94, y: y + 94, 'text-anchor': 'end', class: `coord ${light ? 'on-light' : 'on-dark'}`, 'aria-hidden': 'true' }, facing === 'red' || facing === 'yellow' ? 'abcdefgh'[f] : String(rank)));
+      squares.push(s('g', {
+        class: `sq ${light ? 'light' : 'dark'}${targets.has(square) ? ' target' : ''}${movers.has(square) ? ' movable' : ''}`,
+        'data-square': square,
+        role: 'button',
+        'aria-label': label,
+        'aria-pressed': selected === square ? 'true' : null,
+        tabindex: '-1',
+        onclick: () => intent({ type: 'chaturaji/square', square }),
+      }, layers));
+      if (piece) {
+        const frozen = table.resigned[piece.seat];
+        const art = [s('g', { transform: `translate(${x + 50 - 22.5 * PIECE_SCALE} ${y + 52 - 23.3 * PIECE_SCALE}) scale(${PIECE_SCALE})` }, pieceArt(piece.seat, piece.role)),
+          symbolShape(piece.seat, x + 84, y + 16, 11, { class: 'cj-badge' })];
+        if (piece.role === 'pawn') {
+          const [dx, dy] = screenDirection(piece.seat, facing);
+          const cx = x + 50 + dx * 40;
+          const cy = y + 50 + dy * 40;
+          // A small arrowhead pointing the way the pawn moves.
+          const px = -dy;
+          const py = dx;
+          art.push(s('path', { class: 'cj-pawn-dir', d: `M${cx + dx * 8} ${cy + dy * 8}L${cx - dx * 6 + px * 9} ${cy - dy * 6 + py * 9}L${cx - dx * 6 - px * 9} ${cy - dy * 6 - py * 9}Z`, fill: INK[piece.seat].fill, stroke: INK[piece.seat].stroke, 'stroke-width': 2 }));
+        }
+        pieces.push(s('g', { class: `piece${frozen ? ' cj-frozen' : ''}`, 'data-piece-square': square, 'data-piece': `${piece.seat}-${piece.role}`, 'pointer-events': 'none' }, art));
+      }
+    }
+  }
+  const svg = s('svg', {
+    viewBox: '0 0 800 800',
+    class: `board cj-board theme-${state.settings.theme}`,
+    id: 'cj-board',
+    role: 'group',
+    'aria-label': t('cj.board.label', { seat: t(`cj.seat.${facing}`) }),
+    'data-facing': facing,
+  }, s('g', { class: 'squares' }, squares), s('g', { class: 'pieces' }, pieces));
+  attachDrag(svg, state, intent);
+  return svg;
+}
+
+/** Drag a piece with the pointer; a drop on another square is reported as chaturaji/drop. */
+function attachDrag(svg, state, intent) {
+  const cj = state.chaturaji;
+  let drag = null;
+  let suppressClickUntil = 0;
+  svg.addEventListener('click', (event) => {
+    if (Date.now() < suppressClickUntil) event.stopPropagation();
+  }, { capture: true });
+  const toBoard = (event) => {
+    const rect = svg.getBoundingClientRect();
+    return [((event.clientX - rect.left) * 800) / rect.width, ((event.clientY - rect.top) * 800) / rect.height];
+  };
+  const cellOf = (x, y) => squareAtCell(Math.floor(x / 100), Math.floor(y / 100), cj.facing);
+  svg.addEventListener('pointerdown', (event) => {
+    if (event.button !== 0 || !personToMove(cj.table)) return;
+    const [x, y] = toBoard(event);
+    const from = cellOf(x, y);
+    if (!from || !movable(cj.table, cj.die).has(from)) return;
+    drag = { from, x, y, node: svg.querySelector(`[data-piece-square="${from}"]`), moved: false, pointer: event.pointerId };
+  });
+  svg.addEventListener('pointermove', (event) => {
+    if (!drag || event.pointerId !== drag.pointer) return;
+    const [x, y] = toBoard(event);
+    if (!drag.moved && Math.hypot(x - drag.x, y - drag.y) < 12) return;
+    if (!drag.moved) {
+      drag.moved = true;
+      svg.setPointerCapture?.(event.pointerId);
+      drag.node?.parentNode?.append(drag.node);
+      drag.node?.classList.add('dragging');
+    }
+    const rect = svg.getBoundingClientRect();
+    const scale = rect.width / 800;
+    drag.node?.setAttribute('style', `transform: translate(${(x - drag.x) * scale}px, ${(y - drag.y) * scale}px)`);
+  });
+  const end = (event) => {
+    if (!drag || event.pointerId !== drag.pointer) return;
+    const { from, moved } = drag;
+    drag.node?.removeAttribute('style');
+    drag = null;
+    if (!moved) return;
+    const [x, y] = toBoard(event);
+    const to = cellOf(x, y);
+    suppressClickUntil = Date.now() + 400;
+    if (to && to !== from) intent({ type: 'chaturaji/drop', from, to });
+    else intent({ type: 'chaturaji/select', square: from });
+  };
+  svg.addEventListener('pointerup', end);
+  svg.addEventListener('pointercancel', () => {
+    if (drag) drag.node?.removeAttribute('style');
+    drag = null;
+  });
+}
+
+// ----- dice, scores, log ---------------------------------------------------------------------
+
+const PIPS = {
+  1: [[50, 50]],
+  2: [[28, 28], [72, 72]],
+  3: [[26, 26], [50, 50], [74, 74]],
+  4: [[28, 28], [72, 28], [28, 72], [72, 72]],
+  5: [[26, 26], [74, 26], [50, 50], [26, 74], [74, 74]],
+  6: [[28, 24], [72, 24], [28, 50], [72, 50], [28, 76], [72, 76]],
+};
+
+function dieFace(face) {
+  return s('svg', { viewBox: '0 0 100 100', width: 44, height: 44, class: 'cj-die-face', 'aria-hidden': 'true' },
+    s('rect', { x: 4, y: 4, width: 92, height: 92, rx: 16, class: 'cj-die-body' }),
+    (PIPS[face] ?? []).map(([cx, cy]) => s('circle', { cx, cy, r: 9, class: 'cj-pip' })));
+}
+
+function dieCard(table, die, cj, { t, intent }) {
+  const used = die.state.state === 'used';
+  const dead = !die.usable && !used;
+  const pieces = new Set(die.moves.map((m) => m.from)).size;
+  const status = used
+    ? t('cj.die.used')
+    : die.usable
+      ? t('cj.die.allows', { count: die.moves.length, pieces })
+      : t('cj.die.unusable', { reason: t(`cj.unusable.${die.reason ?? 'blocked'}`) });
+  const chosen = cj.die === die.index;
+  return h('button', {
+    type: 'button',
+    class: `cj-die${used ? ' used' : ''}${dead ? ' unusable' : ''}${chosen ? ' chosen' : ''}`,
+    id: `cj-die-${die.index}`,
+    'data-face': die.face,
+    'data-class': die.class,
+    'data-usable': String(die.usable),
+    'aria-pressed': chosen ? 'true' : 'false',
+    disabled: !die.usable || !personToMove(table),
+    onclick: () => intent({ type: 'chaturaji/die', index: die.index }),
+  },
+  dieFace(die.face),
+  h('span', { class: 'cj-die-text' },
+    h('strong', { class: 'cj-die-class' }, t('cj.die.face', { face: die.face, class: t(`cj.class.${die.class}`) })),
+    h('span', { class: 'cj-die-status' }, status)));
+}
+
+function diceBar(state, ctx) {
+  const { t, intent } = ctx;
+  const cj = state.chaturaji;
+  const table = cj.table;
+  const mine = personToMove(table);
+  const seat = table.to_move;
+  const children = [];
+  if (table.outcome) {
+    children.push(h('p', { class: 'cj-turn', id: 'cj-turn' }, t('cj.over', { reason: endText(table.outcome.reason, t) })));
+  } else {
+    children.push(h('p', { class: 'cj-turn', id: 'cj-turn', 'data-seat': seat },
+      symbolIcon(seat, 18), ' ',
+      mine ? t(table.dice ? 'cj.turn.move' : 'cj.turn.roll', { seat: t(`cj.seat.${seat}`) }) : t('cj.turn.cpu', { seat: t(`cj.seat.${seat}`) }),
+      table.time_left_ms !== null && table.time_left_ms !== undefined ? h('span', { class: 'cj-time', id: 'cj-time' }, ` · ${Math.ceil(table.time_left_ms / 1000)} s`) : null));
+  }
+  if (table.dice) children.push(h('div', { class: 'cj-dice', id: 'cj-dice' }, table.dice.map((d) => dieCard(table, d, cj, ctx))));
+  const buttons = [];
+  if (mine && !table.dice) buttons.push(h('button', { type: 'button', class: 'action accent big', id: 'cj-roll', onclick: () => intent({ type: 'chaturaji/roll' }) }, t('cj.roll')));
+  if (mine && table.dice) {
+    buttons.push(h('button', { type: 'button', class: 'action', id: 'cj-end-turn', disabled: !table.can_end_turn, onclick: () => intent({ type: 'chaturaji/end-turn' }) },
+      t(table.can_end_turn ? 'cj.endTurn' : 'cj.endTurn.mustUse')));
+  }
+  if (buttons.length) children.push(h('div', { class: 'actions' }, buttons));
+  return h('div', { class: 'cj-dicebar', id: 'cj-dicebar' }, children);
+}
+
+function scoreTable(state, { t }) {
+  const table = state.chaturaji.table;
+  return h('table', { class: 'cj-scores', id: 'cj-scores' },
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('cj.score.seat')), h('th', { scope: 'col' }, t('cj.score.player')), h('th', { scope: 'col', class: 'num' }, t('cj.score.points')))),
+    h('tbody', {}, SEATS.map((seat) => {
+      const toMove = !table.outcome && table.to_move === seat;
+      const notes = [];
+      if (!table.kings[seat]) notes.push(t('cj.score.noKing'));
+      if (table.resigned[seat]) notes.push(t('cj.score.resigned'));
+      else if (table.frozen[seat]) notes.push(t('cj.score.out'));
+      return h('tr', { class: `${toMove ? 'to-move' : ''}`, id: `cj-score-${seat}`, 'data-seat': seat },
+        h('td', {}, symbolIcon(seat, 16), ' ', t(`cj.seat.${seat}`), toMove ? h('span', { class: 'cj-arrow', 'aria-label': t('cj.score.toMove') }, ' ◀') : null),
+        h('td', { class: 'muted' }, playerLabel(table, seat, t), notes.length ? ` · ${notes.join(' · ')}` : ''),
+        h('td', { class: 'num cj-points', id: `cj-points-${seat}` }, String(table.scores[seat])));
+    })));
+}
+
+function endText(reason, t) {
+  return reason.t === 'chaturaji' ? t('cj.end.chaturaji', { seat: t(`cj.seat.${reason.seat}`) }) : t(`cj.end.${reason.t}`);
+}
+
+/** One line of the table's log, or null for events not worth a line. */
+export function eventText(e, t) {
+  const who = (seat) => `${SYMBOLS[seat]} ${t(`cj.seat.${seat}`)}`;
+  switch (e.t) {
+    case 'rolled':
+      return t('cj.log.rolled', { seat: who(e.seat), a: e.dice[0].face, b: e.dice[1].face });
+    case 'moved':
+      return t('cj.log.moved', { seat: who(e.seat), role: t(`cj.role.${e.role}`), from: e.mv.from, to: e.mv.to });
+    case 'captured':
+      return t(e.kind === 'boat_triumph' ? 'cj.log.triumph' : 'cj.log.captured', { seat: who(e.by), victim: who(e.piece.seat), role: t(`cj.role.${e.piece.role}`), points: e.points });
+    case 'throne':
+      return t('cj.log.throne', { seat: who(e.seat), owner: who(e.throne_of), points: e.points });
+    case 'promoted':
+      return t('cj.log.promoted', { seat: who(e.seat), square: e.square, role: t(`cj.role.${e.role}`) });
+    case 'die_discarded':
+      return t('cj.log.discarded', { face: e.face, reason: t(`cj.unusable.${e.reason}`) });
+    case 'chaturaji':
+      return t('cj.log.chaturaji', { seat: who(e.seat), points: e.points });
+    case 'resigned':
+      return t('cj.log.resigned', { seat: who(e.seat) });
+    case 'turn_skipped':
+      return t('cj.log.skipped', { seat: who(e.seat) });
+    case 'game_over':
+      return t('cj.over', { reason: endText(e.outcome.reason, t) });
+    default:
+      return null;
+  }
+}
+
+function logList(table, { t }) {
+  const lines = table.log.map((e) => eventText(e, t)).filter(Boolean).slice(-8).reverse();
+  return h('section', { class: 'cj-log-box' },
+    h('h2', { class: 'cj-h2' }, t('cj.log.title')),
+    h('ol', { class: 'cj-log', id: 'cj-log', reversed: true }, lines.map((line) => h('li', {}, line))));
+}
+
+function rankingDialog(state, { t, intent }) {
+  const table = state.chaturaji.table;
+  const rows = sharedPlaces(table.outcome.standings);
+  return h('div', { class: 'overlay' },
+    h('div', { class: 'dialog', id: 'cj-ranking', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'cj-ranking-title' },
+      h('h2', { id: 'cj-ranking-title' }, t('cj.ranking.title')),
+      h('p', { id: 'cj-ranking-reason', class: 'muted' }, endText(table.outcome.reason, t)),
+      h('ol', { class: 'cj-ranking' }, rows.map((r) => h('li', { 'data-seat': r.seat, 'data-place': r.place },
+        h('strong', { class: 'cj-place' }, r.shared ? t('cj.ranking.shared', { place: r.place }) : t('cj.ranking.place', { place: r.place })), ' ',
+        symbolIcon(r.seat, 16), ' ', t(`cj.seat.${r.seat}`), ' — ',
+        t('cj.ranking.points', { points: r.points }),
+        r.kept_king ? ` · ${t('cj.ranking.king')}` : '',
+        r.resigned ? ` · ${t('cj.score.resigned')}` : ''))),
+      h('div', { class: 'dialog-actions' },
+        h('button', { type: 'button', class: 'action accent', id: 'cj-again', onclick: () => intent({ type: 'chaturaji/again' }) }, t('cj.again')),
+        h('button', { type: 'button', class: 'action', id: 'cj-ranking-close', onclick: () => intent({ type: 'chaturaji/dialog', dialog: null }) }, t('cj.close')))));
+}
+
+function recordDialog(state, { t, intent }) {
+  return h('div', { class: 'overlay' },
+    h('div', { class: 'dialog', id: 'cj-record-dialog', role: 'dialog', 'aria-modal': 'true' },
+      h('h2', {}, t('cj.record.title')),
+      h('p', { class: 'muted' }, t('cj.record.hint')),
+      h('textarea', { id: 'cj-record', rows: 10, readonly: true, class: 'pgn' }, state.chaturaji.record ?? ''),
+      h('div', { class: 'dialog-actions' },
+        h('button', { type: 'button', class: 'action', id: 'cj-record-close', onclick: () => intent({ type: 'chaturaji/dialog', dialog: null }) }, t('cj.close')))));
+}
+
+function resignDialog(state, { t, intent }) {
+  const table = state.chaturaji.table;
+  const seat = table.to_move;
+  return h('div', { class: 'overlay' },
+    h('div', { class: 'dialog', id: 'cj-resign-dialog', role: 'dialog', 'aria-modal': 'true' },
+      h('h2', {}, t('cj.resign.confirm', { seat: t(`cj.seat.${seat}`) })),
+      h('div', { class: 'dialog-actions' },
+        h('button', { type: 'button', class: 'action danger', id: 'cj-resign-yes', onclick: () => intent({ type: 'chaturaji/resign', seat }) }, t('cj.resign')),
+        h('button', { type: 'button', class: 'action', id: 'cj-resign-cancel', onclick: () => intent({ type: 'chaturaji/dialog', dialog: null }) }, t('cj.cancel')))));
+}
+
+function renderTablePage(state, ctx) {
+  const { t, intent } = ctx;
+  const cj = state.chaturaji;
+  const table = cj.table;
+  const dialog = cj.dialog === 'ranking' && table.outcome ? rankingDialog(state, ctx)
+    : cj.dialog === 'record' ? recordDialog(state, ctx)
+      : cj.dialog === 'resign' && personToMove(table) ? resignDialog(state, ctx) : null;
+  return screen('chaturaji', t('cj.title'), t('nav.back'), () => intent({ type: 'chaturaji/leave' }),
+    h('p', { class: 'cj-status', id: 'cj-status' },
+      h('span', { id: 'cj-round' }, t('cj.round', { round: table.round, limit: table.settings.round_limit })),
+      ' · ', t(`cj.dice.${table.settings.dice}`)),
+    h('div', { class: 'cj-layout' },
+      h('div', { class: 'board-frame cj-frame' }, renderBoardSvg(state, ctx)),
+      h('div', { class: 'cj-side' },
+        diceBar(state, ctx),
+        cj.error ? h('p', { class: 'error', role: 'alert', id: 'cj-error' }, errorText(cj.error, t)) : null,
+        scoreTable(state, ctx),
+        logList(table, ctx),
+        toggle('cj-turn-board', cj.turnBoard, t('cj.turnBoard'), null, () => intent({ type: 'chaturaji/turn-board' })),
+        h('div', { class: 'actions wrap' },
+          personToMove(table) ? h('button', { type: 'button', class: 'action', id: 'cj-resign', onclick: () => intent({ type: 'chaturaji/dialog', dialog: 'resign' }) }, t('cj.resign')) : null,
+          table.outcome ? h('button', { type: 'button', class: 'action accent', id: 'cj-show-ranking', onclick: () => intent({ type: 'chaturaji/dialog', dialog: 'ranking' }) }, t('cj.ranking.title')) : null,
+          h('button', { type: 'button', class: 'action', id: 'cj-show-record', onclick: () => intent({ type: 'chaturaji/show-record' }) }, t('cj.record.title')),
+          h('button', { type: 'button', class: 'action', id: 'cj-new', onclick: () => intent({ type: 'chaturaji/setup' }) }, t('cj.newTable'))),
+        h('p', { class: 'muted hint' }, t('cj.legend')))),
+    dialog);
+}
+
+export function renderChaturaji(state, ctx) {
+  const cj = state.chaturaji;
+  if (!cj || cj.page === 'loading') {
+    return screen('chaturaji', ctx.t('cj.title'), ctx.t('nav.back'), () => ctx.intent({ type: 'back' }), h('p', { class: 'muted' }, ctx.t('cj.loading')));
+  }
+  if (cj.page === 'table' && cj.table) return renderTablePage(state, ctx);
+  return renderSetupPage(state, ctx);
+}
