@@ -521,7 +521,10 @@ impl Connection {
 }
 
 /// Opens the socket and exchanges `hello`/`welcome`.
-async fn establish(url: &str, options: &ConnectOptions) -> Result<(Ws, NetEvent), NetError> {
+pub(crate) async fn establish(
+    url: &str,
+    options: &ConnectOptions,
+) -> Result<(Ws, NetEvent), NetError> {
     let connect_err = |reason: String| NetError::Connect { url: url.to_owned(), reason };
     let attempt = async {
         let (mut ws, _) =

@@ -4,6 +4,9 @@
 //! - [`client`]: [`Connection`], a WebSocket client of the protocol with hello/version check,
 //!   create/join/rejoin, moves tracked by ply and acknowledged, automatic reconnect with backoff
 //!   and `rejoin {last_seq}` resync, ping/RTT. Its events arrive on a channel ([`NetEvent`]).
+//! - [`chaturaji`]: [`ChaturajiClient`], a client for Chaturaji seats: create a table with CPU
+//!   seats, join by code, act by game step, a replica of the game checked step by step, and the
+//!   seat kept across drops and restarts by its token and the device id.
 //! - [`setup`]: the client side of the fair hidden lock-in ([`HiddenSetup`]): canonical army and
 //!   a 32-byte random nonce, SHA-256 commitment, reveal only once both commitments are fixed,
 //!   and a check of the opponent's army against its commitment and the army rules.
@@ -13,6 +16,7 @@
 //!   the fallbacks: a typed `address:port` and a short [`JoinCode`].
 //! - `netns` (Linux): private network namespaces for tests and the benchmark.
 
+pub mod chaturaji;
 pub mod client;
 pub mod discovery;
 pub mod host;
@@ -20,6 +24,7 @@ pub mod host;
 pub mod netns;
 pub mod setup;
 
+pub use chaturaji::{ActAck, ChaturajiClient, ChaturajiNetEvent, ChaturajiSeat, TableState};
 pub use client::{ConnectOptions, Connection, NetError, NetEvent, RoomState, SeatCredentials};
 pub use discovery::{
     Advertiser, Browser, Compatibility, DiscoveryError, HostAd, HostEvent, HostInfo, SERVICE_TYPE,
