@@ -5,7 +5,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use maharajah_engine::{Color, Game, Move, Position, Variant};
+use maharajah_engine::search::{build_army, Level};
+use maharajah_engine::{start_position, Army, Color, Game, Move, Position, Variant};
 use serde::Serialize;
 
 use crate::clock::TimeControl;
@@ -173,20 +174,36 @@ impl Core {
         self.new_game(Position::new(variant), opponent, control, now, unix)
     }
 
-    /// The same start, opponent and clock again; against the computer the colours swap.
+    /// The same opponent and clock again. Pass-and-play keeps the same start. Against the
+    /// computer the colours swap; in a custom (Maharajah) game the person keeps their own army,
+    /// mirrored to their new side, and the computer builds a fresh army for its side with `rng`
+    /// (blind, as at a first start) rather than taking over the person's old one.
     ///
     /// # Errors
     /// [`CoreError::NoGame`] when no game is open.
-    pub fn rematch(&mut self, now: u64, unix: i64) -> Result<GameView, CoreError> {
+    pub fn rematch(
+        &mut self,
+        now: u64,
+        unix: i64,
+        rng: &mut impl rand::Rng,
+    ) -> Result<GameView, CoreError> {
         let session = self.session()?;
-        let start = session.game().start().clone();
-        let opponent = match session.opponent() {
-            Opponent::Computer { color, level } => {
-                Opponent::Computer { color: color.other(), level }
-            }
-            Opponent::Human => Opponent::Human,
-        };
+        let old_start = session.game().start();
         let control = session.time_control();
+        let (start, opponent) = match session.opponent() {
+            Opponent::Computer { color: old, level } => {
+                let computer = old.other();
+                let start = if old_start.rules().variant == Variant::Maharajah {
+                    let person = Army::from_position(old_start, computer).mirrored();
+                    rebuilt_start(&person, computer, level, rng)
+                        .unwrap_or_else(|| old_start.clone())
+                } else {
+                    old_start.clone()
+                };
+                (start, Opponent::Computer { color: computer, level })
+            }
+            Opponent::Human => (old_start.clone(), Opponent::Human),
+        };
         self.new_game(start, opponent, control, now, unix)
     }
 
@@ -301,13 +318,13 @@ impl Core {
         self.view(now)
     }
 
-    /// The person offers a draw.
+    /// The person offers a draw (the computer searches the position before it answers).
     ///
     /// # Errors
     /// [`CoreError::Session`] after the end.
     pub fn offer_draw(&mut self, now: u64, unix: i64) -> Result<GameView, CoreError> {
         let color = self.person()?;
-        self.session_mut()?.offer_draw(color, now)?;
+        self.session_mut()?.offer_draw(color, now, crate::computer::accepts_draw)?;
         if self.session()?.result().is_some() {
             self.cancel_thinking();
         }
@@ -400,6 +417,22 @@ impl Core {
     pub fn history(&self) -> Result<Vec<GameSummary>, CoreError> {
         Ok(self.store.list(200)?)
     }
+}
+
+/// A start with the person's `person` army and a fresh army the computer builds for `computer`
+/// at `level`; `None` when a few tries all leave a king in check (the caller keeps the old start).
+fn rebuilt_start(
+    person: &Army,
+    computer: Color,
+    level: u8,
+    rng: &mut impl rand::Rng,
+) -> Option<Position> {
+    (0..20).find_map(|_| {
+        let built = build_army(computer, Level::new(level), rng);
+        let (white, black) =
+            if computer == Color::White { (&built, person) } else { (person, &built) };
+        start_position(white, black).ok()
+    })
 }
 
 /// `YYYY.MM.DD` (PGN's date form) of a Unix time in seconds, UTC.
@@ -529,10 +562,69 @@ mod tests {
             Some((Some(Color::White), EndReason::Time))
         );
         assert_eq!(core.start_info().expect("query").continue_id, None);
-        let rematch = core.rematch(0, 2).expect("rematch");
+        let rematch = core.rematch(0, 2, &mut rand::rng()).expect("rematch");
         assert_ne!(rematch.id, view.id);
         assert_eq!(rematch.opponent, Opponent::Computer { color: Color::Black, level: 2 });
         assert_eq!(core.history().expect("lists").len(), 2);
+    }
+
+    #[test]
+    fn a_custom_rematch_gives_the_computer_a_fresh_army_and_keeps_the_persons() {
+        use maharajah_engine::{Role, Square};
+        use rand::SeedableRng;
+        let sq = |t: &str| t.parse::<Square>().expect("square");
+        // The person (White) built an army with a Maharajah and no a/b/g/h pawns.
+        let mut mine = Army::orthodox(Color::White);
+        for square in ["a2", "b2", "g2", "h2"] {
+            mine.set(sq(square), None);
+        }
+        mine.set(sq("d1"), Some(Role::Maharajah));
+        let computers = Army::orthodox(Color::Black);
+        let start = start_position(&mine, &computers).expect("legal armies");
+        let mut core = core();
+        let opponent = Opponent::Computer { color: Color::Black, level: 3 };
+        let first = core.new_game(start, opponent, None, 0, 0).expect("starts");
+
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let rematch = core.rematch(0, 1, &mut rng).expect("rematch");
+        assert_ne!(rematch.id, first.id);
+        assert_eq!(rematch.opponent, Opponent::Computer { color: Color::White, level: 3 });
+        let session = core.session().expect("open");
+        let new_start = session.game().start();
+        assert_eq!(
+            Army::from_position(new_start, Color::Black),
+            mine.mirrored(),
+            "the person keeps their army, now as Black"
+        );
+        let built = Army::from_position(new_start, Color::White);
+        assert!(built.validate().is_ok(), "the computer's army is legal");
+        assert_ne!(built, mine, "the computer does not take over the person's old army");
+        let mut again = rand::rngs::StdRng::seed_from_u64(11);
+        assert_eq!(built, build_army(Color::White, Level::new(3), &mut again), "freshly built");
+
+        // Pass-and-play keeps the same armies on the same sides.
+        let same = start_position(&mine, &mine.mirrored()).expect("legal armies");
+        core.new_game(same.clone(), Opponent::Human, None, 0, 2).expect("starts");
+        core.rematch(0, 3, &mut rng).expect("rematch");
+        assert_eq!(core.session().expect("open").game().start().to_string(), same.to_string());
+    }
+
+    #[test]
+    fn the_computer_answers_a_draw_offer_from_its_search() {
+        let start = |fen: &str| Position::from_fen(Variant::Chess, fen).expect("fen");
+        let mut core = core();
+        // Level material, but the computer (White, to move) mates with Ra8#: it plays on.
+        let computer_white = Opponent::Computer { color: Color::White, level: 8 };
+        let mating = start("6k1/5ppp/8/8/8/7r/5PPP/R5K1 w - - 0 1");
+        core.new_game(mating, computer_white, None, 0, 0).expect("starts");
+        let view = core.offer_draw(0, 0).expect("offered");
+        assert_eq!((view.result, view.draw_offer), (None, Some(Color::Black)), "declined");
+        // The computer (Black) is four points up but mated next move: it takes the draw.
+        let computer_black = Opponent::Computer { color: Color::Black, level: 8 };
+        let doomed = start("6k1/5ppp/8/8/8/8/q4PPP/4R1K1 w - - 0 1");
+        core.new_game(doomed, computer_black, None, 0, 0).expect("starts");
+        let view = core.offer_draw(0, 0).expect("offered");
+        assert_eq!(view.result.map(|r| (r.winner, r.reason)), Some((None, EndReason::Agreement)));
     }
 
     #[test]

@@ -207,11 +207,12 @@ pub fn claim_draw(state: State<'_, AppState>) -> Result<GameView, CommandError> 
     state.act(|core, now, unix| core.claim_draw(now, unix))
 }
 
-/// Offers a draw (the computer answers at once; a friend accepts with `accept_draw`).
+/// Offers a draw (the computer answers after a short search, run off the UI's main thread; a
+/// friend accepts with `accept_draw`).
 ///
 /// # Errors
 /// `game_over`, `no_game`.
-#[tauri::command]
+#[tauri::command(async)]
 pub fn offer_draw(state: State<'_, AppState>) -> Result<GameView, CommandError> {
     state.act(|core, now, unix| core.offer_draw(now, unix))
 }
@@ -243,13 +244,13 @@ pub fn takeback(state: State<'_, AppState>) -> Result<GameView, CommandError> {
     state.act(|core, now, unix| core.takeback(now, unix))
 }
 
-/// A new game with the same start, opponent and clock.
+/// A new game with the same opponent and clock (see `Core::rematch` for the start and colours).
 ///
 /// # Errors
 /// `no_game`, `storage`.
 #[tauri::command]
 pub fn rematch(state: State<'_, AppState>) -> Result<GameView, CommandError> {
-    state.act(|core, now, unix| core.rematch(now, unix))
+    state.act(|core, now, unix| core.rematch(now, unix, &mut rand::rng()))
 }
 
 /// Leaves the game screen: the computer stops, the game and its clock are saved.

@@ -5,8 +5,10 @@
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use maharajah_engine::search::{pick_move_for_level, Clock as SearchClock, Level, Searcher};
-use maharajah_engine::{Game, Move};
+use maharajah_engine::search::{
+    pick_move_for_level, Clock as SearchClock, Level, Limits, Score, Searcher,
+};
+use maharajah_engine::{Color, Game, Move};
 
 use crate::session::ClockView;
 
@@ -72,6 +74,45 @@ impl Computer {
     }
 }
 
+/// How far the computer looks before answering a draw offer: about a tenth of a second.
+pub const DRAW_OFFER_NODES: u64 = 150_000;
+
+/// The computer accepts a draw unless its own search says it is better by more than this.
+pub const DRAW_DECLINE_ABOVE_CP: i32 = 50;
+
+/// The computer's answer to a draw offer in `game`, where it plays `computer`: it searches the
+/// position (a fresh searcher, so the answer depends on the position alone) and accepts unless it
+/// sees itself better by more than [`DRAW_DECLINE_ABOVE_CP`] or a mate for itself.
+#[must_use]
+pub fn accepts_draw(game: &Game, computer: Color) -> bool {
+    let score = draw_offer_score(game, computer);
+    match score {
+        Score::Cp(cp) => cp <= DRAW_DECLINE_ABOVE_CP,
+        Score::Mate(n) => n < 0,
+    }
+}
+
+/// The computer's evaluation of `game` from its own side (`computer`), as it judges a draw offer.
+#[must_use]
+pub fn draw_offer_score(game: &Game, computer: Color) -> Score {
+    let stop = AtomicBool::new(false);
+    let start = Instant::now();
+    let elapsed = move || start.elapsed();
+    let result = Searcher::new(4).think(
+        game,
+        &Limits::nodes(DRAW_OFFER_NODES),
+        &stop,
+        &elapsed,
+        &mut |_| {},
+    );
+    let to_move = game.position().turn();
+    match result.score {
+        score if to_move == computer => score,
+        Score::Cp(cp) => Score::Cp(-cp),
+        Score::Mate(n) => Score::Mate(-n),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,6 +137,33 @@ mod tests {
             computer.choose(&mate, 8, None, &stop).map(|m| m.to_string()).as_deref(),
             Some("a1a8")
         );
+    }
+
+    fn game(fen: &str) -> Game {
+        Game::new(Position::from_fen(Variant::Chess, fen).expect("fen"))
+    }
+
+    #[test]
+    fn a_draw_offer_is_judged_by_the_search_not_by_material() {
+        // Material is level, but White mates at once (Ra8#): White declines, Black accepts.
+        let mating = game("6k1/5ppp/8/8/8/7r/5PPP/R5K1 w - - 0 1");
+        assert_eq!(draw_offer_score(&mating, Color::White), Score::Mate(1));
+        assert!(!accepts_draw(&mating, Color::White));
+        assert!(accepts_draw(&mating, Color::Black));
+        // Black is four points up yet is mated next move (Re8#): Black accepts the offer.
+        let doomed = game("6k1/5ppp/8/8/8/8/q4PPP/4R1K1 w - - 0 1");
+        assert!(
+            accepts_draw(&doomed, Color::Black),
+            "{:?}",
+            draw_offer_score(&doomed, Color::Black)
+        );
+        // A clean extra rook and nothing else going on: the side with it declines.
+        let rook_up = game("4k3/pppp4/8/8/8/8/PPPP4/R3K3 b - - 0 1");
+        assert!(!accepts_draw(&rook_up, Color::White));
+        assert!(accepts_draw(&rook_up, Color::Black));
+        // The start position is level: the computer accepts whichever side it plays.
+        let start = Game::new(Position::new(Variant::Chess));
+        assert!(accepts_draw(&start, Color::White) && accepts_draw(&start, Color::Black));
     }
 
     #[test]

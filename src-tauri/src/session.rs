@@ -16,11 +16,11 @@ use crate::clock::{Clock, TimeControl};
 pub enum Opponent {
     /// Pass-and-play: two people share the device.
     Human,
-    /// The computer plays `color` at `level` (1 beginner … 4 strong).
+    /// The computer plays `color` at `level` (1 beginner … 8 strongest).
     Computer {
         /// The computer's colour.
         color: Color,
-        /// Difficulty, 1 to 4.
+        /// Difficulty, 1 to 8.
         level: u8,
     },
 }
@@ -514,22 +514,22 @@ impl Session {
     }
 
     /// `color` offers a draw; if the other side already offered one, the draw is agreed.
-    /// Against the computer, the computer accepts when its material is not ahead.
+    /// Against the computer, `computer_accepts(game, computer's colour)` answers at once (the app
+    /// passes [`crate::computer::accepts_draw`], the computer's own search).
     ///
     /// # Errors
     /// [`SessionError::Finished`] after the end.
-    pub fn offer_draw(&mut self, color: Color, now: u64) -> Result<(), SessionError> {
+    pub fn offer_draw(
+        &mut self,
+        color: Color,
+        now: u64,
+        computer_accepts: impl FnOnce(&Game, Color) -> bool,
+    ) -> Result<(), SessionError> {
         if self.check_flag(now) || self.result.is_some() {
             return Err(SessionError::Finished);
         }
         let agreed = match self.opponent {
-            Opponent::Computer { color: computer, .. } => {
-                let ahead = match computer {
-                    Color::White => self.material(),
-                    Color::Black => -self.material(),
-                };
-                ahead <= 0
-            }
+            Opponent::Computer { color: computer, .. } => computer_accepts(&self.game, computer),
             Opponent::Human => self.draw_offer == Some(color.other()),
         };
         if agreed {
@@ -805,7 +805,7 @@ mod tests {
         assert!(pgn.contains("[Result \"1-0\"]") && pgn.trim_end().ends_with("1. e4 1-0"), "{pgn}");
 
         let mut s = pass_and_play(Variant::Chess, None);
-        s.offer_draw(Color::White, 0).expect("running");
+        s.offer_draw(Color::White, 0, |_, _| unreachable!("no computer")).expect("running");
         assert_eq!(s.view(0).draw_offer, Some(Color::White));
         s.accept_draw(0).expect("offer stands");
         assert_eq!(s.result(), Some(GameResult { winner: None, reason: EndReason::Agreement }));

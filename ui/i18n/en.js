@@ -86,6 +86,7 @@ export default {
   'game.thinking': 'The computer is thinking…',
   'game.toMove': '{color} to move',
   'game.check': 'check',
+  'game.drawDeclined': 'The computer declines the draw and plays on.',
   'game.drawOffered': '{color} offers a draw.',
   'result.wins': '{color} wins',
   'result.draw': 'Draw',

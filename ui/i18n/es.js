@@ -86,6 +86,7 @@ export default {
   'game.thinking': 'El ordenador está pensando…',
   'game.toMove': 'Juegan {color}',
   'game.check': 'jaque',
+  'game.drawDeclined': 'El ordenador rechaza las tablas y sigue jugando.',
   'game.drawOffered': '{color} ofrecen tablas.',
   'result.wins': 'Ganan {color}',
   'result.draw': 'Tablas',

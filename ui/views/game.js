@@ -169,7 +169,9 @@ export function renderGame(state, ctx) {
   else status = h('p', { class: 'status', id: 'status' }, t('game.toMove', { color: t(`color.${game.board.turn}`) }), game.board.check ? ` — ${t('game.check')}` : '');
   const offer = game.draw_offer && !game.result
     ? h('div', { class: 'banner', id: 'draw-offer' },
-      h('span', {}, t('game.drawOffered', { color: t(`color.${game.draw_offer}`) })),
+      h('span', {}, game.opponent.kind === 'computer'
+        ? t('game.drawDeclined')
+        : t('game.drawOffered', { color: t(`color.${game.draw_offer}`) })),
       game.opponent.kind === 'human' && game.draw_offer !== game.board.turn
         ? h('button', { type: 'button', class: 'action accent', id: 'accept-draw', onclick: () => intent({ type: 'accept-draw' }) }, t('game.acceptDraw'))
         : null)
