@@ -1,0 +1,129 @@
+// The look of the main screens at phone (390×844) and desktop (1280×800) size: menu, setup,
+// settings, a chess and a Horde game in progress, the result dialog. Nothing may spill sideways
+// or be cut off; screenshots land in tests/artifacts/look-*.png for people to judge. Also: the
+// computer answers a draw offer from its own search (level start position: it accepts).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startDriver, waitFor } from './webdriver.mjs';
+
+let d;
+
+before(async () => {
+  d = await startDriver({ MAHARAJAH_DATA_DIR: await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-look-')) });
+  await d.open(390, 844);
+});
+
+after(async () => {
+  if (d) await d.stop();
+});
+
+const SIZES = [[390, 844], [1280, 800]];
+
+async function resize(width, height) {
+  await d.wd('POST', `/session/${d.session}/window/rect`, { width, height });
+  await waitFor(`a ${width}px wide page`, () => d.script('return window.innerWidth === arguments[0];', [width]));
+}
+
+/** Everything visible fits: no sideways scroll, no text clipped inside a button, label or heading. */
+async function assertFits(what) {
+  const problems = await d.script(`
+    const out = [];
+    const page = document.documentElement;
+    if (page.scrollWidth > window.innerWidth + 1) out.push('page scrolls sideways: ' + page.scrollWidth + ' > ' + window.innerWidth);
+    for (const el of document.querySelectorAll('button, h1, h2, .status, .banner, label, .menu-hint, .strip, .badge')) {
+      const box = el.getBoundingClientRect();
+      if (box.width === 0 || getComputedStyle(el).visibility === 'hidden') continue;
+      if (el.scrollWidth > el.clientWidth + 1) out.push((el.id || el.className || el.tagName) + ' clips its text "' + el.textContent.trim().slice(0, 40) + '"');
+      if (box.right > window.innerWidth + 1) out.push((el.id || el.className || el.tagName) + ' runs off the right edge');
+    }
+    return out;`);
+  assert.deepEqual(problems, [], `${what}: ${problems.join('; ')}`);
+}
+
+async function toMenu() {
+  for (const close of ['#result-close', '#export-close', '#promotion-cancel', '#resign-cancel']) {
+    if (await d.script('return Boolean(document.querySelector(arguments[0]));', [close])) await d.tap(close);
+  }
+  while (!(await d.script('return Boolean(document.querySelector("#screen-menu"));'))) {
+    await d.tap('#back');
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  await waitFor('the menu', async () => (await d.findAll('.menu-item')).length === 10);
+}
+
+async function newGame(entry, choose = async () => {}) {
+  await toMenu();
+  await d.tap(`#menu-${entry}`);
+  await waitFor('the setup screen', () => d.find('#start-game'));
+  await choose();
+  await d.tap('#start-game');
+  await waitFor('the board', () => d.find('#board .piece'));
+}
+
+/** The screenshot shows the top of the page, as a person sees it on arrival. */
+async function shoot(name) {
+  await d.script('document.activeElement?.blur(); window.scrollTo(0, 0);');
+  await new Promise((r) => setTimeout(r, 100));
+  await d.screenshot(name);
+}
+
+async function typeMoves(...moves) {
+  for (const text of moves) {
+    const before = await d.script('return document.querySelectorAll("#moves .san").length;');
+    await d.typeInto('#move-input', text);
+    await d.tap('#move-submit');
+    await waitFor(`${text} played`, async () => (await d.script('return document.querySelectorAll("#moves .san").length;')) > before);
+  }
+}
+
+for (const [width, height] of SIZES) {
+  const size = `${width}x${height}`;
+
+  test(`menu, setup and settings fit at ${size}`, async () => {
+    await resize(width, height);
+    await toMenu();
+    await assertFits('menu');
+    await shoot(`look-menu-${size}.png`);
+    await d.tap('#menu-computer');
+    await waitFor('the setup screen', () => d.find('#start-game'));
+    await assertFits('setup');
+    await shoot(`look-setup-${size}.png`);
+    await toMenu();
+    await d.tap('#menu-settings');
+    await waitFor('the settings', () => d.find('#settings-theme'));
+    await assertFits('settings');
+    await shoot(`look-settings-${size}.png`);
+  });
+
+  test(`a chess game with a clock, a Horde game and the result dialog fit at ${size}`, async () => {
+    await resize(width, height);
+    await newGame('classic', () => d.tap('#time-5\\+3'));
+    await typeMoves('e4', 'e5', 'Nf3', 'Nc6', 'Bb5', 'a6', 'Bxc6', 'dxc6');
+    await assertFits('chess game');
+    await shoot(`look-game-chess-${size}.png`);
+    await newGame('horde');
+    await typeMoves('d5', 'e6', 'dxe6');
+    await assertFits('Horde game');
+    await shoot(`look-game-horde-${size}.png`);
+    await newGame('classic');
+    await typeMoves('f3', 'e5', 'g4', 'Qh4#');
+    await waitFor('the result dialog', () => d.find('#result-dialog'));
+    await assertFits('result dialog');
+    await shoot(`look-result-${size}.png`);
+  });
+}
+
+test('the computer accepts a draw offered in the level start position', async () => {
+  await resize(390, 844);
+  await newGame('computer', async () => {
+    await d.tap('#color-white');
+    await d.tap('#level-3');
+  });
+  await d.tap('#offer-draw');
+  await waitFor('the result dialog', () => d.find('#result-dialog'));
+  assert.equal(await d.text(await d.find('#result-dialog h2')), 'Draw');
+  assert.equal(await d.text(await d.find('#result-reason')), 'by agreement');
+});
