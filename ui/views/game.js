@@ -28,7 +28,7 @@ function playerStrip(state, color, t) {
     h('div', { class: 'who' },
       h('span', { class: 'name' }, playerName(game, color, t)),
       h('span', { class: 'captured', 'aria-label': t('game.captured', { count: taken.length }) },
-        taken.map((role) => pieceIcon(color === 'white' ? 'black' : 'white', role, 18)),
+        taken.map((role) => pieceIcon(color === 'white' ? 'black' : 'white', role, 22)),
         lead > 0 ? h('span', { class: 'lead' }, `+${lead}`) : null)),
     game.clock
       ? h('span', { class: `clock${running ? ' running' : ''}${running && (color === 'white' ? game.clock.white_ms : game.clock.black_ms) < 20000 ? ' low' : ''}`, id: `clock-${color}`, role: 'timer', 'aria-label': t('game.clockOf', { player: playerName(game, color, t) }) }, clockText(game, color))
