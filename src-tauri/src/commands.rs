@@ -348,7 +348,8 @@ pub fn set_setting(
     key: String,
     value: serde_json::Value,
 ) -> Result<(), CommandError> {
-    const KEYS: [&str; 6] = ["theme", "sounds", "autoTurn", "animation", "timeControl", "language"];
+    const KEYS: [&str; 7] =
+        ["theme", "sounds", "autoTurn", "animation", "timeControl", "language", "serverUrl"];
     if !KEYS.contains(&key.as_str()) {
         return Err(CommandError {
             code: "bad_setting",

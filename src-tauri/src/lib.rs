@@ -4,6 +4,8 @@
 //! - [`commands`]: the commands the UI invokes, each returning `Result<T, CommandError>`.
 //! - [`builder`]: the army builder's answers, start validation, the Learn board's reach.
 //! - [`app`]: the local-play core (open game, storage, computer state), testable without a window.
+//! - [`netplay`]: one network game (online server or LAN host) for the UI: create/join, moves,
+//!   pause, draws, hidden lock-in; pushes `net` and `net-clock` events.
 //! - [`session`]: one game: moves, clock, result, snapshots for the UI, PGN.
 //! - [`clock`]: the Fischer clock with injected time.
 //! - [`store`]: saved games and settings in SQLite.
@@ -17,6 +19,7 @@ pub mod chaturaji;
 pub mod clock;
 pub mod commands;
 pub mod computer;
+pub mod netplay;
 pub mod session;
 pub mod store;
 
@@ -60,6 +63,13 @@ pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
             let (sender, receiver) = mpsc::channel::<ThinkRequest>();
             chaturaji::setup(app, &data_dir.join("maharajah.sqlite"));
             app.manage(AppState::new(Core::new(store), sender, export_dir));
+            let emitter = handle.clone();
+            app.manage(netplay::NetPlay::new(move |update| {
+                let _ = match update {
+                    netplay::NetUpdate::View(view) => emitter.emit("net", view),
+                    netplay::NetUpdate::Tick(tick) => emitter.emit("net-clock", tick),
+                };
+            }));
             spawn_computer(handle.clone(), receiver);
             spawn_ticker(handle);
             Ok(())
@@ -104,6 +114,18 @@ pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
             chaturaji::chaturaji_resign,
             chaturaji::chaturaji_leave,
             chaturaji::chaturaji_record,
+            netplay::commands::net_create,
+            netplay::commands::net_join,
+            netplay::commands::net_view,
+            netplay::commands::net_move,
+            netplay::commands::net_pause,
+            netplay::commands::net_resume,
+            netplay::commands::net_resign,
+            netplay::commands::net_offer_draw,
+            netplay::commands::net_decline_draw,
+            netplay::commands::net_claim_draw,
+            netplay::commands::net_lock_army,
+            netplay::commands::net_leave,
         ])
 }
 

@@ -1,0 +1,1205 @@
+//! One network game (online server or LAN host) on top of [`maharajah_net::Connection`].
+//!
+//! [`NetPlay`] owns at most one connection at a time. Its public API is all a screen needs:
+//!
+//! - [`NetPlay::create`] / [`NetPlay::join`]: connect to a `ws://host:port` URL, then create a
+//!   room (answering with its 8-character access code) or take the free seat of a code. The
+//!   online screen passes the server address setting; the LAN screen passes `ws://addr:port` of a
+//!   host it found. [`NetPlay::adopt`] takes over a connection that is already seated (the LAN
+//!   host's own, from `LanHost::start`).
+//! - [`NetPlay::play`], [`NetPlay::pause`], [`NetPlay::resume`], [`NetPlay::resign`],
+//!   [`NetPlay::offer_draw`] (also accepts), [`NetPlay::decline_draw`], [`NetPlay::claim_draw`],
+//!   [`NetPlay::lock_army`] (hidden setup: commit now, reveal once both are fixed), and
+//!   [`NetPlay::leave`].
+//! - [`NetPlay::view`]: the [`NetView`] the UI draws. Every change is also pushed through the
+//!   `emit` callback given to [`NetPlay::new`] as [`NetUpdate::View`]; while a clock runs or a
+//!   pause counts down, [`NetUpdate::Tick`] carries the fresh times a few times a second.
+//!
+//! The server is the authority: the board, legal moves and SAN come from replaying the server's
+//! start position and moves with the engine (a local [`Session`]), the clocks, pauses and result
+//! are the server's. The seat token stays in the connection, which reconnects with backoff and
+//! resyncs by itself; meanwhile the view's [`Link`] says `reconnecting`.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use maharajah_engine::{Army, Move, Position};
+use maharajah_net::setup::HiddenSetup;
+use maharajah_net::{ConnectOptions, Connection, NetError, NetEvent, SeatCredentials};
+use maharajah_protocol::{
+    AccessCode, ByColor, Color, EndReason, ErrorCode, GameResult, Outcome, PauseReason, Phase,
+    RoomEvent, RoomOptions, SeatView, Snapshot, TimeControl, Variant,
+};
+use serde::Serialize;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use crate::commands::CommandError;
+use crate::session::{GameView, Opponent, Session};
+
+/// The server address used when the setting is empty.
+pub const DEFAULT_SERVER_URL: &str = "ws://127.0.0.1:7878";
+
+/// How often [`NetUpdate::Tick`] is pushed while a clock runs or a pause counts down.
+const TICK: Duration = Duration::from_millis(200);
+
+/// Why a network action failed. `code()` is what the UI branches on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NetPlayError {
+    /// The address is not a `ws://host:port` URL.
+    BadUrl(String),
+    /// The access code is not 8 characters of the code alphabet.
+    BadCode(String),
+    /// The army is not one of this seat's colour, or breaks the army rules.
+    BadArmy(String),
+    /// No game is open.
+    NoGame,
+    /// The client library's error (cannot connect, version mismatch, refused by the server…).
+    Net(NetError),
+}
+
+impl NetPlayError {
+    /// The stable code the UI branches on: ours, or the server's error code (`room_full`…).
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            NetPlayError::BadUrl(_) => "bad_url",
+            NetPlayError::BadCode(_) => "bad_code",
+            NetPlayError::BadArmy(_) => "bad_army",
+            NetPlayError::NoGame => "no_game",
+            NetPlayError::Net(e) => match e {
+                NetError::Connect { .. } => "connect_failed",
+                NetError::VersionMismatch(_) => "version_mismatch",
+                NetError::Server { code, .. } => server_code(*code),
+                NetError::Protocol(_) => "protocol",
+                NetError::NotSeated => "not_seated",
+                NetError::AlreadySeated(_) => "already_seated",
+                NetError::Interrupted => "interrupted",
+                NetError::Closed => "closed",
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for NetPlayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NetPlayError::BadUrl(why) | NetPlayError::BadArmy(why) => f.write_str(why),
+            NetPlayError::BadCode(why) => write!(f, "not a room code: {why}"),
+            NetPlayError::NoGame => f.write_str("no network game is open"),
+            NetPlayError::Net(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for NetPlayError {}
+
+impl From<NetError> for NetPlayError {
+    fn from(e: NetError) -> NetPlayError {
+        NetPlayError::Net(e)
+    }
+}
+
+impl From<NetPlayError> for CommandError {
+    fn from(e: NetPlayError) -> CommandError {
+        CommandError { code: e.code(), message: e.to_string() }
+    }
+}
+
+/// The protocol's error code as the UI's string.
+#[must_use]
+pub const fn server_code(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::VersionMismatch => "version_mismatch",
+        ErrorCode::HelloRequired => "hello_required",
+        ErrorCode::Malformed => "malformed",
+        ErrorCode::UnknownMessage => "unknown_message",
+        ErrorCode::FrameTooLarge => "frame_too_large",
+        ErrorCode::RateLimited => "rate_limited",
+        ErrorCode::RoomNotFound => "room_not_found",
+        ErrorCode::RoomFull => "room_full",
+        ErrorCode::Forbidden => "forbidden",
+        ErrorCode::NotSeated => "not_seated",
+        ErrorCode::WrongPhase => "wrong_phase",
+        ErrorCode::NotYourTurn => "not_your_turn",
+        ErrorCode::StalePly => "stale_ply",
+        ErrorCode::IllegalMove => "illegal_move",
+        ErrorCode::GamePaused => "game_paused",
+        ErrorCode::NoClock => "no_clock",
+        ErrorCode::PauseUsed => "pause_used",
+        ErrorCode::NotPaused => "not_paused",
+        ErrorCode::AlreadyCommitted => "already_committed",
+        ErrorCode::BadCommitment => "bad_commitment",
+        ErrorCode::CommitmentMismatch => "commitment_mismatch",
+        ErrorCode::InvalidArmy => "invalid_army",
+        ErrorCode::InvalidOptions => "invalid_options",
+        ErrorCode::GameOver => "game_over",
+        ErrorCode::NoDraw => "no_draw",
+        ErrorCode::Unavailable => "unavailable",
+        ErrorCode::ShuttingDown => "shutting_down",
+        ErrorCode::Internal => "internal",
+    }
+}
+
+/// Reads a server address as people type it: `ws://host:port[/]`, or `host:port` (ws assumed).
+///
+/// # Errors
+/// [`NetPlayError::BadUrl`] for an empty address, another scheme, or a missing host or port.
+pub fn normalize_url(text: &str) -> Result<String, NetPlayError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(NetPlayError::BadUrl("the server address is empty".into()));
+    }
+    if text.starts_with("wss://") {
+        return Err(NetPlayError::BadUrl(format!(
+            "{text}: secure (wss://) servers are not supported yet; use a ws:// address"
+        )));
+    }
+    let rest = match text.split_once("://") {
+        Some(("ws", rest)) => rest,
+        Some((scheme, _)) => {
+            return Err(NetPlayError::BadUrl(format!(
+                "{text}: the address must start with ws://, not {scheme}://"
+            )))
+        }
+        None => text,
+    };
+    let host_port = rest.split('/').next().unwrap_or_default();
+    let port_ok = host_port
+        .rsplit_once(':')
+        .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0));
+    if !port_ok {
+        return Err(NetPlayError::BadUrl(format!(
+            "{text}: the address needs a host and a port, like ws://127.0.0.1:7878"
+        )));
+    }
+    Ok(format!("ws://{rest}"))
+}
+
+/// The state of the link to the server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum Link {
+    /// Connected and talking.
+    Connected,
+    /// The link dropped; the next attempt is in `retry_ms`.
+    Reconnecting {
+        /// Why it dropped.
+        reason: String,
+        /// Milliseconds until the next attempt.
+        retry_ms: u64,
+    },
+    /// The connection ended for good (left, version mismatch, seat lost).
+    Closed {
+        /// For people.
+        reason: String,
+    },
+}
+
+/// The clocks as shown now (the server's last report, run forward locally).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct NetClock {
+    /// White's time left, milliseconds.
+    pub white_ms: u64,
+    /// Black's time left, milliseconds.
+    pub black_ms: u64,
+    /// The side whose time runs.
+    pub running: Option<Color>,
+    /// The time control.
+    pub control: Option<TimeControl>,
+}
+
+/// A pause in progress, counted down locally from the server's report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct NetPause {
+    /// Whose pause.
+    pub by: Color,
+    /// Why it started.
+    pub reason: PauseReason,
+    /// Milliseconds until the game resumes by itself.
+    pub remaining_ms: u64,
+}
+
+/// The result as the UI names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct NetResult {
+    /// The winner (none for a draw or an annulled game).
+    pub winner: Option<Color>,
+    /// The server's outcome (`annulled` means no result).
+    pub outcome: Outcome,
+    /// The i18n key of the reason (`checkmate`, `time`, `resignation`, `time_before_first_move`…).
+    pub reason: &'static str,
+}
+
+impl NetResult {
+    fn of(r: GameResult) -> NetResult {
+        let winner = match r.outcome {
+            Outcome::WhiteWins => Some(Color::White),
+            Outcome::BlackWins => Some(Color::Black),
+            Outcome::Draw | Outcome::Annulled => None,
+        };
+        let reason = match r.reason {
+            EndReason::Checkmate => "checkmate",
+            EndReason::Stalemate => "stalemate",
+            EndReason::Timeout => "time",
+            EndReason::TimeoutVsInsufficientMaterial => "time_vs_insufficient_material",
+            EndReason::TimeoutBeforeFirstMove => "time_before_first_move",
+            EndReason::InsufficientMaterial => "insufficient_material",
+            EndReason::ThreefoldRepetition => "threefold_repetition",
+            EndReason::FivefoldRepetition => "fivefold_repetition",
+            EndReason::FiftyMoves => "fifty_moves",
+            EndReason::SeventyFiveMoves => "seventy_five_moves",
+            EndReason::AllPiecesCaptured => "all_pieces_captured",
+            EndReason::Resignation if r.outcome == Outcome::Annulled => "left_before_start",
+            EndReason::Resignation => "resignation",
+            EndReason::Agreement => "agreement",
+        };
+        NetResult { winner, outcome: r.outcome, reason }
+    }
+}
+
+/// Where this seat's hidden setup stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SetupStage {
+    /// No hidden setup in this room, or the game has not reached it.
+    None,
+    /// Build an army and lock it in.
+    Build,
+    /// Our commitment is sent; waiting for the opponent's.
+    Committed,
+    /// Our army is revealed; waiting for the opponent's.
+    Revealed,
+    /// Both armies are revealed and the opponent's was checked against its commitment.
+    Verified,
+    /// The opponent's army failed the check (see the notice); the game must not be played.
+    Refused,
+}
+
+/// A message for people that answered no request (e.g. a refused reveal, a dropped seat).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Notice {
+    /// For programs.
+    pub code: &'static str,
+    /// For people.
+    pub message: String,
+}
+
+/// Everything the network game screen shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NetView {
+    /// Grows with every change: a view with a lower revision than the one shown is stale.
+    pub revision: u64,
+    /// The server's address.
+    pub url: String,
+    /// The link.
+    pub link: Link,
+    /// The server program's version (from its `welcome`).
+    pub server_version: Option<String>,
+    /// The server's rules engine version.
+    pub engine_version: Option<String>,
+    /// The last measured round trip, milliseconds.
+    pub rtt_ms: Option<u64>,
+    /// The room's access code, once seated.
+    pub code: Option<String>,
+    /// Our seat.
+    pub seat: Option<Color>,
+    /// The room's variant, once known.
+    pub variant: Option<Variant>,
+    /// The room's clock.
+    pub time_control: Option<TimeControl>,
+    /// Hidden setup room.
+    pub hidden_setup: bool,
+    /// The room's phase, once known.
+    pub phase: Option<Phase>,
+    /// Both seats: taken, connected, pause left, committed, revealed.
+    pub seats: ByColor<SeatView>,
+    /// The clocks now.
+    pub clock: Option<NetClock>,
+    /// The pause in progress.
+    pub pause: Option<NetPause>,
+    /// A standing draw offer and who made it.
+    pub draw_offer: Option<Color>,
+    /// The result.
+    pub result: Option<NetResult>,
+    /// The board, legal moves (only when it is our move), SAN history, captures, once started.
+    pub game: Option<GameView>,
+    /// Whether we may move now.
+    pub my_turn: bool,
+    /// Our hidden setup.
+    pub setup: SetupStage,
+    /// The last message that answered no request.
+    pub notice: Option<Notice>,
+}
+
+/// The fresh clock and pause, pushed a few times a second while they run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct NetTick {
+    /// The clocks now.
+    pub clock: Option<NetClock>,
+    /// The pause now.
+    pub pause: Option<NetPause>,
+}
+
+/// What [`NetPlay`] pushes to its owner (the app emits `net` and `net-clock` events).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NetUpdate {
+    /// The view changed.
+    View(Box<NetView>),
+    /// Clocks and pause countdown.
+    Tick(NetTick),
+}
+
+type Emit = dyn Fn(NetUpdate) + Send + Sync;
+
+/// The room as this client knows it, plus what the link reported.
+struct Live {
+    generation: u64,
+    revision: u64,
+    conn: Connection,
+    url: String,
+    link: Link,
+    server_version: Option<String>,
+    engine_version: Option<String>,
+    rtt_ms: Option<u64>,
+    seat: Option<SeatCredentials>,
+    room: Option<Snapshot>,
+    /// When `room.clock` / `room.pause` were reported.
+    clock_at: Instant,
+    pause_at: Instant,
+    hidden: Option<HiddenSetup>,
+    stage: SetupStage,
+    notice: Option<Notice>,
+}
+
+struct Shared {
+    live: Mutex<Option<Live>>,
+    emit: Box<Emit>,
+    generations: std::sync::atomic::AtomicU64,
+}
+
+/// One network game at a time. Cheap to clone; hand it to Tauri as managed state.
+#[derive(Clone)]
+pub struct NetPlay {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for NetPlay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NetPlay").finish_non_exhaustive()
+    }
+}
+
+fn elapsed_ms(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+fn to_engine_color(c: Color) -> maharajah_engine::Color {
+    match c {
+        Color::White => maharajah_engine::Color::White,
+        Color::Black => maharajah_engine::Color::Black,
+    }
+}
+
+/// The protocol's army text (`Ke1,Qd1,…`) of an engine army.
+#[must_use]
+pub fn army_text(army: &Army) -> String {
+    army.pieces()
+        .map(|(square, role)| format!("{}{square}", role.upper_char()))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Applies one room event to the client's copy of the room.
+fn apply(room: &mut Snapshot, seq: u64, event: &RoomEvent) {
+    room.seq = seq;
+    match event {
+        RoomEvent::SeatTaken { seat } => {
+            let s = room.seats.get_mut(*seat);
+            s.taken = true;
+            s.connected = true;
+        }
+        RoomEvent::Presence { seat, connected } => room.seats.get_mut(*seat).connected = *connected,
+        RoomEvent::SetupStarted => room.phase = Phase::Setup,
+        RoomEvent::Committed { seat, commitment } => {
+            room.seats.get_mut(*seat).committed = true;
+            *room.commitments.get_mut(*seat) = Some(commitment.clone());
+        }
+        RoomEvent::RevealOpen => {}
+        RoomEvent::Revealed { seat } => room.seats.get_mut(*seat).revealed = true,
+        RoomEvent::SetupRejected { .. } => {
+            room.phase = Phase::Setup;
+            for c in Color::ALL {
+                let s = room.seats.get_mut(c);
+                s.committed = false;
+                s.revealed = false;
+                *room.commitments.get_mut(c) = None;
+            }
+        }
+        RoomEvent::ArmiesOpened { armies, nonces } => {
+            room.armies = Some(armies.clone());
+            room.nonces = Some(nonces.clone());
+        }
+        RoomEvent::GameStarted { start_fen, armies, clock } => {
+            room.phase = Phase::Playing;
+            room.start_fen = Some(start_fen.clone());
+            room.fen = Some(start_fen.clone());
+            room.moves.clear();
+            if armies.is_some() {
+                room.armies = armies.clone();
+            }
+            room.clock = *clock;
+        }
+        RoomEvent::Moved { ply, uci, fen, clock } => {
+            if *ply as usize == room.moves.len() {
+                room.moves.push(uci.clone());
+            }
+            room.fen = Some(fen.clone());
+            room.clock = *clock;
+        }
+        RoomEvent::Paused { pause, clock } => {
+            if pause.reason != PauseReason::ServerRestart {
+                room.seats.get_mut(pause.by).pause_available = false;
+            }
+            room.pause = Some(*pause);
+            room.clock = *clock;
+        }
+        RoomEvent::Resumed { clock } => {
+            room.pause = None;
+            room.clock = *clock;
+        }
+        RoomEvent::DrawOffered { by } => room.draw_offer = Some(*by),
+        RoomEvent::DrawDeclined { .. } => room.draw_offer = None,
+        RoomEvent::GameOver { result, clock } => {
+            room.phase = Phase::Finished;
+            room.result = Some(*result);
+            room.pause = None;
+            room.draw_offer = None;
+            if clock.is_some() {
+                room.clock = *clock;
+            }
+        }
+    }
+}
+
+/// The engine's replay of the server's game (board, legal moves, SAN), or `None` before start.
+fn replay(room: &Snapshot) -> Option<Session> {
+    let start_fen = room.start_fen.as_ref()?;
+    let variant = match room.variant {
+        Variant::Chess => maharajah_engine::Variant::Chess,
+        Variant::Maharajah => maharajah_engine::Variant::Maharajah,
+        Variant::Horde => maharajah_engine::Variant::Horde,
+    };
+    let start = Position::from_fen(variant, start_fen).ok()?;
+    let mut session = Session::new(0, start, Opponent::Human, None, 0);
+    for uci in &room.moves {
+        let mv: Move = uci.parse().ok()?;
+        // The server has checked every move; a refusal here means the engines disagree.
+        if session.play(mv, 0).is_err() {
+            break;
+        }
+    }
+    Some(session)
+}
+
+impl Live {
+    fn clock_now(&self) -> Option<NetClock> {
+        let room = self.room.as_ref()?;
+        let c = room.clock?;
+        let spent = if room.result.is_none() { elapsed_ms(self.clock_at) } else { 0 };
+        let run = |color: Color, ms: u64| {
+            if c.running == Some(color) {
+                ms.saturating_sub(spent)
+            } else {
+                ms
+            }
+        };
+        Some(NetClock {
+            white_ms: run(Color::White, c.white_ms),
+            black_ms: run(Color::Black, c.black_ms),
+            running: c.running,
+            control: room.time_control,
+        })
+    }
+
+    fn pause_now(&self) -> Option<NetPause> {
+        let p = self.room.as_ref()?.pause?;
+        Some(NetPause {
+            by: p.by,
+            reason: p.reason,
+            remaining_ms: p.remaining_ms.saturating_sub(elapsed_ms(self.pause_at)),
+        })
+    }
+
+    fn tick(&self) -> NetTick {
+        NetTick { clock: self.clock_now(), pause: self.pause_now() }
+    }
+
+    fn is_ticking(&self) -> bool {
+        let Some(room) = &self.room else { return false };
+        room.result.is_none()
+            && (room.pause.is_some() || room.clock.is_some_and(|c| c.running.is_some()))
+    }
+
+    fn view(&self) -> NetView {
+        let room = self.room.as_ref();
+        let seat = self.seat.as_ref().map(|s| s.seat);
+        let mut game = room.and_then(replay).map(|s| s.view(0));
+        let mut my_turn = false;
+        if let (Some(g), Some(room), Some(seat)) = (game.as_mut(), room, seat) {
+            my_turn = room.phase == Phase::Playing
+                && room.result.is_none()
+                && room.pause.is_none()
+                && g.board.turn == to_engine_color(seat)
+                && self.stage != SetupStage::Refused;
+            // The server decides the result; the UI reads it from `result`.
+            g.result = None;
+            g.draw_offer = room.draw_offer.map(to_engine_color);
+            if !my_turn {
+                g.legal.clear();
+                g.claimable = None;
+            }
+        }
+        NetView {
+            revision: self.revision,
+            url: self.url.clone(),
+            link: self.link.clone(),
+            server_version: self.server_version.clone(),
+            engine_version: self.engine_version.clone(),
+            rtt_ms: self.rtt_ms,
+            code: self.seat.as_ref().map(|s| s.code.as_str().to_owned()),
+            seat,
+            variant: room.map(|r| r.variant),
+            time_control: room.and_then(|r| r.time_control),
+            hidden_setup: room.is_some_and(|r| r.hidden_setup),
+            phase: room.map(|r| r.phase),
+            seats: room.map_or_else(no_seats, |r| r.seats),
+            clock: self.clock_now(),
+            pause: self.pause_now(),
+            draw_offer: room.and_then(|r| r.draw_offer),
+            result: room.and_then(|r| r.result).map(NetResult::of),
+            game,
+            my_turn,
+            setup: self.stage,
+            notice: self.notice.clone(),
+        }
+    }
+
+    /// Feeds the hidden setup; answers the army and nonce to reveal when the moment has come.
+    fn observe_setup(&mut self, event: Option<&RoomEvent>) -> Option<(String, String)> {
+        let hidden = self.hidden.as_mut()?;
+        let checked = match event {
+            Some(e) => hidden.observe(e),
+            None => match &self.room {
+                Some(s) => hidden.observe_snapshot(s),
+                None => Ok(None),
+            },
+        };
+        match checked {
+            Ok(Some(_verified)) => self.stage = SetupStage::Verified,
+            Ok(None) => {}
+            Err(e) => {
+                self.stage = SetupStage::Refused;
+                self.notice = Some(Notice { code: "reveal_refused", message: e.to_string() });
+                return None;
+            }
+        }
+        if matches!(event, Some(RoomEvent::SetupRejected { .. })) {
+            self.hidden = None;
+            self.stage = SetupStage::Build;
+            return None;
+        }
+        if self.stage == SetupStage::Committed {
+            if let Ok(opening) = hidden.reveal() {
+                hidden.mark_revealed();
+                self.stage = SetupStage::Revealed;
+                return Some(opening);
+            }
+        }
+        None
+    }
+
+    fn setup_stage_from_room(&mut self) {
+        let Some(room) = &self.room else { return };
+        if room.hidden_setup && self.hidden.is_none() && room.phase == Phase::Setup {
+            self.stage = SetupStage::Build;
+        }
+    }
+}
+
+impl NetPlay {
+    /// A session with no game; every change is pushed through `emit`.
+    pub fn new(emit: impl Fn(NetUpdate) + Send + Sync + 'static) -> NetPlay {
+        NetPlay {
+            shared: Arc::new(Shared {
+                live: Mutex::new(None),
+                emit: Box::new(emit),
+                generations: std::sync::atomic::AtomicU64::new(0),
+            }),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Option<Live>> {
+        self.shared.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The current view, if a game is open.
+    #[must_use]
+    pub fn view(&self) -> Option<NetView> {
+        self.lock().as_ref().map(Live::view)
+    }
+
+    fn push(&self) {
+        if let Some(view) = self.view() {
+            (self.shared.emit)(NetUpdate::View(Box::new(view)));
+        }
+    }
+
+    fn connection(&self) -> Result<Connection, NetPlayError> {
+        self.lock().as_ref().map(|l| l.conn.clone()).ok_or(NetPlayError::NoGame)
+    }
+
+    /// Connects to `url` and creates a room; the view carries the access code to share.
+    ///
+    /// # Errors
+    /// `bad_url`, `connect_failed`, `version_mismatch`, `invalid_options`, `rate_limited`…
+    pub async fn create(&self, url: &str, options: RoomOptions) -> Result<NetView, NetPlayError> {
+        let url = normalize_url(url)?;
+        self.leave().await;
+        let (conn, events) = Connection::connect(&url, ConnectOptions::default()).await?;
+        match conn.create_room(options).await {
+            Ok(_) => Ok(self.adopt(&url, conn, events)),
+            Err(e) => {
+                conn.close().await;
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Connects to `url` and takes the free seat of the room `code` (case, spaces and dashes
+    /// are ignored).
+    ///
+    /// # Errors
+    /// `bad_code` (checked before connecting), `bad_url`, `connect_failed`, `version_mismatch`,
+    /// `room_not_found`, `room_full`, `rate_limited`…
+    pub async fn join(&self, url: &str, code: &str) -> Result<NetView, NetPlayError> {
+        let code: AccessCode = code.parse().map_err(|e: maharajah_protocol::AccessCodeError| {
+            NetPlayError::BadCode(e.to_string())
+        })?;
+        let url = normalize_url(url)?;
+        self.leave().await;
+        let (conn, events) = Connection::connect(&url, ConnectOptions::default()).await?;
+        match conn.join_room(code).await {
+            Ok(_) => Ok(self.adopt(&url, conn, events)),
+            Err(e) => {
+                conn.close().await;
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Takes over a connection (seated or not) and its events, e.g. the LAN host's own from
+    /// `LanHost::start`. Must be called inside the Tokio runtime. Any previous game is dropped.
+    pub fn adopt(
+        &self,
+        url: &str,
+        conn: Connection,
+        events: UnboundedReceiver<NetEvent>,
+    ) -> NetView {
+        let generation =
+            self.shared.generations.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let known = conn.room();
+        let live = Live {
+            generation,
+            revision: 0,
+            conn,
+            url: url.to_owned(),
+            link: Link::Connected,
+            server_version: None,
+            engine_version: None,
+            rtt_ms: None,
+            seat: known.seat,
+            room: None,
+            clock_at: Instant::now(),
+            pause_at: Instant::now(),
+            hidden: None,
+            stage: SetupStage::None,
+            notice: None,
+        };
+        let old = self.lock().replace(live);
+        if let Some(old) = old {
+            tokio::spawn(async move { old.conn.close().await });
+        }
+        tokio::spawn(pump(self.clone(), generation, events));
+        tokio::spawn(ticker(self.clone(), generation));
+        let view = self.view().unwrap_or_else(|| unreachable_view(url));
+        (self.shared.emit)(NetUpdate::View(Box::new(view.clone())));
+        view
+    }
+
+    /// Runs `f` on the live game of `generation` (none if it was replaced meanwhile).
+    fn with_live<T>(&self, generation: u64, f: impl FnOnce(&mut Live) -> T) -> Option<T> {
+        let mut guard = self.lock();
+        match guard.as_mut() {
+            Some(live) if live.generation == generation => Some(f(live)),
+            _ => None,
+        }
+    }
+
+    fn handle(&self, generation: u64, event: NetEvent) -> bool {
+        let mut reveal = None;
+        let mut conn = None;
+        let alive = self.with_live(generation, |live| {
+            live.revision += 1;
+            match event {
+                NetEvent::Connected { server_version, engine_version } => {
+                    live.server_version = Some(server_version);
+                    live.engine_version = Some(engine_version);
+                    live.link = Link::Connected;
+                }
+                NetEvent::Seated(s) => live.seat = Some(s),
+                NetEvent::Snapshot(s) => {
+                    live.clock_at = Instant::now();
+                    live.pause_at = Instant::now();
+                    live.room = Some(*s);
+                    live.link = Link::Connected;
+                    live.setup_stage_from_room();
+                    reveal = live.observe_setup(None);
+                }
+                NetEvent::Room { seq, event } => {
+                    if let Some(room) = live.room.as_mut() {
+                        apply(room, seq, &event);
+                        if matches!(
+                            event,
+                            RoomEvent::GameStarted { .. }
+                                | RoomEvent::Moved { .. }
+                                | RoomEvent::Paused { .. }
+                                | RoomEvent::Resumed { .. }
+                                | RoomEvent::GameOver { .. }
+                        ) {
+                            live.clock_at = Instant::now();
+                        }
+                        if matches!(event, RoomEvent::Paused { .. }) {
+                            live.pause_at = Instant::now();
+                        }
+                    }
+                    if matches!(event, RoomEvent::SetupStarted) && live.hidden.is_none() {
+                        live.stage = SetupStage::Build;
+                    }
+                    if let RoomEvent::SetupRejected { reason } = &event {
+                        live.notice =
+                            Some(Notice { code: "setup_rejected", message: reason.clone() });
+                    }
+                    reveal = live.observe_setup(Some(&event));
+                }
+                NetEvent::Disconnected { reason, retry_in } => {
+                    live.link = Link::Reconnecting {
+                        reason,
+                        retry_ms: u64::try_from(retry_in.as_millis()).unwrap_or(u64::MAX),
+                    };
+                }
+                NetEvent::Rejoined { .. } => live.link = Link::Connected,
+                NetEvent::Rtt(d) => {
+                    live.rtt_ms = Some(u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+                }
+                NetEvent::ServerError { code, message } => {
+                    live.notice = Some(Notice { code: server_code(code), message });
+                }
+                NetEvent::ProtocolViolation(m) => {
+                    live.notice = Some(Notice { code: "protocol", message: m });
+                }
+                NetEvent::Closed(reason) => {
+                    let message = match reason {
+                        maharajah_net::client::CloseReason::ByUser => "left".to_owned(),
+                        maharajah_net::client::CloseReason::VersionMismatch(m) => m,
+                        maharajah_net::client::CloseReason::SeatLost { message, .. } => message,
+                    };
+                    live.link = Link::Closed { reason: message };
+                }
+            }
+            if reveal.is_some() {
+                conn = Some(live.conn.clone());
+            }
+        });
+        if alive.is_none() {
+            return false;
+        }
+        if let (Some((army, nonce)), Some(conn)) = (reveal, conn) {
+            let me = self.clone();
+            tokio::spawn(async move {
+                if let Err(e) = conn.reveal(&army, &nonce).await {
+                    me.with_live(generation, |live| {
+                        live.revision += 1;
+                        live.notice = Some(Notice {
+                            code: NetPlayError::Net(e.clone()).code(),
+                            message: e.to_string(),
+                        });
+                    });
+                    me.push();
+                }
+            });
+        }
+        self.push();
+        true
+    }
+
+    /// Plays a move (UCI) at the current ply; answers once the server has stored it.
+    ///
+    /// # Errors
+    /// `no_game`, `illegal_move`, `not_your_turn`, `game_paused`, `game_over`, `closed`…
+    pub async fn play(&self, uci: &str) -> Result<NetView, NetPlayError> {
+        let conn = self.connection()?;
+        conn.play(uci.trim()).await?;
+        self.answer()
+    }
+
+    /// The view after an action. The action's room event may still be on its way through the
+    /// pump: the pushed view that follows has a higher `revision`.
+    fn answer(&self) -> Result<NetView, NetPlayError> {
+        self.view().ok_or(NetPlayError::NoGame)
+    }
+
+    /// Uses our one pause (both clocks stop for up to 60 s).
+    ///
+    /// # Errors
+    /// `pause_used`, `no_clock`, `wrong_phase`, `no_game`…
+    pub async fn pause(&self) -> Result<NetView, NetPlayError> {
+        let conn = self.connection()?;
+        conn.pause().await?;
+        self.answer()
+    }
+
+    /// Ends our pause early.
+    ///
+    /// # Errors
+    /// `not_paused`, `no_game`…
+    pub async fn resume(&self) -> Result<NetView, NetPlayError> {
+        let conn = self.connection()?;
+        conn.resume_play().await?;
+        self.answer()
+    }
+
+    /// Resigns (before the game starts: leaves the room without a result).
+    ///
+    /// # Errors
+    /// `game_over`, `no_game`…
+    pub async fn resign(&self) -> Result<NetView, NetPlayError> {
+        let conn = self.connection()?;
+        conn.resign().await?;
+        self.answer()
+    }
+
+    /// Offers a draw, or accepts the opponent's offer.
+    ///
+    /// # Errors
+    /// `game_over`, `no_draw`, `no_game`…
+    pub async fn offer_draw(&self) -> Result<NetView, NetPlayError> {
+        let conn = self.connection()?;
+        conn.offer_draw().await?;
+        self.answer()
+    }
+
+    /// Declines the opponent's draw offer.
+    ///
+    /// # Errors
+    /// `no_draw`, `no_game`…
+    pub async fn decline_draw(&self) -> Result<NetView, NetPlayError> {
+        let conn = self.connection()?;
+        conn.decline_draw().await?;
+        self.answer()
+    }
+
+    /// Claims a draw by threefold repetition or the fifty-move rule.
+    ///
+    /// # Errors
+    /// `no_draw`, `not_your_turn`, `no_game`…
+    pub async fn claim_draw(&self) -> Result<NetView, NetPlayError> {
+        let conn = self.connection()?;
+        conn.claim_draw().await?;
+        self.answer()
+    }
+
+    /// Hidden setup: locks in our army. Only its commitment is sent now; the army itself goes
+    /// out once both commitments are fixed and the room opens the reveal, and the opponent's
+    /// army is checked against its commitment when both are opened.
+    ///
+    /// # Errors
+    /// `bad_army` (wrong colour or rules broken), `no_game`, `wrong_phase`, `already_committed`…
+    pub async fn lock_army(&self, army: &Army) -> Result<NetView, NetPlayError> {
+        let (conn, commitment, generation, reveal) = {
+            let mut guard = self.lock();
+            let live = guard.as_mut().ok_or(NetPlayError::NoGame)?;
+            let seat = live.seat.as_ref().ok_or(NetPlayError::Net(NetError::NotSeated))?.seat;
+            if army.color() != to_engine_color(seat) {
+                return Err(NetPlayError::BadArmy(format!(
+                    "this seat plays {seat:?}; the army is the other colour's"
+                )));
+            }
+            let setup = HiddenSetup::new(seat, &army_text(army))
+                .map_err(|e| NetPlayError::BadArmy(e.to_string()))?;
+            let commitment = setup.commitment().to_owned();
+            live.revision += 1;
+            live.hidden = Some(setup);
+            live.stage = SetupStage::Committed;
+            live.notice = None;
+            // Commitments already seen (the opponent may have locked in first).
+            let reveal = live.observe_setup(None);
+            (live.conn.clone(), commitment, live.generation, reveal)
+        };
+        if let Err(e) = conn.commit(&commitment).await {
+            self.with_live(generation, |live| {
+                live.revision += 1;
+                live.hidden = None;
+                live.stage = SetupStage::Build;
+            });
+            self.push();
+            return Err(e.into());
+        }
+        if let Some((army, nonce)) = reveal {
+            conn.reveal(&army, &nonce).await?;
+        }
+        self.push();
+        self.answer()
+    }
+
+    /// Leaves the game: closes the connection (the seat stays in the room until it expires).
+    pub async fn leave(&self) {
+        let old = self.lock().take();
+        if let Some(old) = old {
+            old.conn.close().await;
+        }
+    }
+
+    /// The connection of the open game (for the LAN screen's own needs, e.g. `drop_link`).
+    #[must_use]
+    pub fn current_connection(&self) -> Option<Connection> {
+        self.lock().as_ref().map(|l| l.conn.clone())
+    }
+}
+
+fn no_seats() -> ByColor<SeatView> {
+    ByColor::new_with(|_| SeatView {
+        taken: false,
+        connected: false,
+        pause_available: true,
+        committed: false,
+        revealed: false,
+    })
+}
+
+fn unreachable_view(url: &str) -> NetView {
+    NetView {
+        revision: 0,
+        url: url.to_owned(),
+        link: Link::Closed { reason: "left".into() },
+        server_version: None,
+        engine_version: None,
+        rtt_ms: None,
+        code: None,
+        seat: None,
+        variant: None,
+        time_control: None,
+        hidden_setup: false,
+        phase: None,
+        seats: no_seats(),
+        clock: None,
+        pause: None,
+        draw_offer: None,
+        result: None,
+        game: None,
+        my_turn: false,
+        setup: SetupStage::None,
+        notice: None,
+    }
+}
+
+/// Reads the connection's events into the view until the game is replaced or the link ends.
+async fn pump(net: NetPlay, generation: u64, mut events: UnboundedReceiver<NetEvent>) {
+    while let Some(event) = events.recv().await {
+        let closed = matches!(event, NetEvent::Closed(_));
+        if !net.handle(generation, event) || closed {
+            break;
+        }
+    }
+}
+
+/// Pushes the running clock and the pause countdown while they run.
+async fn ticker(net: NetPlay, generation: u64) {
+    let mut interval = tokio::time::interval(TICK);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        interval.tick().await;
+        let tick = net.with_live(generation, |live| live.is_ticking().then(|| live.tick()));
+        match tick {
+            None => break,
+            Some(None) => {}
+            Some(Some(t)) => (net.shared.emit)(NetUpdate::Tick(t)),
+        }
+    }
+}
+
+/// The Tauri commands of network play (registered in `lib.rs`).
+pub mod commands {
+    use maharajah_engine::Army;
+    use maharajah_protocol::{Color, RoomOptions, TimeControl, Variant};
+    use tauri::State;
+
+    use super::{NetPlay, NetView};
+    use crate::commands::CommandError;
+
+    /// Connects to `url` and creates a room: `variant`, optional clock, hidden setup (Maharajah),
+    /// the creator's colour (`None`: drawn by the server).
+    ///
+    /// # Errors
+    /// `bad_url`, `connect_failed`, `version_mismatch`, `invalid_options`…
+    #[tauri::command]
+    pub async fn net_create(
+        net: State<'_, NetPlay>,
+        url: String,
+        variant: Variant,
+        time_control: Option<TimeControl>,
+        hidden_setup: bool,
+        color: Option<Color>,
+    ) -> Result<NetView, CommandError> {
+        let options = RoomOptions { variant, time_control, hidden_setup, color };
+        Ok(net.create(&url, options).await?)
+    }
+
+    /// Connects to `url` and joins the room `code`.
+    ///
+    /// # Errors
+    /// `bad_code`, `bad_url`, `connect_failed`, `version_mismatch`, `room_not_found`, `room_full`.
+    #[tauri::command]
+    pub async fn net_join(
+        net: State<'_, NetPlay>,
+        url: String,
+        code: String,
+    ) -> Result<NetView, CommandError> {
+        Ok(net.join(&url, &code).await?)
+    }
+
+    /// The open network game, if any.
+    ///
+    /// # Errors
+    /// Never fails.
+    #[tauri::command]
+    pub fn net_view(net: State<'_, NetPlay>) -> Result<Option<NetView>, CommandError> {
+        Ok(net.view())
+    }
+
+    /// Plays a move (UCI).
+    ///
+    /// # Errors
+    /// `illegal_move`, `not_your_turn`, `game_paused`, `game_over`, `no_game`…
+    #[tauri::command]
+    pub async fn net_move(net: State<'_, NetPlay>, mv: String) -> Result<NetView, CommandError> {
+        Ok(net.play(&mv).await?)
+    }
+
+    /// Uses our pause.
+    ///
+    /// # Errors
+    /// `pause_used`, `no_clock`, `no_game`…
+    #[tauri::command]
+    pub async fn net_pause(net: State<'_, NetPlay>) -> Result<NetView, CommandError> {
+        Ok(net.pause().await?)
+    }
+
+    /// Ends our pause early.
+    ///
+    /// # Errors
+    /// `not_paused`, `no_game`…
+    #[tauri::command]
+    pub async fn net_resume(net: State<'_, NetPlay>) -> Result<NetView, CommandError> {
+        Ok(net.resume().await?)
+    }
+
+    /// Resigns.
+    ///
+    /// # Errors
+    /// `game_over`, `no_game`…
+    #[tauri::command]
+    pub async fn net_resign(net: State<'_, NetPlay>) -> Result<NetView, CommandError> {
+        Ok(net.resign().await?)
+    }
+
+    /// Offers (or accepts) a draw.
+    ///
+    /// # Errors
+    /// `game_over`, `no_game`…
+    #[tauri::command]
+    pub async fn net_offer_draw(net: State<'_, NetPlay>) -> Result<NetView, CommandError> {
+        Ok(net.offer_draw().await?)
+    }
+
+    /// Declines the opponent's draw offer.
+    ///
+    /// # Errors
+    /// `no_draw`, `no_game`…
+    #[tauri::command]
+    pub async fn net_decline_draw(net: State<'_, NetPlay>) -> Result<NetView, CommandError> {
+        Ok(net.decline_draw().await?)
+    }
+
+    /// Claims a draw.
+    ///
+    /// # Errors
+    /// `no_draw`, `no_game`…
+    #[tauri::command]
+    pub async fn net_claim_draw(net: State<'_, NetPlay>) -> Result<NetView, CommandError> {
+        Ok(net.claim_draw().await?)
+    }
+
+    /// Hidden setup: locks in our army (commitment now, reveal when both are fixed).
+    ///
+    /// # Errors
+    /// `bad_army`, `wrong_phase`, `already_committed`, `no_game`…
+    #[tauri::command]
+    pub async fn net_lock_army(
+        net: State<'_, NetPlay>,
+        army: Army,
+    ) -> Result<NetView, CommandError> {
+        Ok(net.lock_army(&army).await?)
+    }
+
+    /// Leaves the network game.
+    ///
+    /// # Errors
+    /// Never fails.
+    #[tauri::command]
+    pub async fn net_leave(net: State<'_, NetPlay>) -> Result<(), CommandError> {
+        net.leave().await;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_are_read_as_people_type_them() {
+        assert_eq!(normalize_url(" ws://127.0.0.1:7878 ").as_deref(), Ok("ws://127.0.0.1:7878"));
+        assert_eq!(normalize_url("example.org:80/").as_deref(), Ok("ws://example.org:80/"));
+        for bad in ["", "ws://example.org", "http://a:1", "wss://a:1", ":7878", "a:0", "a:x"] {
+            let e = normalize_url(bad).expect_err(bad);
+            assert_eq!(e.code(), "bad_url", "{bad}");
+        }
+    }
+
+    #[test]
+    fn armies_become_protocol_text() {
+        let text = army_text(&Army::orthodox(maharajah_engine::Color::White));
+        assert!(text.starts_with("Ra1,Nb1,Bc1,Qd1,Ke1,Bf1,Ng1,Rh1,Pa2"), "{text}");
+        assert!(maharajah_net::setup::validate_army(Color::White, &text).is_ok());
+    }
+
+    #[test]
+    fn results_name_their_reason() {
+        let r = |outcome, reason| NetResult::of(GameResult { outcome, reason });
+        assert_eq!(r(Outcome::BlackWins, EndReason::Timeout).reason, "time");
+        assert_eq!(r(Outcome::BlackWins, EndReason::Timeout).winner, Some(Color::Black));
+        let annulled = r(Outcome::Annulled, EndReason::TimeoutBeforeFirstMove);
+        assert_eq!((annulled.winner, annulled.reason), (None, "time_before_first_move"));
+        assert_eq!(r(Outcome::Annulled, EndReason::Resignation).reason, "left_before_start");
+    }
+}
