@@ -11,6 +11,7 @@
 //! - [`store`]: saved games and settings in SQLite.
 //! - [`chaturaji`]: the local Chaturaji table (people and CPU seats), its commands and worker.
 //! - [`computer`]: the computer opponent's move choice.
+//! - [`lan`]: two devices on one Wi-Fi: host, browse, join.
 //! - [`run`]: builds the app; the desktop `main` and the mobile entry point both call it.
 
 pub mod app;
@@ -19,6 +20,7 @@ pub mod chaturaji;
 pub mod clock;
 pub mod commands;
 pub mod computer;
+pub mod lan;
 pub mod netplay;
 pub mod session;
 pub mod store;
@@ -70,6 +72,7 @@ pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
                     netplay::NetUpdate::Tick(tick) => emitter.emit("net-clock", tick),
                 };
             }));
+            app.manage(lan::Lan::new(lan::LanConfig::from_env(), lan::emit_to(handle.clone())));
             spawn_computer(handle.clone(), receiver);
             spawn_ticker(handle);
             Ok(())
@@ -126,6 +129,13 @@ pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
             netplay::commands::net_claim_draw,
             netplay::commands::net_lock_army,
             netplay::commands::net_leave,
+            lan::commands::lan_host,
+            lan::commands::lan_hosted,
+            lan::commands::lan_browse,
+            lan::commands::lan_stop_browsing,
+            lan::commands::lan_join,
+            lan::commands::lan_status,
+            lan::commands::lan_leave,
         ])
 }
 

@@ -1,0 +1,836 @@
+//! Two devices on one Wi-Fi: host a game on this device, browse the hosts on the network, join one.
+//!
+//! [`Lan`] is the app's side of `maharajah-net`, testable without a window: it starts a
+//! [`LanHost`] (the server library embedded on an ephemeral port, advertised over mDNS), runs a
+//! [`Browser`] whose live list it pushes to the UI as hosts come and go (each with a verdict:
+//! compatible, or greyed with the reason), and joins a host from that list, by a typed
+//! `address:port` plus room code, or by the 18-character join code the host shows (also as a QR
+//! code of [`join_url`]). Pushed events go through a [`Sink`]: in the app, Tauri events
+//! `lan-hosts` and `lan-status` ([`emit_to`]).
+//!
+//! Once seated (host or guest) the connection and its seat credentials are held in a
+//! [`LanGame`]; a watcher reports its state (`lan-status`): waiting for the guest, both seated,
+//! reconnecting, or the host gone.
+//!
+//! **When the host leaves for good** (stops hosting, or its app is closed or killed) the
+//! embedded server stops with it. The guest's connection keeps retrying (with backoff); the
+//! guest sees at once "connection to the host lost — retrying", and after
+//! [`LanConfig::host_gone_after`] (20 s) without the host "the host has left". Nothing is decided by the absence: the clock and the
+//! position live on the host's server, so if the host comes back (same game still open there) the
+//! guest rejoins its seat and resyncs; otherwise the guest leaves ([`Lan::leave`]).
+//!
+//! Multicast: a [`Browser`] or [`LanHost`] sends mDNS on every IPv4 interface. Tests and the
+//! end-to-end run set [`SCOPE_ENV`] to `loopback` and run inside a private network namespace
+//! (`../shared/notes/lan-testing.md`).
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use maharajah_net::client::{CloseReason, ConnectOptions, Connection, NetError, NetEvent};
+use maharajah_net::discovery::{Browser, Compatibility, HostEvent, HostInfo, Scope};
+use maharajah_net::host::{self, JoinCode, LanHost, LanHostError, LanHostOptions};
+use maharajah_net::SeatCredentials;
+use maharajah_protocol::{
+    AccessCode, Color, ErrorCode, RoomEvent, RoomOptions, TimeControl, Variant,
+};
+use serde::{Deserialize, Serialize};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use crate::commands::CommandError;
+
+/// Environment variable shortening [`LanConfig::host_gone_after`] (milliseconds; end-to-end tests).
+pub const HOST_GONE_ENV: &str = "MAHARAJAH_LAN_HOST_GONE_MS";
+
+/// Environment variable choosing where mDNS runs: `loopback` (127.0.0.1 only, for tests inside
+/// a private network namespace); anything else or unset: the Wi-Fi.
+pub const SCOPE_ENV: &str = "MAHARAJAH_LAN_SCOPE";
+
+/// How long the guest waits without the host before saying it has left (the default of
+/// [`LanConfig::host_gone_after`]).
+pub const HOST_GONE_AFTER: Duration = Duration::from_secs(20);
+
+/// Longest display name (characters).
+pub const NAME_MAX: usize = 40;
+
+/// Where LAN play listens and announces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LanConfig {
+    /// mDNS interfaces.
+    pub scope: Scope,
+    /// The address the embedded server listens on.
+    pub bind: IpAddr,
+    /// The address announced and put in the join code; None: found from the routing table.
+    pub lan_address: Option<Ipv4Addr>,
+    /// How long the guest waits without the host before saying it has left.
+    pub host_gone_after: Duration,
+}
+
+impl LanConfig {
+    /// The Wi-Fi: every IPv4 interface.
+    #[must_use]
+    pub fn wifi() -> LanConfig {
+        LanConfig {
+            scope: Scope::Lan,
+            bind: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+            lan_address: None,
+            host_gone_after: HOST_GONE_AFTER,
+        }
+    }
+
+    /// Loopback only (tests inside a private network namespace).
+    #[must_use]
+    pub fn loopback() -> LanConfig {
+        LanConfig {
+            scope: Scope::LoopbackOnly,
+            bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            lan_address: Some(Ipv4Addr::LOCALHOST),
+            host_gone_after: HOST_GONE_AFTER,
+        }
+    }
+
+    /// From [`SCOPE_ENV`] and [`HOST_GONE_ENV`].
+    #[must_use]
+    pub fn from_env() -> LanConfig {
+        let mut config = match std::env::var(SCOPE_ENV).as_deref() {
+            Ok("loopback") => LanConfig::loopback(),
+            _ => LanConfig::wifi(),
+        };
+        if let Some(ms) = std::env::var(HOST_GONE_ENV).ok().and_then(|v| v.parse().ok()) {
+            config.host_gone_after = Duration::from_millis(ms);
+        }
+        config
+    }
+}
+
+/// A host in the guest's list, as the UI shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HostView {
+    /// Stable key (the DNS-SD instance name); what [`JoinTarget::Host`] names.
+    pub id: String,
+    /// The host's display name.
+    pub name: String,
+    /// `address:port`, when an IPv4 address came.
+    pub address: Option<String>,
+    /// The variant, if the host said.
+    pub variant: Option<Variant>,
+    /// Hidden setup (armies built in secret).
+    pub hidden: bool,
+    /// The host's app version.
+    pub app_version: String,
+    /// Whether this app can join it.
+    pub compatible: bool,
+    /// Why not, for people (None when compatible).
+    pub reason: Option<String>,
+}
+
+impl From<&HostInfo> for HostView {
+    fn from(h: &HostInfo) -> HostView {
+        let reason = match &h.compatibility {
+            Compatibility::Compatible => None,
+            Compatibility::Incompatible { reason } => Some(reason.clone()),
+        };
+        HostView {
+            id: h.fullname.clone(),
+            name: h.display_name.clone(),
+            address: h.address.map(|a| a.to_string()),
+            variant: h.variant,
+            hidden: h.hidden_setup,
+            app_version: h.app_version.clone(),
+            compatible: reason.is_none(),
+            reason,
+        }
+    }
+}
+
+/// The live list, pushed as `lan-hosts`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HostList {
+    /// True while browsing.
+    pub browsing: bool,
+    /// True once the first query went out.
+    pub searching: bool,
+    /// The hosts with an open seat, by name.
+    pub hosts: Vec<HostView>,
+}
+
+/// A QR code: `size` × `size` modules, row by row, `1` dark and `0` light (no quiet zone).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct QrView {
+    /// Modules per side.
+    pub size: usize,
+    /// `size * size` characters.
+    pub modules: String,
+}
+
+/// What the host's screen shows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HostedView {
+    /// The display name guests see.
+    pub name: String,
+    /// `address:port` for the typed fallback.
+    pub address: String,
+    /// The room code (typed with the address).
+    pub room: String,
+    /// The 18-character join code (None when this device has no LAN address).
+    pub join_code: Option<String>,
+    /// The link the QR code carries.
+    pub join_url: Option<String>,
+    /// The QR code of `join_url`.
+    pub qr: Option<QrView>,
+    /// The host player's side.
+    pub seat: Color,
+    /// The variant.
+    pub variant: Variant,
+    /// Hidden setup.
+    pub hidden: bool,
+}
+
+/// Which side of the LAN game this device is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Runs the embedded server.
+    Host,
+    /// Joined a host.
+    Guest,
+}
+
+/// The state of the LAN game's connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// The host waits for a guest.
+    WaitingForGuest,
+    /// Both seats are taken: the game (or its hidden setup) goes on.
+    Seated,
+    /// The link dropped; the connection is retrying.
+    Reconnecting,
+    /// The guest has been without the host for [`HOST_GONE_AFTER`]: it has left.
+    HostLeft,
+    /// The connection has ended (left, or the seat was lost).
+    Closed,
+}
+
+/// The LAN game's state, pushed as `lan-status`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LanStatus {
+    /// Host or guest.
+    pub role: Role,
+    /// The connection's state.
+    pub phase: Phase,
+    /// This device's side.
+    pub seat: Color,
+    /// The room code.
+    pub room: String,
+    /// The host's `address:port`.
+    pub address: String,
+    /// Why (for people), when reconnecting or closed.
+    pub detail: Option<String>,
+}
+
+/// Something pushed to the UI.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LanPush {
+    /// The host list changed.
+    Hosts(HostList),
+    /// The LAN game's state changed.
+    Status(LanStatus),
+}
+
+/// Where pushes go (the app: Tauri events; tests: a channel).
+pub type Sink = Arc<dyn Fn(LanPush) + Send + Sync>;
+
+/// A sink that emits `lan-hosts` / `lan-status` on `handle`.
+pub fn emit_to<R: tauri::Runtime>(handle: tauri::AppHandle<R>) -> Sink {
+    use tauri::Emitter;
+    Arc::new(move |push| {
+        let _ = match push {
+            LanPush::Hosts(list) => handle.emit("lan-hosts", list),
+            LanPush::Status(status) => handle.emit("lan-status", status),
+        };
+    })
+}
+
+/// How the guest names the host to join.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum JoinTarget {
+    /// An entry of the live list, by [`HostView::id`].
+    Host {
+        /// The entry's id.
+        id: String,
+    },
+    /// A typed `address:port` and room code.
+    Address {
+        /// e.g. `192.168.1.20:40123`.
+        address: String,
+        /// The 8-character room code.
+        room: String,
+    },
+    /// The host's 18-character join code (or a join link).
+    Code {
+        /// e.g. `ABCDEF-GHJKLM-NPQRST`, or `maharajah://join/…`.
+        code: String,
+    },
+}
+
+/// What hosting asks for.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct HostRequest {
+    /// The name guests see.
+    pub name: String,
+    /// The variant.
+    pub variant: Variant,
+    /// The clock (None: untimed).
+    pub time_control: Option<TimeControl>,
+    /// Hidden setup (Maharajah).
+    pub hidden: bool,
+    /// The host's side (None: drawn at random).
+    pub color: Option<Color>,
+}
+
+/// The seat this device holds in a LAN game, with its connection.
+#[derive(Debug)]
+pub struct LanGame {
+    /// Host or guest.
+    pub role: Role,
+    /// The WebSocket URL this device's connection uses (for a later resume).
+    pub url: String,
+    /// The seat.
+    pub seat: SeatCredentials,
+    /// The connection acting for the seat.
+    pub connection: Connection,
+    /// The connection's events, each forwarded once the watcher has looked at it (for the game
+    /// screen, which takes them).
+    pub events: Option<mpsc::UnboundedReceiver<NetEvent>>,
+    watcher: JoinHandle<()>,
+    status: Arc<Mutex<LanStatus>>,
+}
+
+struct Browsing {
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<()>,
+    hosts: Arc<Mutex<Vec<HostInfo>>>,
+}
+
+#[derive(Default)]
+struct Inner {
+    host: Option<LanHost>,
+    hosted: Option<HostedView>,
+    browsing: Option<Browsing>,
+    game: Option<LanGame>,
+}
+
+/// The app's LAN play (managed Tauri state).
+pub struct Lan {
+    config: LanConfig,
+    sink: Sink,
+    inner: tokio::sync::Mutex<Inner>,
+}
+
+impl std::fmt::Debug for Lan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lan").field("config", &self.config).finish_non_exhaustive()
+    }
+}
+
+fn error(code: &'static str, message: impl Into<String>) -> CommandError {
+    CommandError { code, message: message.into() }
+}
+
+/// A [`NetError`] from joining, for people.
+fn join_error(address: SocketAddr, e: NetError) -> CommandError {
+    match e {
+        NetError::Connect { reason, .. } => error(
+            "lan_unreachable",
+            format!("No Maharajah host answers at {address} ({reason}). Check that both devices are on the same Wi-Fi and that the host is still hosting."),
+        ),
+        NetError::VersionMismatch(m) => error("lan_version", m),
+        NetError::Server { code: ErrorCode::RoomNotFound, .. } => error(
+            "lan_no_room",
+            format!("The host at {address} has no game with that room code (it may have stopped hosting)."),
+        ),
+        NetError::Server { code: ErrorCode::RoomFull, .. } => {
+            error("lan_full", "That game already has two players.")
+        }
+        other => error("lan", other.to_string()),
+    }
+}
+
+fn parse_room(text: &str) -> Result<AccessCode, CommandError> {
+    text.parse::<AccessCode>()
+        .map_err(|e| error("bad_room_code", format!("“{}” is not a room code: {e}", text.trim())))
+}
+
+fn parse_address(text: &str) -> Result<SocketAddr, CommandError> {
+    let text = text.trim();
+    text.parse::<SocketAddr>().map_err(|_| {
+        let hint = if text.parse::<IpAddr>().is_ok() { " (the port is missing)" } else { "" };
+        error(
+            "bad_address",
+            format!("“{text}” is not an address and port like 192.168.1.20:40123{hint}"),
+        )
+    })
+}
+
+/// The join code inside `text`: the code itself or a join link.
+fn parse_join_code(text: &str) -> Result<JoinCode, CommandError> {
+    let text = text.trim();
+    let code = text.strip_prefix(JOIN_URL_PREFIX).unwrap_or(text);
+    code.parse::<JoinCode>().map_err(|e| error("bad_join_code", e.to_string()))
+}
+
+const JOIN_URL_PREFIX: &str = "maharajah://join/";
+
+/// The link a QR code carries for `code` (opened by the app where the link is registered;
+/// anywhere else the code under the QR is typed in).
+#[must_use]
+pub fn join_url(code: &JoinCode) -> String {
+    format!("{JOIN_URL_PREFIX}{code}")
+}
+
+/// The QR code of `text` (error correction M).
+#[must_use]
+pub fn qr(text: &str) -> Option<QrView> {
+    let code = qrcode::QrCode::with_error_correction_level(text, qrcode::EcLevel::M).ok()?;
+    let size = code.width();
+    let modules = code
+        .to_colors()
+        .into_iter()
+        .map(|c| if c == qrcode::Color::Dark { '1' } else { '0' })
+        .collect();
+    Some(QrView { size, modules })
+}
+
+fn clean_name(name: &str) -> Result<String, CommandError> {
+    let name: String = name.chars().filter(|c| !c.is_control()).collect();
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(error("bad_name", "Give this device a name guests will recognise."));
+    }
+    if name.chars().count() > NAME_MAX {
+        return Err(error("bad_name", format!("A name has at most {NAME_MAX} characters.")));
+    }
+    Ok(name.to_owned())
+}
+
+fn connect_options() -> ConnectOptions {
+    ConnectOptions {
+        client_name: format!("maharajah app {}", env!("CARGO_PKG_VERSION")),
+        ..ConnectOptions::default()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Lan {
+    /// LAN play with `config`, pushing to `sink`.
+    pub fn new(config: LanConfig, sink: Sink) -> Lan {
+        Lan { config, sink, inner: tokio::sync::Mutex::new(Inner::default()) }
+    }
+
+    /// Hosts a game: starts the embedded server, creates the room, advertises it.
+    ///
+    /// # Errors
+    /// `bad_name`; `lan_busy` while already in a LAN game; `lan_host` when the server cannot start.
+    pub async fn host(&self, request: HostRequest) -> Result<HostedView, CommandError> {
+        let name = clean_name(&request.name)?;
+        let mut inner = self.inner.lock().await;
+        if inner.game.is_some() {
+            return Err(error("lan_busy", "Already in a LAN game: leave it first."));
+        }
+        let room = RoomOptions {
+            variant: request.variant,
+            time_control: request.time_control,
+            hidden_setup: request.hidden && request.variant == Variant::Maharajah,
+            color: request.color,
+        };
+        let mut options = LanHostOptions::new(name.clone(), room.clone());
+        options.bind = self.config.bind;
+        options.lan_address = self.config.lan_address;
+        options.connect = connect_options();
+        options.scope = self.config.scope;
+        let started = LanHost::start(options).await;
+        let (lan_host, connection, events) = started.map_err(|e| match e {
+            LanHostError::Io(e) => error("lan_host", format!("Cannot open a port to host on: {e}")),
+            LanHostError::Discovery(e) => error(
+                "lan_host",
+                format!("Cannot announce the game on this network ({e}). Nothing was started."),
+            ),
+            LanHostError::Net(e) => error("lan_host", e.to_string()),
+        })?;
+        let seat = lan_host.seat().clone();
+        let join_code = lan_host.join_code().cloned();
+        let join_url = join_code.as_ref().map(join_url);
+        let hosted = HostedView {
+            name,
+            address: lan_host.addr().to_string(),
+            room: seat.code.as_str().to_owned(),
+            join_code: join_code.as_ref().map(ToString::to_string),
+            qr: join_url.as_deref().and_then(qr),
+            join_url,
+            seat: seat.seat,
+            variant: room.variant,
+            hidden: room.hidden_setup,
+        };
+        let address = lan_host.addr();
+        let own = SocketAddr::new(
+            if self.config.bind.is_unspecified() {
+                IpAddr::V4(Ipv4Addr::LOCALHOST)
+            } else {
+                self.config.bind
+            },
+            address.port(),
+        );
+        inner.game =
+            Some(self.watch(Role::Host, host::ws_url(own), address, seat, connection, events));
+        inner.host = Some(lan_host);
+        inner.hosted = Some(hosted.clone());
+        Ok(hosted)
+    }
+
+    /// What the host's screen shows while hosting (None otherwise).
+    pub async fn hosted(&self) -> Option<HostedView> {
+        self.inner.lock().await.hosted.clone()
+    }
+
+    /// Starts browsing (the list is pushed as it changes) and answers the list now.
+    ///
+    /// # Errors
+    /// `lan_discovery` when the mDNS daemon cannot start.
+    pub async fn browse(&self) -> Result<HostList, CommandError> {
+        let scope = self.config.scope;
+        let mut inner = self.inner.lock().await;
+        if let Some(b) = &inner.browsing {
+            return Ok(list(true, true, &lock(&b.hosts)));
+        }
+        let mut browser = Browser::start(scope).map_err(|e| {
+            error("lan_discovery", format!("Cannot look for games on this network: {e}"))
+        })?;
+        let hosts = Arc::new(Mutex::new(Vec::new()));
+        let (stop, mut stopped) = oneshot::channel::<()>();
+        let sink = self.sink.clone();
+        let shared = hosts.clone();
+        let task = tokio::spawn(async move {
+            let mut searching = false;
+            loop {
+                let event = tokio::select! {
+                    _ = &mut stopped => break,
+                    e = browser.next_event() => match e { Some(e) => e, None => break },
+                };
+                if event == HostEvent::Searching {
+                    searching = true;
+                }
+                let now = browser.hosts();
+                *lock(&shared) = now.clone();
+                sink(LanPush::Hosts(list(true, searching, &now)));
+            }
+            let _ = tokio::task::spawn_blocking(move || browser.shutdown()).await;
+        });
+        inner.browsing = Some(Browsing { stop, task, hosts });
+        Ok(list(true, false, &[]))
+    }
+
+    /// Stops browsing (and pushes an empty, idle list).
+    pub async fn stop_browsing(&self) {
+        let browsing = self.inner.lock().await.browsing.take();
+        if let Some(b) = browsing {
+            let _ = b.stop.send(());
+            let _ = b.task.await;
+            (self.sink)(LanPush::Hosts(list(false, false, &[])));
+        }
+    }
+
+    /// Joins a host; browsing stops.
+    ///
+    /// # Errors
+    /// `bad_address`, `bad_room_code`, `bad_join_code` for bad input; `lan_unknown_host`,
+    /// `lan_incompatible` for a list entry; `lan_unreachable`, `lan_no_room`, `lan_full`,
+    /// `lan_version`, `lan` when the host refuses or cannot be reached; `lan_busy`.
+    pub async fn join(&self, target: JoinTarget) -> Result<LanStatus, CommandError> {
+        let (address, room) = match &target {
+            JoinTarget::Address { address, room } => (parse_address(address)?, parse_room(room)?),
+            JoinTarget::Code { code } => {
+                let code = parse_join_code(code)?;
+                (SocketAddr::V4(code.addr), code.room)
+            }
+            JoinTarget::Host { id } => {
+                let inner = self.inner.lock().await;
+                let hosts =
+                    inner.browsing.as_ref().map(|b| lock(&b.hosts).clone()).unwrap_or_default();
+                let Some(h) = hosts.iter().find(|h| &h.fullname == id) else {
+                    return Err(error(
+                        "lan_unknown_host",
+                        "That game is no longer on the network.",
+                    ));
+                };
+                if let Compatibility::Incompatible { reason } = &h.compatibility {
+                    return Err(error(
+                        "lan_incompatible",
+                        format!("Cannot join {}: {reason}", h.display_name),
+                    ));
+                }
+                match (h.address, h.code.clone()) {
+                    (Some(a), Some(c)) => (a, c),
+                    _ => {
+                        return Err(error(
+                            "lan_incompatible",
+                            "That host has not said where to join.",
+                        ))
+                    }
+                }
+            }
+        };
+        if self.inner.lock().await.game.is_some() {
+            return Err(error("lan_busy", "Already in a LAN game: leave it first."));
+        }
+        let (connection, events, seat) = host::join(address, room, connect_options())
+            .await
+            .map_err(|e| join_error(address, e))?;
+        self.stop_browsing().await;
+        let mut inner = self.inner.lock().await;
+        if inner.game.is_some() {
+            connection.close().await;
+            return Err(error("lan_busy", "Already in a LAN game: leave it first."));
+        }
+        let game = self.watch(
+            Role::Guest,
+            host::ws_url(address),
+            address,
+            seat.clone(),
+            connection,
+            events,
+        );
+        let status = lock(&game.status).clone();
+        inner.game = Some(game);
+        Ok(status)
+    }
+
+    /// The LAN game's state now (None when not in one).
+    pub async fn status(&self) -> Option<LanStatus> {
+        let inner = self.inner.lock().await;
+        inner.game.as_ref().map(|g| lock(&g.status).clone())
+    }
+
+    /// The connection, seat and role of the LAN game (None when not in one).
+    pub async fn game(&self) -> Option<(Connection, SeatCredentials, Role)> {
+        let inner = self.inner.lock().await;
+        inner.game.as_ref().map(|g| (g.connection.clone(), g.seat.clone(), g.role))
+    }
+
+    /// Takes the LAN game's events (every [`NetEvent`] since it was seated, in order) for the
+    /// game screen; None when not in a LAN game or already taken.
+    pub async fn take_events(&self) -> Option<mpsc::UnboundedReceiver<NetEvent>> {
+        self.inner.lock().await.game.as_mut().and_then(|g| g.events.take())
+    }
+
+    /// Leaves the LAN game: closes the connection, and when hosting stops the server (the guest
+    /// then sees the host leave). Also stops browsing.
+    pub async fn leave(&self) {
+        self.stop_browsing().await;
+        let mut inner = self.inner.lock().await;
+        if let Some(game) = inner.game.take() {
+            game.watcher.abort();
+            game.connection.close().await;
+        }
+        inner.hosted = None;
+        if let Some(mut h) = inner.host.take() {
+            h.stop().await;
+        }
+    }
+
+    /// Starts the task that follows the connection's events and pushes the game's state.
+    fn watch(
+        &self,
+        role: Role,
+        url: String,
+        address: SocketAddr,
+        seat: SeatCredentials,
+        connection: Connection,
+        mut events: mpsc::UnboundedReceiver<NetEvent>,
+    ) -> LanGame {
+        let sink = self.sink.clone();
+        let base = LanStatus {
+            role,
+            phase: if role == Role::Host { Phase::WaitingForGuest } else { Phase::Seated },
+            seat: seat.seat,
+            room: seat.code.as_str().to_owned(),
+            address: address.to_string(),
+            detail: None,
+        };
+        sink(LanPush::Status(base.clone()));
+        let status = Arc::new(Mutex::new(base.clone()));
+        let shared = status.clone();
+        let (forward, forwarded) = mpsc::unbounded_channel();
+        let own = seat.seat;
+        let gone_after = self.config.host_gone_after;
+        let watcher = tokio::spawn(async move {
+            let mut phase = base.phase;
+            let mut lost_since: Option<Instant> = None;
+            let push = |phase: Phase, detail: Option<String>| {
+                let now = LanStatus { phase, detail, ..base.clone() };
+                *lock(&shared) = now.clone();
+                sink(LanPush::Status(now));
+            };
+            loop {
+                let wait = match lost_since {
+                    Some(t) if role == Role::Guest && phase != Phase::HostLeft => {
+                        gone_after.saturating_sub(t.elapsed())
+                    }
+                    _ => Duration::from_secs(3600),
+                };
+                let event = match tokio::time::timeout(wait, events.recv()).await {
+                    Ok(Some(e)) => e,
+                    Ok(None) => break,
+                    Err(_) => {
+                        phase = Phase::HostLeft;
+                        push(phase, Some(format!(
+                            "The host has been gone for {} s: it has left the game or its device is off the network. Nothing is decided while it is away; if it comes back the game goes on from where it stopped.",
+                            gone_after.as_secs()
+                        )));
+                        continue;
+                    }
+                };
+                let next = match &event {
+                    NetEvent::Room { event: RoomEvent::SeatTaken { seat }, .. } if *seat != own => {
+                        Some((Phase::Seated, None))
+                    }
+                    NetEvent::Snapshot(s) => {
+                        let other = s.seats.get(own.other()).taken;
+                        Some((if other { Phase::Seated } else { Phase::WaitingForGuest }, None))
+                    }
+                    NetEvent::Disconnected { reason, .. } => {
+                        lost_since.get_or_insert_with(Instant::now);
+                        (phase != Phase::HostLeft).then(|| {
+                            (
+                                Phase::Reconnecting,
+                                Some(format!(
+                                    "Connection to the host lost ({reason}); trying again…"
+                                )),
+                            )
+                        })
+                    }
+                    NetEvent::Rejoined { .. } => {
+                        lost_since = None;
+                        Some((Phase::Seated, None))
+                    }
+                    NetEvent::Closed(reason) => Some((
+                        Phase::Closed,
+                        match reason {
+                            CloseReason::ByUser => None,
+                            CloseReason::VersionMismatch(m) => Some(m.clone()),
+                            CloseReason::SeatLost { message, .. } => {
+                                Some(format!("The host no longer has this game: {message}"))
+                            }
+                        },
+                    )),
+                    _ => None,
+                };
+                if let Some((p, detail)) = next {
+                    // A rejoin after a snapshot keeps the phase the snapshot gave.
+                    if p != phase || detail.is_some() {
+                        phase = p;
+                        push(phase, detail);
+                    }
+                }
+                let closed = matches!(event, NetEvent::Closed(_));
+                // Nobody may have taken the events yet; they wait in the channel.
+                let _ = forward.send(event);
+                if closed {
+                    break;
+                }
+            }
+        });
+        LanGame { role, url, seat, connection, events: Some(forwarded), watcher, status }
+    }
+}
+
+fn list(browsing: bool, searching: bool, hosts: &[HostInfo]) -> HostList {
+    let mut hosts: Vec<HostView> =
+        hosts.iter().filter(|h| h.open_seats > 0).map(HostView::from).collect();
+    hosts.sort_by(|a, b| a.name.to_lowercase().cmp(&b.name.to_lowercase()).then(a.id.cmp(&b.id)));
+    HostList { browsing, searching, hosts }
+}
+
+/// The LAN commands the UI invokes (registered in [`crate::builder`]).
+pub mod commands {
+    use tauri::State;
+
+    use super::{HostList, HostRequest, HostedView, JoinTarget, Lan, LanStatus};
+    use crate::commands::CommandError;
+
+    /// Hosts a game on this device.
+    ///
+    /// # Errors
+    /// As [`Lan::host`].
+    #[tauri::command]
+    pub async fn lan_host(
+        lan: State<'_, Lan>,
+        request: HostRequest,
+    ) -> Result<HostedView, CommandError> {
+        lan.host(request).await
+    }
+
+    /// What the host's screen shows while hosting (null otherwise).
+    ///
+    /// # Errors
+    /// Never.
+    #[tauri::command]
+    pub async fn lan_hosted(lan: State<'_, Lan>) -> Result<Option<HostedView>, CommandError> {
+        Ok(lan.hosted().await)
+    }
+
+    /// Starts browsing; the list follows as `lan-hosts` events.
+    ///
+    /// # Errors
+    /// As [`Lan::browse`].
+    #[tauri::command]
+    pub async fn lan_browse(lan: State<'_, Lan>) -> Result<HostList, CommandError> {
+        lan.browse().await
+    }
+
+    /// Stops browsing.
+    ///
+    /// # Errors
+    /// Never.
+    #[tauri::command]
+    pub async fn lan_stop_browsing(lan: State<'_, Lan>) -> Result<(), CommandError> {
+        lan.stop_browsing().await;
+        Ok(())
+    }
+
+    /// Joins a host from the list, by address and room code, or by join code.
+    ///
+    /// # Errors
+    /// As [`Lan::join`].
+    #[tauri::command]
+    pub async fn lan_join(
+        lan: State<'_, Lan>,
+        target: JoinTarget,
+    ) -> Result<LanStatus, CommandError> {
+        lan.join(target).await
+    }
+
+    /// The LAN game's state (null when not in one).
+    ///
+    /// # Errors
+    /// Never.
+    #[tauri::command]
+    pub async fn lan_status(lan: State<'_, Lan>) -> Result<Option<LanStatus>, CommandError> {
+        Ok(lan.status().await)
+    }
+
+    /// Leaves the LAN game (a host stops hosting).
+    ///
+    /// # Errors
+    /// Never.
+    #[tauri::command]
+    pub async fn lan_leave(lan: State<'_, Lan>) -> Result<(), CommandError> {
+        lan.leave().await;
+        Ok(())
+    }
+}

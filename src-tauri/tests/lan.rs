@@ -1,0 +1,289 @@
+//! The app's LAN play (`maharajah_lib::lan`) inside a private network namespace
+//! (../shared/notes/lan-testing.md): one `Lan` hosts, another browses the live list, joins from
+//! it, and both play; then the fallbacks (typed address, join code), bad input, an incompatible
+//! host greyed with its reason, and the host leaving for good as the guest sees it.
+//!
+//! Every mDNS daemon here lives in a namespace this test made (its thread unshares the network
+//! namespace before building the runtime), so nothing leaves the machine.
+#![cfg(target_os = "linux")]
+#![allow(clippy::unwrap_used)]
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use maharajah_lib::lan::{
+    HostList, HostRequest, JoinTarget, Lan, LanConfig, LanPush, LanStatus, Phase, Role,
+};
+use maharajah_net::client::NetEvent;
+use maharajah_net::discovery::SERVICE_TYPE;
+use maharajah_net::netns;
+use maharajah_net::JoinCode;
+use maharajah_protocol::{Color, RoomEvent, TimeControl, Variant};
+use tokio::sync::mpsc;
+
+/// Longest wait for one step (CI shares two cores with builds).
+const WAIT: Duration = Duration::from_secs(15);
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+}
+
+/// Runs `f` on a new thread inside a new network namespace; None when skipped (not under CI).
+fn in_namespace<T: Send + 'static>(
+    name: &'static str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Option<T> {
+    std::thread::spawn(move || netns::enter_private_or_skip(name).then(f)).join().unwrap()
+}
+
+/// A `Lan` on loopback whose pushes arrive on the returned channel.
+fn lan(gone_after: Duration) -> (Lan, mpsc::UnboundedReceiver<LanPush>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let config = LanConfig { host_gone_after: gone_after, ..LanConfig::loopback() };
+    (
+        Lan::new(
+            config,
+            Arc::new(move |p| {
+                let _ = tx.send(p);
+            }),
+        ),
+        rx,
+    )
+}
+
+async fn next_list(
+    pushes: &mut mpsc::UnboundedReceiver<LanPush>,
+    what: &str,
+    pred: impl Fn(&HostList) -> bool,
+) -> HostList {
+    let wait = async {
+        while let Some(p) = pushes.recv().await {
+            if let LanPush::Hosts(list) = p {
+                if pred(&list) {
+                    return list;
+                }
+            }
+        }
+        panic!("pushes ended before {what}");
+    };
+    tokio::time::timeout(WAIT, wait).await.unwrap_or_else(|_| panic!("timed out: {what}"))
+}
+
+async fn next_status(
+    pushes: &mut mpsc::UnboundedReceiver<LanPush>,
+    what: &str,
+    pred: impl Fn(&LanStatus) -> bool,
+) -> LanStatus {
+    let wait = async {
+        while let Some(p) = pushes.recv().await {
+            if let LanPush::Status(s) = p {
+                if pred(&s) {
+                    return s;
+                }
+            }
+        }
+        panic!("pushes ended before {what}");
+    };
+    tokio::time::timeout(WAIT, wait).await.unwrap_or_else(|_| panic!("timed out: {what}"))
+}
+
+async fn moved(events: &mut mpsc::UnboundedReceiver<NetEvent>, uci: &str) {
+    let wait = async {
+        while let Some(e) = events.recv().await {
+            if let NetEvent::Room { event: RoomEvent::Moved { uci: u, .. }, .. } = &e {
+                if u == uci {
+                    return;
+                }
+            }
+        }
+        panic!("events ended before {uci}");
+    };
+    tokio::time::timeout(WAIT, wait).await.unwrap_or_else(|_| panic!("timed out: {uci}"));
+}
+
+fn request(name: &str, variant: Variant, hidden: bool) -> HostRequest {
+    HostRequest {
+        name: name.into(),
+        variant,
+        time_control: Some(TimeControl { base_ms: 300_000, increment_ms: 3_000 }),
+        hidden,
+        color: Some(Color::White),
+    }
+}
+
+#[test]
+fn host_browse_join_and_play_in_a_private_namespace() {
+    in_namespace("host_browse_join_and_play_in_a_private_namespace", || {
+        runtime().block_on(async {
+            let (host, mut host_pushes) = lan(Duration::from_secs(20));
+            let (guest, mut guest_pushes) = lan(Duration::from_secs(20));
+
+            let first = guest.browse().await.unwrap();
+            assert!(first.browsing && first.hosts.is_empty());
+            next_list(&mut guest_pushes, "browsing starts", |l| l.searching).await;
+
+            // A host of a future protocol version, advertised by hand: greyed, with the reason.
+            let future = mdns_sd::ServiceDaemon::new().unwrap();
+            future.disable_interface(mdns_sd::IfKind::All).unwrap();
+            future.enable_interface(mdns_sd::IfKind::LoopbackV4).unwrap();
+            let txt: HashMap<String, String> =
+                [("pv", "99"), ("name", "Future"), ("code", "ABCD2345"), ("seats", "1")]
+                    .into_iter()
+                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                    .collect();
+            let mut info = mdns_sd::ServiceInfo::new(
+                SERVICE_TYPE,
+                "future-host",
+                "future-host.local.",
+                "127.0.0.1",
+                9,
+                txt,
+            )
+            .unwrap();
+            info.set_requires_probe(false);
+            future.register(info).unwrap();
+
+            let hosted = host.host(request("Ana's phone", Variant::Chess, false)).await.unwrap();
+            assert!(hosted.address.starts_with("127.0.0.1:"), "{}", hosted.address);
+            assert_eq!(hosted.seat, Color::White);
+            assert_eq!(hosted.room.len(), 8);
+            let code: JoinCode = hosted.join_code.clone().unwrap().parse().unwrap();
+            assert_eq!(code.addr.to_string(), hosted.address);
+            assert_eq!(code.room.as_str(), hosted.room);
+            assert_eq!(hosted.join_url.as_deref(), Some(&*format!("maharajah://join/{code}")));
+            let qr = hosted.qr.clone().unwrap();
+            assert_eq!(qr.modules.len(), qr.size * qr.size);
+            assert!(qr.size >= 21 && qr.modules.contains('1') && qr.modules.contains('0'));
+            assert_eq!(host.hosted().await, Some(hosted.clone()));
+            let waiting =
+                next_status(&mut host_pushes, "host waits", |s| s.phase == Phase::WaitingForGuest)
+                    .await;
+            assert_eq!(waiting.role, Role::Host);
+            assert!(host.host(request("Again", Variant::Chess, false)).await.is_err());
+
+            // The live list shows both: Ana compatible, Future greyed with the reason.
+            let list = next_list(&mut guest_pushes, "both hosts listed", |l| {
+                l.hosts.iter().any(|h| h.name == "Ana's phone")
+                    && l.hosts.iter().any(|h| h.name == "Future")
+            })
+            .await;
+            let ana = list.hosts.iter().find(|h| h.name == "Ana's phone").unwrap();
+            assert!(ana.compatible && ana.reason.is_none());
+            assert_eq!(ana.address.as_deref(), Some(&*hosted.address));
+            assert_eq!(ana.variant, Some(Variant::Chess));
+            let old = list.hosts.iter().find(|h| h.name == "Future").unwrap();
+            assert!(!old.compatible);
+            assert!(old.reason.as_deref().unwrap().contains("update this app"), "{old:?}");
+            let refused = guest.join(JoinTarget::Host { id: old.id.clone() }).await.unwrap_err();
+            assert_eq!(refused.code, "lan_incompatible");
+            let unknown =
+                guest.join(JoinTarget::Host { id: "nobody._maharajah._tcp.local.".into() }).await;
+            assert_eq!(unknown.unwrap_err().code, "lan_unknown_host");
+
+            // Tap to join: seated as Black; browsing stops; the host sees its guest.
+            let joined = guest.join(JoinTarget::Host { id: ana.id.clone() }).await.unwrap();
+            assert_eq!((joined.role, joined.seat), (Role::Guest, Color::Black));
+            assert_eq!(joined.room, hosted.room);
+            next_list(&mut guest_pushes, "browsing stops", |l| !l.browsing).await;
+            next_status(&mut host_pushes, "guest seated", |s| s.phase == Phase::Seated).await;
+            assert_eq!(guest.status().await.unwrap().phase, Phase::Seated);
+
+            // Both play through the connections handed to the game screen.
+            let (white, _, _) = host.game().await.unwrap();
+            let (black, black_seat, _) = guest.game().await.unwrap();
+            assert_eq!(black_seat.seat, Color::Black);
+            let mut white_events = host.take_events().await.unwrap();
+            let mut black_events = guest.take_events().await.unwrap();
+            assert!(guest.take_events().await.is_none(), "events are taken once");
+            white.play("e2e4").await.unwrap();
+            moved(&mut black_events, "e2e4").await;
+            black.play("e7e5").await.unwrap();
+            moved(&mut white_events, "e7e5").await;
+
+            // The host leaves for good: the guest hears at once, then that the host has left.
+            guest.leave().await;
+            host.leave().await;
+            assert!(host.hosted().await.is_none() && host.status().await.is_none());
+            let _ = future.shutdown();
+        })
+    });
+}
+
+#[test]
+fn fallbacks_bad_input_and_the_host_leaving_in_a_private_namespace() {
+    in_namespace("fallbacks_bad_input_and_the_host_leaving_in_a_private_namespace", || {
+        runtime().block_on(async {
+            let (host, _host_pushes) = lan(Duration::from_secs(20));
+            let (guest, mut guest_pushes) = lan(Duration::from_secs(2));
+
+            // Bad input is refused with a message naming the problem.
+            let bad = |target| async { guest.join(target).await.unwrap_err() };
+            let e =
+                bad(JoinTarget::Address { address: "10.0.0.1".into(), room: "ABCD2345".into() })
+                    .await;
+            assert_eq!(e.code, "bad_address");
+            assert!(e.message.contains("port is missing"), "{}", e.message);
+            let e = bad(JoinTarget::Address { address: "127.0.0.1:1".into(), room: "AB0".into() })
+                .await;
+            assert_eq!(e.code, "bad_room_code");
+            let e = bad(JoinTarget::Code { code: "not a code".into() }).await;
+            assert_eq!(e.code, "bad_join_code");
+            let e =
+                bad(JoinTarget::Address { address: "127.0.0.1:9".into(), room: "ABCD2345".into() })
+                    .await;
+            assert_eq!(e.code, "lan_unreachable");
+            assert!(e.message.contains("127.0.0.1:9"), "{}", e.message);
+            let e = host.host(request("  ", Variant::Chess, false)).await.unwrap_err();
+            assert_eq!(e.code, "bad_name");
+
+            // A hosted game joined by a wrong room code, then by its join code (as a link).
+            let hosted = host.host(request("Bea", Variant::Maharajah, true)).await.unwrap();
+            assert!(hosted.hidden);
+            let e = bad(JoinTarget::Address {
+                address: hosted.address.clone(),
+                room: "ZZZZZZZZ".into(),
+            })
+            .await;
+            assert_eq!(e.code, "lan_no_room");
+            let link = hosted.join_url.clone().unwrap();
+            let joined = guest.join(JoinTarget::Code { code: link }).await.unwrap();
+            assert_eq!(joined.seat, Color::Black);
+            let e = guest
+                .join(JoinTarget::Address {
+                    address: hosted.address.clone(),
+                    room: hosted.room.clone(),
+                })
+                .await
+                .unwrap_err();
+            assert_eq!(e.code, "lan_busy");
+
+            // The host stops hosting for good.
+            host.leave().await;
+            let lost = next_status(&mut guest_pushes, "connection lost", |s| {
+                s.phase == Phase::Reconnecting
+            })
+            .await;
+            assert!(lost.detail.unwrap().contains("trying again"));
+            let left =
+                next_status(&mut guest_pushes, "host left", |s| s.phase == Phase::HostLeft).await;
+            assert!(left.detail.as_deref().unwrap().contains("has left"), "{left:?}");
+            assert_eq!(guest.status().await.unwrap().phase, Phase::HostLeft);
+            guest.leave().await;
+            assert!(guest.status().await.is_none());
+
+            // Typed address and room code (hosting again, the guest joins by what it typed).
+            let hosted = host.host(request("Bea", Variant::Horde, false)).await.unwrap();
+            let joined = guest
+                .join(JoinTarget::Address {
+                    address: format!(" {} ", hosted.address),
+                    room: hosted.room.to_lowercase(),
+                })
+                .await
+                .unwrap();
+            assert_eq!(joined.address, hosted.address);
+            guest.leave().await;
+            host.leave().await;
+        })
+    });
+}
