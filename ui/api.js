@@ -62,6 +62,19 @@ export const deleteArmy = (id) => call('delete_army', { id });
 /** Squares `role` on `square` reaches with `blockers`: { slide: [...], leap: [...] }. */
 export const learnReach = (role, square, blockers) => call('learn_reach', { role, square, blockers });
 
+/** Hosts a LAN game: { name, variant, time_control, hidden, color }; answers the host's card. */
+export const lanHost = (request) => call('lan_host', { request });
+/** The host's card while hosting, else null. */
+export const lanHosted = () => call('lan_hosted');
+/** Starts browsing; answers the list now, changes follow as 'lan-hosts' events. */
+export const lanBrowse = () => call('lan_browse');
+export const lanStopBrowsing = () => call('lan_stop_browsing');
+/** target: { kind: 'host', id } | { kind: 'address', address, room } | { kind: 'code', code }. */
+export const lanJoin = (target) => call('lan_join', { target });
+/** The LAN game's connection state, or null; changes follow as 'lan-status' events. */
+export const lanStatus = () => call('lan_status');
+export const lanLeave = () => call('lan_leave');
+
 /**
  * Subscribes to an event pushed by the backend ('game', 'clock'); resolves to an unsubscribe function.
  * @param {string} name

@@ -16,6 +16,8 @@ import { renderBuilder } from './views/builder.js';
 import { renderLearn } from './views/learn.js';
 import { renderChaturaji } from './views/chaturaji.js';
 import { chaturajiEffects, subscribeChaturaji } from './chaturaji-effects.js';
+import { renderLan } from './views/lan.js';
+import { lanEffects, subscribeLan } from './lan.js';
 
 const LANGUAGE_KEY = 'maharajah.language';
 
@@ -181,8 +183,8 @@ async function buildEffects(action, state) {
   }
 }
 
-/** Side effects of an action, after the reducer ran. */
-async function effects(action) {
+/** Side effects of an action, after the reducer ran (`previousScreen`: the screen before it). */
+async function effects(action, previousScreen) {
   const state = store.state;
   if (action.type.startsWith('chaturaji/')) {
     chaturajiEffects(action, store);
@@ -191,6 +193,10 @@ async function effects(action) {
   if (action.type === 'navigate' && action.screen === 'chaturaji') {
     intent({ type: 'chaturaji/open' });
     return;
+  }
+  if (action.type.startsWith('lan/') || previousScreen === 'lan' || (action.type === 'navigate' && action.screen === 'lan')) {
+    lanEffects(action, store, previousScreen);
+    if (action.type.startsWith('lan/')) return;
   }
   if (action.type.startsWith('build/')) {
     buildEffects(action, state);
@@ -343,8 +349,9 @@ async function effects(action) {
 }
 
 function intent(action) {
+  const previousScreen = store.state.screen;
   store.dispatch(action);
-  effects(action);
+  effects(action, previousScreen);
 }
 
 function view(state) {
@@ -366,6 +373,8 @@ function view(state) {
       return renderLearn(state, ctx);
     case 'chaturaji':
       return renderChaturaji(state, ctx);
+    case 'lan':
+      return renderLan(state, ctx);
     case 'game':
       if (state.game) return renderGame(state, ctx);
       return renderMenu(state, ctx);
@@ -399,6 +408,7 @@ function announce(state) {
 // Typing only updates state (the field already shows the text); clock ticks patch the clocks.
 store.subscribe((state, action) => {
   if (action.type === 'move/text' || action.type === 'import/text' || action.type === 'build/name') return;
+  if ((action.type === 'lan/field' || (action.type === 'lan/form' && action.key === 'name'))) return;
   if (action.type === 'clock' && state.screen === 'game') {
     patchClocks(root, state);
     return;
@@ -422,6 +432,7 @@ async function boot() {
   });
   api.subscribe('clock', (clock) => store.dispatch({ type: 'clock', clock }));
   subscribeChaturaji(store);
+  subscribeLan(store);
 }
 boot();
 

@@ -1,13 +1,14 @@
 // One state object; dispatch(action) runs the pure reducer and re-renders the views.
 // The helpers below read the backend's snapshot (legal moves, results); they implement no rules.
 import { reduceChaturaji } from './chaturaji-store.js';
+import { newLan, reduceLan } from './lanstate.js';
 
 /** Menu entries in the order people see them. `ready` marks a feature that has landed. */
 export const MENU = [
   { id: 'classic', ready: true },
   { id: 'custom', ready: true },
   { id: 'computer', ready: true },
-  { id: 'lan', ready: false },
+  { id: 'lan', ready: true },
   { id: 'online', ready: false },
   { id: 'horde', ready: true },
   { id: 'chaturaji', ready: true },
@@ -38,6 +39,7 @@ export function initialState(language) {
     build: null,
     learn: newLearn(),
     importText: '',
+    lan: newLan(),
     error: null,
   };
 }
@@ -334,6 +336,7 @@ export function reduce(state, action) {
       return { ...state, learn: { ...state.learn, reach: action.reach } };
     default:
       if (action.type.startsWith('chaturaji/')) return reduceChaturaji(state, action);
+      if (action.type.startsWith('lan/')) return { ...state, lan: reduceLan(state.lan, action) };
       return state;
   }
 }

@@ -1,0 +1,165 @@
+// End-to-end test of Local network play in the real app, inside a private network namespace
+// (../shared/notes/lan-testing.md): this file re-runs itself under `unshare --net` with only `lo`
+// up, so the app's mDNS and the LAN bots (`maharajah-lan-bot`, the real embedded LanHost) never
+// send a packet outside it. In there: the live list shows a bot's game and a greyed incompatible
+// host; bad input is refused with a clear message; the app joins a bot by typed address and by
+// tapping the list; the host leaving is shown to the guest; the app hosts and a bot joins it by
+// the join code the app shows. Screenshots at phone size go to tests/artifacts/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { application, startDriver, waitFor } from './webdriver.mjs';
+
+const INSIDE = process.env.MAHARAJAH_IN_NETNS === '1';
+const self = fileURLToPath(import.meta.url);
+const bot = process.env.MAHARAJAH_LAN_BOT ?? path.join(path.dirname(application), 'maharajah-lan-bot');
+
+if (!INSIDE) {
+  test('Local network play, inside a private network namespace', () => {
+    const probe = spawnSync('unshare', ['--net', 'true']);
+    if (probe.status !== 0) {
+      const why = `unshare --net is not allowed here: ${String(probe.stderr).trim()}`;
+      assert.notEqual(process.env.CI, 'true', `${why} (under CI this must work)`);
+      console.log(`SKIPPED: ${why}`);
+      return;
+    }
+    // A fresh test runner in there (without this runner's context, which would make it skip).
+    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+    const run = spawnSync('unshare', ['--net', '--', 'sh', '-c',
+      'ip link set lo up && exec node --test --test-concurrency=1 --test-reporter=tap "$0"', self], {
+      env: { ...env, MAHARAJAH_IN_NETNS: '1' },
+      encoding: 'utf8',
+      maxBuffer: 16 << 20,
+      timeout: 600000,
+    });
+    console.log(run.stdout);
+    console.error(run.stderr);
+    assert.equal(run.status, 0, 'the Local network tests inside the namespace pass');
+    assert.match(run.stdout, /^# pass 5$/m, 'all five ran inside the namespace');
+    assert.match(run.stdout, /^# fail 0$/m);
+  });
+} else {
+  /** Starts a bot; resolves with its first JSON line and a way to read the next ones. */
+  async function startBot(args) {
+    assert.ok(existsSync(bot), `${bot} is built (cargo build -p maharajah-net --bin maharajah-lan-bot)`);
+    const child = spawn(bot, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+    const lines = [];
+    const waiters = [];
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
+      lines.push(JSON.parse(line));
+      waiters.splice(0).forEach((wake) => wake());
+    });
+    const next = (pred, what) => waitFor(what, async () => lines.find(pred), 15000);
+    const ready = await next(() => true, 'the bot to start');
+    return {
+      ...ready,
+      child,
+      seen: (uci) => next((l) => l.moved === uci, `the bot to see ${uci}`),
+      stop: () => new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) {
+          resolve();
+          return;
+        }
+        child.once('exit', resolve);
+        child.stdin.end();
+        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      }),
+    };
+  }
+
+  let d;
+  const bots = [];
+
+  before(async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-lan-'));
+    d = await startDriver({ MAHARAJAH_DATA_DIR: dataDir, MAHARAJAH_LAN_SCOPE: 'loopback', MAHARAJAH_LAN_HOST_GONE_MS: '3000' });
+    await d.open(390, 844);
+  });
+
+  after(async () => {
+    for (const b of bots) await b.stop();
+    if (d) await d.stop();
+  });
+
+  const textOf = async (css) => d.text(await d.find(css));
+
+  test('the live list shows a hosted game and greys an incompatible one with the reason', async () => {
+    bots.push(await startBot(['--name', 'Bot tablet', '--incompatible']));
+    await d.tap('#menu-lan');
+    await d.tap('#lan-tab-join');
+    const entries = await waitFor('both hosts in the list', async () => {
+      const names = await d.script("return [...document.querySelectorAll('.lan-host')].map((e) => e.textContent + (e.classList.contains('incompatible') ? ' [greyed]' : ''));");
+      return names.length === 2 ? names : null;
+    });
+    assert.match(entries[0], /^Bot tablet.*Chess.*127\.0\.0\.1:\d+/);
+    assert.doesNotMatch(entries[0], /\[greyed\]/);
+    assert.match(entries[1], /^Future tablet.*update this app.*\[greyed\]$/);
+    await d.screenshot('lan-join-390x844.png');
+  });
+
+  test('bad input is refused with a message naming the problem', async () => {
+    await d.typeInto('#lan-address-input', '10.0.0.1');
+    await d.typeInto('#lan-room-input', 'ABCD2345');
+    await d.tap('#lan-join-address-go');
+    const error = await waitFor('the error', async () => textOf('#lan-error'));
+    assert.match(error, /not an address and port/);
+    assert.match(error, /port is missing/);
+    await d.typeInto('#lan-code-input', 'HELLO');
+    await d.tap('#lan-join-code-go');
+    await waitFor('the join-code error', async () => /join code/.test(await textOf('#lan-error')));
+  });
+
+  test('joins a LAN host by typed address and room code; the host leaving is shown', async () => {
+    const host = await startBot(['--name', 'Typed bot']);
+    bots.push(host);
+    await d.script("for (const id of ['lan-address-input', 'lan-room-input']) document.getElementById(id).value = '';");
+    await d.typeInto('#lan-address-input', host.address);
+    await d.typeInto('#lan-room-input', host.room.toLowerCase());
+    await d.tap('#lan-join-address-go');
+    const status = await waitFor('connected', async () => textOf('#lan-status'));
+    assert.match(status, new RegExp(`Connected to the host at ${host.address.replace(/\./g, '\\.')} \\(room ${host.room}\\)\\. You play White`));
+    await d.screenshot('lan-joined-390x844.png');
+    await host.stop();
+    await waitFor('the connection lost', async () => /connection to the host is lost/.test(await textOf('#lan-status')));
+    await waitFor('the host has left', async () => /host has left the game/.test(await textOf('#lan-status')), 20000);
+    await d.screenshot('lan-host-left-390x844.png');
+    await d.tap('#lan-leave');
+    await waitFor('the list again', async () => (await d.findAll('#lan-hosts, #lan-hosts-empty')).length === 1);
+  });
+
+  test('joins by tapping the list', async () => {
+    await d.tap('.lan-host:not(.incompatible)');
+    const status = await waitFor('connected', async () => textOf('#lan-status'));
+    assert.match(status, /Connected to the host at 127\.0\.0\.1:\d+ .*You play White/);
+    await d.tap('#lan-leave');
+  });
+
+  test('hosts a game; a guest joins with the join code it shows', async () => {
+    await d.tap('#lan-tab-host');
+    await d.typeInto('#lan-name', 'Ana phone');
+    await d.tap('#lan-variant-chess');
+    await d.tap('#lan-color-white');
+    await d.tap('#lan-host-start');
+    const code = await waitFor('the join code', async () => textOf('#lan-join-code'));
+    assert.match(code, /^[2-9A-Z]{6}-[2-9A-Z]{6}-[2-9A-Z]{6}$/);
+    assert.match(await textOf('#lan-address'), /^127\.0\.0\.1:\d+$/);
+    assert.match(await textOf('#lan-room'), /^[2-9A-Z]{8}$/);
+    assert.equal(await textOf('#lan-host-name'), 'Ana phone');
+    const modules = await d.script("return document.querySelectorAll('#lan-qr path').length;");
+    assert.equal(modules, 1, 'the QR code is drawn');
+    assert.match(await textOf('#lan-status'), /Waiting for a guest/);
+    await d.screenshot('lan-host-390x844.png');
+    const guest = await startBot(['--join', code]);
+    bots.push(guest);
+    assert.equal(guest.seat, 'black');
+    await waitFor('the guest seated', async () => /A guest has joined/.test(await textOf('#lan-status')));
+    await d.tap('#lan-stop');
+    await waitFor('the host form again', async () => (await d.findAll('#lan-host-start')).length === 1);
+  });
+}

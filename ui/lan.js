@@ -1,0 +1,118 @@
+// The Local network screen's effects: host, browse (the list arrives as `lan-hosts` events),
+// join, leave, and the connection state (`lan-status` events).
+import * as api from './api.js';
+import { hostRequest } from './lanstate.js';
+
+const NAME_KEY = 'maharajah.lanName';
+
+function savedName() {
+  try {
+    return localStorage.getItem(NAME_KEY) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+function saveName(name) {
+  try {
+    localStorage.setItem(NAME_KEY, name);
+  } catch {
+    // Without storage the name is asked again next time.
+  }
+}
+
+async function refresh(store) {
+  try {
+    const [hosting, status] = await Promise.all([api.lanHosted(), api.lanStatus()]);
+    store.dispatch({ type: 'lan/hosted', hosting });
+    store.dispatch({ type: 'lan/status', status });
+  } catch (error) {
+    store.dispatch({ type: 'lan/error', error });
+  }
+}
+
+async function browse(store) {
+  try {
+    const list = await api.lanBrowse();
+    // The list pushed meanwhile (lan-hosts events, always `browsing`) is newer than this answer.
+    if (!store.state.lan.list.browsing) store.dispatch({ type: 'lan/hosts', list });
+  } catch (error) {
+    store.dispatch({ type: 'lan/error', error });
+  }
+}
+
+function stopBrowsing(store) {
+  if (store.state.lan.list.browsing) api.lanStopBrowsing().catch(() => {});
+}
+
+/** Whether the join list should be live: the Join tab is open and this device is in no LAN game. */
+function wantsList(state) {
+  const lan = state.lan;
+  return state.screen === 'lan' && lan.tab === 'join' && !lan.hosting && !lan.status;
+}
+
+/** Effects of 'lan/…' actions and of entering or leaving the screen. */
+export async function lanEffects(action, store, previousScreen) {
+  const state = store.state;
+  switch (action.type) {
+    case 'navigate':
+      if (action.screen !== 'lan') break;
+      if (!state.lan.form.name) store.dispatch({ type: 'lan/form', key: 'name', value: savedName() });
+      await refresh(store);
+      if (wantsList(store.state)) browse(store);
+      break;
+    case 'back':
+      if (previousScreen === 'lan') stopBrowsing(store);
+      break;
+    case 'lan/tab':
+      if (wantsList(state)) browse(store);
+      else stopBrowsing(store);
+      break;
+    case 'lan/host': {
+      const request = hostRequest(state.lan.form);
+      saveName(request.name.trim());
+      store.dispatch({ type: 'lan/busy', busy: 'host' });
+      try {
+        store.dispatch({ type: 'lan/hosted', hosting: await api.lanHost(request) });
+        store.dispatch({ type: 'lan/status', status: await api.lanStatus() });
+      } catch (error) {
+        store.dispatch({ type: 'lan/error', error });
+      }
+      break;
+    }
+    case 'lan/join': {
+      // Typed fields are read now: typing does not re-render, so the view's closure may be stale.
+      const lan = state.lan;
+      let target = action.target;
+      if (target.kind === 'code') target = { kind: 'code', code: lan.code };
+      if (target.kind === 'address') target = { kind: 'address', address: lan.address, room: lan.room };
+      store.dispatch({ type: 'lan/busy', busy: 'join' });
+      try {
+        store.dispatch({ type: 'lan/status', status: await api.lanJoin(target) });
+      } catch (error) {
+        store.dispatch({ type: 'lan/error', error });
+      }
+      break;
+    }
+    case 'lan/leave':
+      try {
+        await api.lanLeave();
+      } catch {
+        // Leaving always clears this screen; the backend drops what it can.
+      }
+      store.dispatch({ type: 'lan/left' });
+      if (wantsList(store.state)) browse(store);
+      break;
+    default:
+      break;
+  }
+}
+
+/** Listens to the backend's LAN events. */
+export function subscribeLan(store) {
+  api.subscribe('lan-hosts', (list) => store.dispatch({ type: 'lan/hosts', list }));
+  api.subscribe('lan-status', (status) => {
+    if (status.phase === 'closed' && !status.detail) return;
+    store.dispatch({ type: 'lan/status', status });
+  });
+}
