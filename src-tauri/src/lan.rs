@@ -39,6 +39,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::commands::CommandError;
+use crate::netplay::{NetPlay, NetView};
 
 /// Environment variable shortening [`LanConfig::host_gone_after`] (milliseconds; end-to-end tests).
 pub const HOST_GONE_ENV: &str = "MAHARAJAH_LAN_HOST_GONE_MS";
@@ -440,6 +441,7 @@ impl Lan {
     pub async fn host(&self, request: HostRequest) -> Result<HostedView, CommandError> {
         let name = clean_name(&request.name)?;
         let mut inner = self.inner.lock().await;
+        Lan::reap(&mut inner).await;
         if inner.game.is_some() {
             return Err(error("lan_busy", "Already in a LAN game: leave it first."));
         }
@@ -495,7 +497,9 @@ impl Lan {
 
     /// What the host's screen shows while hosting (None otherwise).
     pub async fn hosted(&self) -> Option<HostedView> {
-        self.inner.lock().await.hosted.clone()
+        let mut inner = self.inner.lock().await;
+        Lan::reap(&mut inner).await;
+        inner.hosted.clone()
     }
 
     /// Starts browsing (the list is pushed as it changes) and answers the list now.
@@ -585,8 +589,12 @@ impl Lan {
                 }
             }
         };
-        if self.inner.lock().await.game.is_some() {
-            return Err(error("lan_busy", "Already in a LAN game: leave it first."));
+        {
+            let mut inner = self.inner.lock().await;
+            Lan::reap(&mut inner).await;
+            if inner.game.is_some() {
+                return Err(error("lan_busy", "Already in a LAN game: leave it first."));
+            }
         }
         let (connection, events, seat) = host::join(address, room, connect_options())
             .await
@@ -612,20 +620,41 @@ impl Lan {
 
     /// The LAN game's state now (None when not in one).
     pub async fn status(&self) -> Option<LanStatus> {
-        let inner = self.inner.lock().await;
+        let mut inner = self.inner.lock().await;
+        Lan::reap(&mut inner).await;
         inner.game.as_ref().map(|g| lock(&g.status).clone())
     }
 
-    /// The connection, seat and role of the LAN game (None when not in one).
-    pub async fn game(&self) -> Option<(Connection, SeatCredentials, Role)> {
-        let inner = self.inner.lock().await;
-        inner.game.as_ref().map(|g| (g.connection.clone(), g.seat.clone(), g.role))
+    /// Hands the LAN game to the network game screen: `net` takes over the connection and every
+    /// event since the seat was taken (the watcher still reports the LAN state). None when not in
+    /// a LAN game or already handed over.
+    pub async fn hand_over(&self, net: &NetPlay) -> Option<NetView> {
+        let mut inner = self.inner.lock().await;
+        let game = inner.game.as_mut()?;
+        let events = game.events.take()?;
+        Some(net.adopt(&game.url, game.connection.clone(), events))
     }
 
-    /// Takes the LAN game's events (every [`NetEvent`] since it was seated, in order) for the
-    /// game screen; None when not in a LAN game or already taken.
-    pub async fn take_events(&self) -> Option<mpsc::UnboundedReceiver<NetEvent>> {
-        self.inner.lock().await.game.as_mut().and_then(|g| g.events.take())
+    /// Forgets a LAN game whose connection has ended (e.g. left from the game screen): its host,
+    /// if this device hosted, stops, so a new game can start.
+    async fn reap(inner: &mut Inner) {
+        let closed = inner.game.as_ref().is_some_and(|g| lock(&g.status).phase == Phase::Closed);
+        if closed {
+            inner.game = None;
+            inner.hosted = None;
+            if let Some(mut h) = inner.host.take() {
+                h.stop().await;
+            }
+        }
+    }
+
+    /// [`Lan::leave`], and drops the game from `net` too when it is this LAN game.
+    pub async fn leave_with(&self, net: &NetPlay) {
+        let url = self.inner.lock().await.game.as_ref().map(|g| g.url.clone());
+        if url.is_some() && net.view().map(|v| v.url) == url {
+            net.leave().await;
+        }
+        self.leave().await;
     }
 
     /// Leaves the LAN game: closes the connection, and when hosting stops the server (the guest
@@ -762,17 +791,22 @@ pub mod commands {
 
     use super::{HostList, HostRequest, HostedView, JoinTarget, Lan, LanStatus};
     use crate::commands::CommandError;
+    use crate::netplay::NetPlay;
 
-    /// Hosts a game on this device.
+    /// Hosts a game on this device; the network game screen takes it over at once (its view
+    /// arrives as `net` events; the host card stays until a guest is seated).
     ///
     /// # Errors
     /// As [`Lan::host`].
     #[tauri::command]
     pub async fn lan_host(
         lan: State<'_, Lan>,
+        net: State<'_, NetPlay>,
         request: HostRequest,
     ) -> Result<HostedView, CommandError> {
-        lan.host(request).await
+        let hosted = lan.host(request).await?;
+        lan.hand_over(&net).await;
+        Ok(hosted)
     }
 
     /// What the host's screen shows while hosting (null otherwise).
@@ -803,16 +837,20 @@ pub mod commands {
         Ok(())
     }
 
-    /// Joins a host from the list, by address and room code, or by join code.
+    /// Joins a host from the list, by address and room code, or by join code; the network game
+    /// screen takes the game over (`net` events, or `net_view`).
     ///
     /// # Errors
     /// As [`Lan::join`].
     #[tauri::command]
     pub async fn lan_join(
         lan: State<'_, Lan>,
+        net: State<'_, NetPlay>,
         target: JoinTarget,
     ) -> Result<LanStatus, CommandError> {
-        lan.join(target).await
+        let status = lan.join(target).await?;
+        lan.hand_over(&net).await;
+        Ok(status)
     }
 
     /// The LAN game's state (null when not in one).
@@ -824,13 +862,16 @@ pub mod commands {
         Ok(lan.status().await)
     }
 
-    /// Leaves the LAN game (a host stops hosting).
+    /// Leaves the LAN game (a host stops hosting), and closes it on the network game screen.
     ///
     /// # Errors
     /// Never.
     #[tauri::command]
-    pub async fn lan_leave(lan: State<'_, Lan>) -> Result<(), CommandError> {
-        lan.leave().await;
+    pub async fn lan_leave(
+        lan: State<'_, Lan>,
+        net: State<'_, NetPlay>,
+    ) -> Result<(), CommandError> {
+        lan.leave_with(&net).await;
         Ok(())
     }
 }

@@ -1,6 +1,6 @@
 //! The app's LAN play (`maharajah_lib::lan`) inside a private network namespace
 //! (../shared/notes/lan-testing.md): one `Lan` hosts, another browses the live list, joins from
-//! it, and both play; then the fallbacks (typed address, join code), bad input, an incompatible
+//! it, both hand their game to a `NetPlay` (the network game screen) and play; then the fallbacks (typed address, join code), bad input, an incompatible
 //! host greyed with its reason, and the host leaving for good as the guest sees it.
 //!
 //! Every mDNS daemon here lives in a namespace this test made (its thread unshares the network
@@ -15,11 +15,11 @@ use std::time::Duration;
 use maharajah_lib::lan::{
     HostList, HostRequest, JoinTarget, Lan, LanConfig, LanPush, LanStatus, Phase, Role,
 };
-use maharajah_net::client::NetEvent;
+use maharajah_lib::netplay::{NetPlay, NetUpdate, NetView};
 use maharajah_net::discovery::SERVICE_TYPE;
 use maharajah_net::netns;
 use maharajah_net::JoinCode;
-use maharajah_protocol::{Color, RoomEvent, TimeControl, Variant};
+use maharajah_protocol::{Color, TimeControl, Variant};
 use tokio::sync::mpsc;
 
 /// Longest wait for one step (CI shares two cores with builds).
@@ -88,18 +88,20 @@ async fn next_status(
     tokio::time::timeout(WAIT, wait).await.unwrap_or_else(|_| panic!("timed out: {what}"))
 }
 
-async fn moved(events: &mut mpsc::UnboundedReceiver<NetEvent>, uci: &str) {
+async fn view_until(
+    views: &mut mpsc::UnboundedReceiver<NetView>,
+    what: &str,
+    pred: impl Fn(&NetView) -> bool,
+) -> NetView {
     let wait = async {
-        while let Some(e) = events.recv().await {
-            if let NetEvent::Room { event: RoomEvent::Moved { uci: u, .. }, .. } = &e {
-                if u == uci {
-                    return;
-                }
+        while let Some(v) = views.recv().await {
+            if pred(&v) {
+                return v;
             }
         }
-        panic!("events ended before {uci}");
+        panic!("views ended before {what}");
     };
-    tokio::time::timeout(WAIT, wait).await.unwrap_or_else(|_| panic!("timed out: {uci}"));
+    tokio::time::timeout(WAIT, wait).await.unwrap_or_else(|_| panic!("timed out: {what}"))
 }
 
 fn request(name: &str, variant: Variant, hidden: bool) -> HostRequest {
@@ -189,19 +191,41 @@ fn host_browse_join_and_play_in_a_private_namespace() {
             next_status(&mut host_pushes, "guest seated", |s| s.phase == Phase::Seated).await;
             assert_eq!(guest.status().await.unwrap().phase, Phase::Seated);
 
-            // Both play through the connections handed to the game screen.
-            let (white, _, _) = host.game().await.unwrap();
-            let (black, black_seat, _) = guest.game().await.unwrap();
-            assert_eq!(black_seat.seat, Color::Black);
-            let mut white_events = host.take_events().await.unwrap();
-            let mut black_events = guest.take_events().await.unwrap();
-            assert!(guest.take_events().await.is_none(), "events are taken once");
-            white.play("e2e4").await.unwrap();
-            moved(&mut black_events, "e2e4").await;
-            black.play("e7e5").await.unwrap();
-            moved(&mut white_events, "e7e5").await;
+            // The network game screen takes both games over; they play through it.
+            let (host_views, mut host_view_rx) = mpsc::unbounded_channel();
+            let host_net = NetPlay::new(move |u| {
+                if let NetUpdate::View(v) = u {
+                    let _ = host_views.send(*v);
+                }
+            });
+            let (guest_views, mut guest_view_rx) = mpsc::unbounded_channel();
+            let guest_net = NetPlay::new(move |u| {
+                if let NetUpdate::View(v) = u {
+                    let _ = guest_views.send(*v);
+                }
+            });
+            let adopted = host.hand_over(&host_net).await.unwrap();
+            assert_eq!(adopted.seat, Some(Color::White));
+            assert!(host.hand_over(&host_net).await.is_none(), "handed over once");
+            guest.hand_over(&guest_net).await.unwrap();
+            view_until(&mut host_view_rx, "white may move", |v| v.my_turn).await;
+            host_net.play("e2e4").await.unwrap();
+            let seen = view_until(&mut guest_view_rx, "e2e4 on the guest", |v| v.my_turn).await;
+            assert_eq!(seen.game.unwrap().history, vec!["e4".to_owned()]);
+            guest_net.play("e7e5").await.unwrap();
+            view_until(&mut host_view_rx, "e7e5 on the host", |v| {
+                v.game.as_ref().is_some_and(|g| g.history.len() == 2)
+            })
+            .await;
+            // The LAN state still follows the game after the hand-over.
+            assert_eq!(guest.status().await.unwrap().phase, Phase::Seated);
 
-            // The host leaves for good: the guest hears at once, then that the host has left.
+            // Leaving from the game screen ends the LAN game: hosting can start again.
+            host_net.leave().await;
+            next_status(&mut host_pushes, "host closed", |s| s.phase == Phase::Closed).await;
+            assert!(host.hosted().await.is_none(), "a closed game is forgotten");
+            guest_net.leave().await;
+
             guest.leave().await;
             host.leave().await;
             assert!(host.hosted().await.is_none() && host.status().await.is_none());
