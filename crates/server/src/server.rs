@@ -356,10 +356,16 @@ impl Drop for IpGuard {
 fn ws_config() -> WebSocketConfig {
     // Frames a little over the protocol limit are read and refused with a typed error;
     // anything far larger ends the connection inside tungstenite.
+    // The read buffer starts small (frames are tiny; it grows for a larger one): the default
+    // 128 KiB, zero-filled on the first read, was most of the memory of an idle connection.
     WebSocketConfig::default()
         .max_message_size(Some(4 * MAX_FRAME_BYTES))
         .max_frame_size(Some(4 * MAX_FRAME_BYTES))
+        .read_buffer_size(READ_BUFFER_BYTES)
 }
+
+/// Initial read buffer of a connection.
+const READ_BUFFER_BYTES: usize = 4096;
 
 /// Token bucket for the per-connection message rate.
 struct Bucket {
@@ -413,13 +419,27 @@ async fn serve_connection(shared: &Arc<Shared>, stream: TcpStream, peer: SocketA
     let link =
         Link { id: shared.next_conn.fetch_add(1, Ordering::Relaxed), tx, kill: kill.clone() };
     let ping_every = shared.config.ping_interval;
+    // When the reader last got a frame; a connection that spoke within the last interval is
+    // alive and needs no ping (a game in progress rarely gets one).
+    let heard = Arc::new(AtomicU64::new(shared.now()));
+    let writer_heard = heard.clone();
+    let writer_shared = shared.clone();
     let writer = tokio::spawn(async move {
         let mut ping = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
+        ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let every_ms = u64::try_from(ping_every.as_millis()).unwrap_or(u64::MAX);
         loop {
             let out = tokio::select! {
                 out = rx.recv() => out,
                 _ = ping.tick() => {
-                    if sink.send(Message::Ping(Vec::new().into())).await.is_err() { break }
+                    let quiet = writer_shared
+                        .now()
+                        .saturating_sub(writer_heard.load(Ordering::Relaxed));
+                    if quiet >= every_ms / 2
+                        && sink.send(Message::Ping(Vec::new().into())).await.is_err()
+                    {
+                        break;
+                    }
                     continue;
                 }
             };
@@ -473,6 +493,7 @@ async fn serve_connection(shared: &Arc<Shared>, stream: TcpStream, peer: SocketA
             Ok(Some(Err(_))) => break,
             Ok(Some(Ok(frame))) => frame,
         };
+        heard.store(shared.now(), Ordering::Relaxed);
         let flow = match frame {
             Message::Text(text) => conn.on_text(text.as_str()).await,
             Message::Binary(_) => {

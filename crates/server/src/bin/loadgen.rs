@@ -1,19 +1,31 @@
-//! `maharajah-loadgen`: opens N concurrent clocked games over WebSockets, plays legal moves and
-//! prints games, moves/s, p50/p99 move round trip, and (for the in-process server) RSS and CPU.
+//! `maharajah-loadgen`: opens N concurrent clocked games over WebSockets, plays legal moves with
+//! a human-like think time between them, and prints games, connections, moves/s, p50/p99 move
+//! round trip, and the server's RSS and CPU.
 //!
 //! ```text
-//! maharajah-loadgen [--games N] [--plies P] [--addr HOST:PORT | --db PATH]
+//! maharajah-loadgen [--games N] [--think MIN-MAX] [--duration S] [--plies P] [--procs K]
+//!                   [--addr HOST:PORT [--server-pid PID] | --db PATH]
 //! ```
 //!
-//! Without `--addr` it starts the server library in this process (in memory, or in SQLite at
-//! `--db PATH`; limits lifted), so
-//! the RSS and CPU printed are server and clients together. With `--addr` it drives an external
-//! server, which must allow that many connections from one address
-//! (`--max-connections-per-ip`, `--messages-per-second`).
+//! Pacing: every game opens its two connections, creates and joins a room (10+5 clock), then
+//! waits until every game is seated. From then on each player thinks a uniformly random time
+//! in `--think` (default 1000-5000 ms) before each move, so N games make about N / 3 moves a
+//! second; a game that ends starts a new room on the same connections. Round trips (move sent →
+//! its `move_ack`) are counted during the `--duration` seconds (default 60). `--think 0` plays
+//! back to back (a stress test, not real play) and then `--plies` (default 40) ends each game.
+//!
+//! Without `--addr` the server library runs in this process (in memory, or in SQLite at `--db
+//! PATH`; limits lifted). With `--procs K` the clients run in K child processes (each has its
+//! own file-descriptor limit), so this process is the server alone and the RSS and CPU printed
+//! are the server's. With `--addr` it drives an external server (which must allow that many
+//! connections from one address: `--max-connections-per-ip`, `--messages-per-second`); pass
+//! `--server-pid` to read that server's RSS and CPU from /proc.
 
+use std::io::{BufRead, Write};
 use std::net::SocketAddr;
-use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::process::{ExitCode, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use maharajah_engine as engine;
@@ -22,43 +34,94 @@ use maharajah_protocol::{
     Variant, PROTOCOL_VERSION,
 };
 use tokio::net::TcpStream;
+use tokio::sync::{watch, Semaphore};
+use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 type Failure = String;
 
+const USAGE: &str = "usage: maharajah-loadgen [--games N] [--think MIN-MAX | --think MS] \
+                     [--duration S] [--plies P] [--procs K] \
+                     [--addr HOST:PORT [--server-pid PID] | --db PATH]";
+
+#[derive(Clone, Debug)]
 struct Args {
     games: usize,
     plies: u32,
+    think_ms: (u64, u64),
+    duration: Duration,
+    procs: usize,
     addr: Option<SocketAddr>,
+    server_pid: Option<u32>,
     db: Option<std::path::PathBuf>,
+    /// Child mode: index of the first game, clients only, results on stdout.
+    worker: Option<usize>,
+}
+
+fn parse_think(v: &str) -> Result<(u64, u64), String> {
+    let bad = |e: std::num::ParseIntError| format!("--think {v}: {e}");
+    let (lo, hi) = match v.split_once('-') {
+        Some((a, b)) => (a.parse().map_err(bad)?, b.parse().map_err(bad)?),
+        None => {
+            let x = v.parse().map_err(bad)?;
+            (x, x)
+        }
+    };
+    if lo > hi {
+        return Err(format!("--think {v}: the minimum is above the maximum"));
+    }
+    Ok((lo, hi))
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut a = Args { games: 100, plies: 40, addr: None, db: None };
+    let mut a = Args {
+        games: 100,
+        plies: 40,
+        think_ms: (1000, 5000),
+        duration: Duration::from_secs(60),
+        procs: 1,
+        addr: None,
+        server_pid: None,
+        db: None,
+        worker: None,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value"));
+        fn num<T: std::str::FromStr>(name: &str, v: String) -> Result<T, String>
+        where
+            T::Err: std::fmt::Display,
+        {
+            v.parse().map_err(|e| format!("{name} {v}: {e}"))
+        }
         match arg.as_str() {
-            "--games" => {
-                a.games = value("--games")?.parse().map_err(|e| format!("--games: {e}"))?
+            "--games" => a.games = num("--games", value("--games")?)?,
+            "--plies" => a.plies = num("--plies", value("--plies")?)?,
+            "--think" => a.think_ms = parse_think(&value("--think")?)?,
+            "--duration" => {
+                a.duration = Duration::from_secs(num("--duration", value("--duration")?)?);
             }
-            "--plies" => {
-                a.plies = value("--plies")?.parse().map_err(|e| format!("--plies: {e}"))?
-            }
-            "--addr" => {
-                a.addr = Some(value("--addr")?.parse().map_err(|e| format!("--addr: {e}"))?)
-            }
+            "--procs" => a.procs = num::<usize>("--procs", value("--procs")?)?.max(1),
+            "--addr" => a.addr = Some(num("--addr", value("--addr")?)?),
+            "--server-pid" => a.server_pid = Some(num("--server-pid", value("--server-pid")?)?),
             "--db" => a.db = Some(value("--db")?.into()),
-            _ => {
-                return Err("usage: maharajah-loadgen [--games N] [--plies P] \
-                            [--addr HOST:PORT | --db PATH]"
-                    .into())
-            }
+            "--worker" => a.worker = Some(num("--worker", value("--worker")?)?),
+            "-h" | "--help" => return Err(USAGE.into()),
+            other => return Err(format!("unknown argument {other}\n{USAGE}")),
         }
     }
+    if a.worker.is_some() && a.addr.is_none() {
+        return Err("--worker needs --addr".into());
+    }
     Ok(a)
+}
+
+/// Small buffers: many connections, tiny frames (the server does the same).
+fn ws_config() -> WebSocketConfig {
+    WebSocketConfig::default().read_buffer_size(4096).write_buffer_size(0)
 }
 
 async fn send(ws: &mut Ws, msg: &ClientMsg) -> Result<(), Failure> {
@@ -67,7 +130,7 @@ async fn send(ws: &mut Ws, msg: &ClientMsg) -> Result<(), Failure> {
 
 async fn recv_until(ws: &mut Ws, f: impl Fn(&ServerMsg) -> bool) -> Result<ServerMsg, Failure> {
     loop {
-        let frame = tokio::time::timeout(Duration::from_secs(30), ws.next())
+        let frame = tokio::time::timeout(Duration::from_secs(60), ws.next())
             .await
             .map_err(|_| "timeout".to_owned())?
             .ok_or("closed")?
@@ -83,83 +146,380 @@ async fn recv_until(ws: &mut Ws, f: impl Fn(&ServerMsg) -> bool) -> Result<Serve
     }
 }
 
+/// Reads (and so answers pings on) both connections until `until`; any message is a failure,
+/// since nothing is pending between moves.
+async fn idle(
+    w: &mut Ws,
+    b: &mut Ws,
+    until: impl std::future::Future<Output = ()>,
+) -> Result<(), Failure> {
+    tokio::pin!(until);
+    loop {
+        let frame = tokio::select! {
+            () = &mut until => return Ok(()),
+            f = w.next() => f,
+            f = b.next() => f,
+        };
+        match frame {
+            None => return Err("closed".into()),
+            Some(Err(e)) => return Err(format!("recv: {e}")),
+            Some(Ok(Message::Text(text))) => {
+                if let Ok(ServerMsg::Error { code, message }) = decode_server(text.as_str()) {
+                    return Err(format!("{code:?}: {message}"));
+                }
+            }
+            Some(Ok(_)) => {}
+        }
+    }
+}
+
 async fn connect(addr: SocketAddr) -> Result<Ws, Failure> {
-    let (mut ws, _) =
-        tokio_tungstenite::connect_async_with_config(format!("ws://{addr}"), None, true)
-            .await
-            .map_err(|e| format!("connect: {e}"))?;
+    let (mut ws, _) = tokio_tungstenite::connect_async_with_config(
+        format!("ws://{addr}"),
+        Some(ws_config()),
+        true,
+    )
+    .await
+    .map_err(|e| format!("connect: {e}"))?;
     send(&mut ws, &ClientMsg::Hello { version: PROTOCOL_VERSION, client: "loadgen".into() })
         .await?;
     recv_until(&mut ws, |m| matches!(m, ServerMsg::Welcome { .. })).await?;
     Ok(ws)
 }
 
-/// One game: two connections; returns the mover's send→ack times in microseconds.
-async fn game(addr: SocketAddr, index: usize, plies: u32) -> Result<Vec<u64>, Failure> {
-    let mut w = connect(addr).await?;
+/// Creates a room on `w` (White) and joins it on `b`; returns both seat tokens.
+async fn seat(w: &mut Ws, b: &mut Ws) -> Result<(String, String), Failure> {
     let options = RoomOptions {
         variant: Variant::Chess,
-        time_control: Some(TimeControl { base_ms: 600_000, increment_ms: 0 }),
+        time_control: Some(TimeControl { base_ms: 600_000, increment_ms: 5_000 }),
         hidden_setup: false,
         color: Some(Color::White),
     };
-    send(&mut w, &ClientMsg::CreateRoom { options }).await?;
+    send(w, &ClientMsg::CreateRoom { options }).await?;
     let ServerMsg::Seated { code, token: wt, .. } =
-        recv_until(&mut w, |m| matches!(m, ServerMsg::Seated { .. })).await?
+        recv_until(w, |m| matches!(m, ServerMsg::Seated { .. })).await?
     else {
         return Err("no seat".into());
     };
-    let mut b = connect(addr).await?;
-    send(&mut b, &ClientMsg::JoinRoom { code }).await?;
+    send(b, &ClientMsg::JoinRoom { code }).await?;
     let ServerMsg::Seated { token: bt, .. } =
-        recv_until(&mut b, |m| matches!(m, ServerMsg::Seated { .. })).await?
+        recv_until(b, |m| matches!(m, ServerMsg::Seated { .. })).await?
     else {
         return Err("no seat".into());
     };
-    let mut pos = engine::Position::from_fen(engine::Variant::Chess, engine::fen::STANDARD_START)
-        .map_err(|e| e.to_string())?;
-    let mut rtts = Vec::with_capacity(plies as usize);
-    let mut seed = (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    for ply in 0..plies {
-        let moves = pos.legal_moves();
-        if moves.is_empty() || pos.is_insufficient_material() {
+    // White hears that Black sat down; take that before the first move.
+    recv_until(w, |m| matches!(m, ServerMsg::Event { .. })).await?;
+    Ok((wt, bt))
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.next() % n
+        }
+    }
+}
+
+/// When the measured window opens, shared by every game.
+type Go = watch::Receiver<Option<Instant>>;
+
+#[derive(Default)]
+struct GameStats {
+    /// Round trips (µs) of moves sent inside the window.
+    rtts: Vec<u64>,
+    /// Moves played in all.
+    moves: u64,
+}
+
+/// One game pair: two connections playing room after room until the window closes.
+async fn game(
+    addr: SocketAddr,
+    index: usize,
+    args: Arc<Args>,
+    setup: Arc<Semaphore>,
+    ready: tokio::sync::mpsc::Sender<()>,
+    mut go: Go,
+) -> Result<GameStats, Failure> {
+    let (mut w, mut b, mut tokens) = {
+        let _permit = setup.acquire().await.map_err(|e| e.to_string())?;
+        let mut w = connect(addr).await?;
+        let mut b = connect(addr).await?;
+        let tokens = seat(&mut w, &mut b).await?;
+        (w, b, tokens)
+    };
+    let _ = ready.send(()).await;
+    drop(ready);
+    // Wait for every game, answering pings meanwhile.
+    idle(&mut w, &mut b, async {
+        let _ = go.wait_for(Option::is_some).await;
+    })
+    .await?;
+    let start = (*go.borrow()).unwrap_or_else(Instant::now);
+    let end = start + args.duration;
+    let mut rng = Rng((index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let (lo, hi) = args.think_ms;
+    let paced = hi > 0;
+    let mut stats = GameStats::default();
+    // Spread the games' first moves over one think time.
+    idle(&mut w, &mut b, tokio::time::sleep(Duration::from_millis(rng.below(hi + 1)))).await?;
+    'rooms: loop {
+        let mut pos =
+            engine::Position::from_fen(engine::Variant::Chess, engine::fen::STANDARD_START)
+                .map_err(|e| e.to_string())?;
+        let mut ply = 0u32;
+        loop {
+            if Instant::now() >= end || (!paced && ply >= args.plies) {
+                break 'rooms;
+            }
+            let moves = pos.legal_moves();
+            if moves.is_empty() || pos.is_insufficient_material() || pos.outcome().is_some() {
+                break;
+            }
+            let mv = moves[rng.below(moves.len() as u64) as usize];
+            let (mover, other, token) = if ply % 2 == 0 {
+                (&mut w, &mut b, &tokens.0)
+            } else {
+                (&mut b, &mut w, &tokens.1)
+            };
+            let t0 = Instant::now();
+            send(mover, &ClientMsg::Move { token: token.clone(), ply, uci: mv.to_string() })
+                .await?;
+            recv_until(mover, |m| matches!(m, ServerMsg::MoveAck { .. })).await?;
+            if t0 >= start && t0 < end {
+                stats.rtts.push(u64::try_from(t0.elapsed().as_micros()).unwrap_or(u64::MAX));
+            }
+            stats.moves += 1;
+            recv_until(other, |m| {
+                matches!(m, ServerMsg::Event { event: RoomEvent::Moved { ply: p, .. }, .. } if *p == ply)
+            })
+            .await?;
+            pos = pos.play(mv).map_err(|e| e.to_string())?;
+            ply += 1;
+            if paced {
+                let think = lo + rng.below(hi - lo + 1);
+                let until = (Instant::now() + Duration::from_millis(think)).min(end);
+                idle(&mut w, &mut b, tokio::time::sleep_until(until)).await?;
+            }
+        }
+        if !paced {
             break;
         }
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        let mv = moves[(seed % moves.len() as u64) as usize];
-        let (mover, other, token) =
-            if ply % 2 == 0 { (&mut w, &mut b, &wt) } else { (&mut b, &mut w, &bt) };
-        let t0 = Instant::now();
-        send(mover, &ClientMsg::Move { token: token.clone(), ply, uci: mv.to_string() }).await?;
-        recv_until(mover, |m| matches!(m, ServerMsg::MoveAck { .. })).await?;
-        rtts.push(u64::try_from(t0.elapsed().as_micros()).unwrap_or(u64::MAX));
-        recv_until(other, |m| {
-            matches!(m, ServerMsg::Event { event: RoomEvent::Moved { ply: p, .. }, .. } if *p == ply)
-        })
-        .await?;
-        pos = pos.play(mv).map_err(|e| e.to_string())?;
-        if pos.outcome().is_some() {
-            break;
-        }
+        // The game is over: both leave by sitting down in a fresh room.
+        tokens = seat(&mut w, &mut b).await?;
     }
     let _ = w.close(None).await;
     let _ = b.close(None).await;
-    Ok(rtts)
+    Ok(stats)
 }
 
-fn proc_self(field: &str) -> Option<String> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+/// Everything the clients measured.
+#[derive(Default)]
+struct Totals {
+    ok: usize,
+    failed: usize,
+    moves: u64,
+    rtts: Vec<u64>,
+    first_error: Option<String>,
+}
+
+/// Runs `count` games starting at `first`; calls `on_ready` once all are seated and waits for
+/// `go` to open the window.
+async fn run_clients(
+    addr: SocketAddr,
+    first: usize,
+    count: usize,
+    args: &Arc<Args>,
+    go_rx: Go,
+) -> (tokio::sync::mpsc::Receiver<()>, Vec<tokio::task::JoinHandle<Result<GameStats, Failure>>>) {
+    let setup = Arc::new(Semaphore::new(128));
+    let (ready_tx, ready_rx) = tokio::sync::mpsc::channel(count.max(1));
+    let tasks = (first..first + count)
+        .map(|i| {
+            tokio::spawn(game(
+                addr,
+                i,
+                args.clone(),
+                setup.clone(),
+                ready_tx.clone(),
+                go_rx.clone(),
+            ))
+        })
+        .collect();
+    (ready_rx, tasks)
+}
+
+/// Waits until every game said ready or ended (a failed setup still counts, as ended).
+async fn all_ready(mut ready: tokio::sync::mpsc::Receiver<()>) {
+    while ready.recv().await.is_some() {}
+}
+
+async fn collect(tasks: Vec<tokio::task::JoinHandle<Result<GameStats, Failure>>>) -> Totals {
+    let mut t = Totals::default();
+    for task in tasks {
+        match task.await {
+            Ok(Ok(s)) => {
+                t.ok += 1;
+                t.moves += s.moves;
+                t.rtts.extend(s.rtts);
+            }
+            Ok(Err(e)) => {
+                t.failed += 1;
+                t.first_error.get_or_insert(e);
+            }
+            Err(e) => {
+                t.failed += 1;
+                t.first_error.get_or_insert(e.to_string());
+            }
+        }
+    }
+    t
+}
+
+/// Child mode: games `[first, first + games)`; prints `ready`, waits for a line on stdin,
+/// plays, then prints its totals.
+async fn worker(args: Arc<Args>, first: usize, addr: SocketAddr) -> ExitCode {
+    let (go_tx, go_rx) = watch::channel(None);
+    let (ready, tasks) = run_clients(addr, first, args.games, &args, go_rx).await;
+    all_ready(ready).await;
+    println!("ready");
+    let _ = std::io::stdout().flush();
+    let line = tokio::task::spawn_blocking(|| {
+        let mut s = String::new();
+        let _ = std::io::stdin().lock().read_line(&mut s);
+    });
+    let _ = line.await;
+    let _ = go_tx.send(Some(Instant::now()));
+    let t = collect(tasks).await;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "result {} {} {}", t.ok, t.failed, t.moves);
+    if let Some(e) = t.first_error {
+        let _ = writeln!(out, "error {}", e.replace('\n', " "));
+    }
+    let mut line = String::from("rtts");
+    for r in t.rtts {
+        line.push(' ');
+        line.push_str(&r.to_string());
+    }
+    let _ = writeln!(out, "{line}");
+    ExitCode::SUCCESS
+}
+
+/// Spawns `procs` children over the games, opens the window once all are seated, and merges
+/// their totals.
+/// Also returns the server's CPU seconds read when the window opened.
+async fn run_children(
+    args: &Args,
+    addr: SocketAddr,
+    server_pid: Option<&str>,
+) -> Result<(Totals, Option<(f64, f64)>, Instant), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("own path: {e}"))?;
+    let mut children = Vec::new();
+    let per = args.games.div_ceil(args.procs);
+    let mut first = 0;
+    while first < args.games {
+        let n = per.min(args.games - first);
+        let (lo, hi) = args.think_ms;
+        let mut child = std::process::Command::new(&exe)
+            .args(["--worker", &first.to_string(), "--addr", &addr.to_string()])
+            .args(["--games", &n.to_string(), "--plies", &args.plies.to_string()])
+            .args(["--think", &format!("{lo}-{hi}")])
+            .args(["--duration", &args.duration.as_secs().to_string()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("spawn a worker: {e}"))?;
+        let stdout = child.stdout.take().ok_or("no worker stdout")?;
+        children.push((child, std::io::BufReader::new(stdout)));
+        first += n;
+    }
+    // Each child's first line says it is seated.
+    let mut handles = Vec::new();
+    for (mut child, mut out) in children {
+        handles.push(tokio::task::spawn_blocking(move || {
+            let mut line = String::new();
+            let _ = out.read_line(&mut line);
+            (child.stdin.take(), child, out, line)
+        }));
+    }
+    let mut waiting = Vec::new();
+    for h in handles {
+        waiting.push(h.await.map_err(|e| e.to_string())?);
+    }
+    eprintln!("loadgen: all games seated; measuring for {} s", args.duration.as_secs());
+    let cpu0 = server_pid.and_then(|p| cpu_seconds(p).zip(run_queue_wait(p)));
+    let t0 = Instant::now();
+    for (stdin, _, _, line) in &mut waiting {
+        if line.trim() != "ready" {
+            return Err(format!("a worker did not get ready: {line:?}"));
+        }
+        if let Some(s) = stdin {
+            let _ = s.write_all(b"go\n");
+            let _ = s.flush();
+        }
+    }
+    let mut totals = Totals::default();
+    for (_stdin, mut child, out, _) in waiting {
+        let lines = tokio::task::spawn_blocking(move || {
+            let lines: Vec<String> = out.lines().map_while(Result::ok).collect();
+            let _ = child.wait();
+            lines
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+        for line in lines {
+            let mut f = line.split_whitespace();
+            match f.next() {
+                Some("result") => {
+                    let mut n = || f.next().and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
+                    totals.ok += n() as usize;
+                    totals.failed += n() as usize;
+                    totals.moves += n();
+                }
+                Some("error") => {
+                    totals.first_error.get_or_insert(line["error ".len()..].to_owned());
+                }
+                Some("rtts") => totals.rtts.extend(f.filter_map(|x| x.parse::<u64>().ok())),
+                _ => {}
+            }
+        }
+    }
+    Ok((totals, cpu0, t0))
+}
+
+fn proc_field(pid: &str, field: &str) -> Option<String> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status.lines().find(|l| l.starts_with(field)).map(|l| l[field.len()..].trim().to_owned())
 }
 
-fn cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+fn cpu_seconds(pid: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after = stat.rsplit(')').next()?;
     let f: Vec<&str> = after.split_whitespace().collect();
     let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
     Some(ticks / 100.0)
+}
+
+/// Seconds the process's threads spent waiting for a CPU while runnable (from
+/// `/proc/PID/task/*/schedstat`): time lost to other programs and to each other.
+fn run_queue_wait(pid: &str) -> Option<f64> {
+    let mut ns = 0u64;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+        let path = task.ok()?.path().join("schedstat");
+        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        ns += text.split_whitespace().nth(1).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
+    }
+    Some(ns as f64 / 1e9)
 }
 
 fn percentile(sorted: &[u64], p: f64) -> f64 {
@@ -170,15 +530,25 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
     sorted[i.min(sorted.len() - 1)] as f64 / 1000.0
 }
 
+/// CPU seconds used and seconds spent waiting for a CPU since `before`.
+fn usage_since(pid: Option<&str>, before: Option<(f64, f64)>) -> Option<(f64, f64)> {
+    let pid = pid?;
+    let (cpu0, wait0) = before?;
+    Some((cpu_seconds(pid)? - cpu0, run_queue_wait(pid)? - wait0))
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = match parse_args() {
-        Ok(a) => a,
+        Ok(a) => Arc::new(a),
         Err(e) => {
             eprintln!("{e}");
             return ExitCode::from(2);
         }
     };
+    if let (Some(first), Some(addr)) = (args.worker, args.addr) {
+        return worker(args, first, addr).await;
+    }
     let (addr, local) = match args.addr {
         Some(a) => (a, None),
         None => {
@@ -204,41 +574,54 @@ async fn main() -> ExitCode {
             (addr, Some((stop, task)))
         }
     };
-    let cpu0 = cpu_seconds();
-    let t0 = Instant::now();
-    let tasks: Vec<_> = (0..args.games).map(|i| tokio::spawn(game(addr, i, args.plies))).collect();
-    let mut rtts = Vec::new();
-    let (mut ok, mut failed) = (0usize, 0usize);
-    let mut first_error = None;
-    for t in tasks {
-        match t.await {
-            Ok(Ok(r)) => {
-                ok += 1;
-                rtts.extend(r);
-            }
-            Ok(Err(e)) => {
-                failed += 1;
-                first_error.get_or_insert(e);
+    let server_pid = match (&local, args.server_pid) {
+        (Some(_), _) => Some("self".to_owned()),
+        (None, Some(pid)) => Some(pid.to_string()),
+        (None, None) => None,
+    };
+    let setup_start = Instant::now();
+    let (totals, window, cpu) = if args.procs > 1 {
+        match run_children(&args, addr, server_pid.as_deref()).await {
+            Ok((t, cpu0, t0)) => {
+                // The children's window is `duration` long (all games share it).
+                let window = args.duration.as_secs_f64().min(t0.elapsed().as_secs_f64());
+                (t, window, usage_since(server_pid.as_deref(), cpu0))
             }
             Err(e) => {
-                failed += 1;
-                first_error.get_or_insert(e.to_string());
+                eprintln!("loadgen: {e}");
+                return ExitCode::FAILURE;
             }
         }
-    }
-    let elapsed = t0.elapsed().as_secs_f64();
-    let rss = proc_self("VmHWM:").unwrap_or_else(|| "?".into());
-    let cpu = match (cpu0, cpu_seconds()) {
-        (Some(a), Some(b)) => format!("{:.1} s", b - a),
-        _ => "?".into(),
+    } else {
+        let (go_tx, go_rx) = watch::channel(None);
+        let (ready, tasks) = run_clients(addr, 0, args.games, &args, go_rx).await;
+        all_ready(ready).await;
+        eprintln!(
+            "loadgen: all games seated in {:.1} s; measuring",
+            setup_start.elapsed().as_secs_f64()
+        );
+        let cpu0 = server_pid.as_deref().and_then(|p| cpu_seconds(p).zip(run_queue_wait(p)));
+        let t0 = Instant::now();
+        let _ = go_tx.send(Some(t0));
+        let t = collect(tasks).await;
+        let window = if args.think_ms.1 > 0 {
+            args.duration.as_secs_f64().min(t0.elapsed().as_secs_f64())
+        } else {
+            t0.elapsed().as_secs_f64()
+        };
+        (t, window, usage_since(server_pid.as_deref(), cpu0))
     };
+    let mut rtts = totals.rtts;
     rtts.sort_unstable();
-    println!("games: {ok} finished, {failed} failed (of {})", args.games);
+    let (lo, hi) = args.think_ms;
+    println!("games: {} played, {} failed (of {})", totals.ok, totals.failed, args.games);
     println!("connections: {}", 2 * args.games);
+    println!("think time: {lo}-{hi} ms per move; client processes: {}", args.procs);
     println!(
-        "moves: {} in {elapsed:.2} s = {:.0} moves/s",
+        "moves in the {window:.1} s window: {} = {:.0} moves/s ({} moves in all)",
         rtts.len(),
-        rtts.len() as f64 / elapsed
+        rtts.len() as f64 / window.max(1e-9),
+        totals.moves
     );
     println!(
         "move round trip: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
@@ -246,16 +629,32 @@ async fn main() -> ExitCode {
         percentile(&rtts, 0.99),
         percentile(&rtts, 1.0)
     );
-    let whose = if local.is_some() { "server + clients in this process" } else { "clients only" };
-    println!("peak RSS: {rss}; CPU: {cpu} ({whose})");
-    if let Some(e) = first_error {
+    match &server_pid {
+        Some(pid) => {
+            let rss = proc_field(pid, "VmHWM:").unwrap_or_else(|| "?".into());
+            let cpu = cpu.map_or("?".into(), |(c, wait)| {
+                format!(
+                    "{c:.1} s = {:.0}% of one core, threads waited {wait:.1} s for a CPU",
+                    100.0 * c / window
+                )
+            });
+            let whose = if args.procs > 1 || local.is_none() {
+                "server only"
+            } else {
+                "server + clients in one process"
+            };
+            println!("peak RSS: {rss}; CPU in the window: {cpu} ({whose})");
+        }
+        None => println!("server RSS and CPU: unknown (pass --server-pid)"),
+    }
+    if let Some(e) = totals.first_error {
         println!("first failure: {e}");
     }
     if let Some((stop, task)) = local {
         let _ = stop.send(());
         let _ = task.await;
     }
-    if failed == 0 {
+    if totals.failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
