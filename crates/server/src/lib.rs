@@ -29,10 +29,12 @@
 //! - [`store`]: SQLite persistence (WAL) with a group-committing writer thread.
 //! - `server`: WebSocket transport, room actors, connection limits, shutdown.
 //! - `codes`: random access codes and seat tokens.
+//! - [`metrics`]: process-wide move-handling times, for benchmarks.
 
 pub mod chaturaji;
 pub mod clock;
 mod codes;
+pub mod metrics;
 pub mod room;
 pub mod rules;
 mod server;

@@ -132,6 +132,8 @@ enum RoomCmd {
         token: String,
         action: Action,
         link: Link,
+        /// When the frame was decoded (for [`crate::metrics`]).
+        received: Instant,
     },
     Detach {
         conn: u64,
@@ -636,7 +638,8 @@ impl Conn {
                 let Some((_, room)) = &self.room else {
                     return self.refuse(ErrorCode::NotSeated, "join or create a room first");
                 };
-                let cmd = RoomCmd::Act { token, action, link: self.link.clone() };
+                let received = Instant::now();
+                let cmd = RoomCmd::Act { token, action, link: self.link.clone(), received };
                 if room.send(cmd).await.is_err() {
                     self.room = None;
                     return self.refuse(ErrorCode::RoomNotFound, "the room has closed");
@@ -929,7 +932,8 @@ impl RoomActor {
                 self.attach(seat, link);
                 let _ = reply.send(Ok(seat));
             }
-            RoomCmd::Act { token, action, link } => {
+            RoomCmd::Act { token, action, link, received } => {
+                let is_move = matches!(action, Action::Move { .. });
                 let result = self.room.act(&token, action, now);
                 if !self.persist(backup, before, now).await {
                     link.send(Self::internal().to_msg());
@@ -943,6 +947,9 @@ impl RoomActor {
                 };
                 if let Some(m) = answer {
                     link.send(m);
+                }
+                if is_move {
+                    crate::metrics::record_move(received.elapsed());
                 }
             }
             RoomCmd::Detach { conn } => {

@@ -331,6 +331,8 @@ struct Totals {
     moves: u64,
     rtts: Vec<u64>,
     first_error: Option<String>,
+    /// CPU seconds used and spent waiting for a CPU by the client processes in the window.
+    client_cpu: Option<(f64, f64)>,
 }
 
 /// Runs `count` games starting at `first`; calls `on_ready` once all are seated and waits for
@@ -399,10 +401,14 @@ async fn worker(args: Arc<Args>, first: usize, addr: SocketAddr) -> ExitCode {
         let _ = std::io::stdin().lock().read_line(&mut s);
     });
     let _ = line.await;
+    let before = cpu_seconds("self").zip(run_queue_wait("self"));
     let _ = go_tx.send(Some(Instant::now()));
     let t = collect(tasks).await;
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "result {} {} {}", t.ok, t.failed, t.moves);
+    if let Some((cpu, wait)) = usage_since(Some("self"), before) {
+        let _ = writeln!(out, "cpu {cpu} {wait}");
+    }
     if let Some(e) = t.first_error {
         let _ = writeln!(out, "error {}", e.replace('\n', " "));
     }
@@ -459,6 +465,7 @@ async fn run_children(
     eprintln!("loadgen: all games seated; measuring for {} s", args.duration.as_secs());
     let cpu0 = server_pid.and_then(|p| cpu_seconds(p).zip(run_queue_wait(p)));
     let t0 = Instant::now();
+    maharajah_server::metrics::reset();
     for (stdin, _, _, line) in &mut waiting {
         if line.trim() != "ready" {
             return Err(format!("a worker did not get ready: {line:?}"));
@@ -488,6 +495,13 @@ async fn run_children(
                 }
                 Some("error") => {
                     totals.first_error.get_or_insert(line["error ".len()..].to_owned());
+                }
+                Some("cpu") => {
+                    let mut n = || f.next().and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
+                    let (cpu, wait) = (n(), n());
+                    let c = totals.client_cpu.get_or_insert((0.0, 0.0));
+                    c.0 += cpu;
+                    c.1 += wait;
                 }
                 Some("rtts") => totals.rtts.extend(f.filter_map(|x| x.parse::<u64>().ok())),
                 _ => {}
@@ -602,6 +616,7 @@ async fn main() -> ExitCode {
         );
         let cpu0 = server_pid.as_deref().and_then(|p| cpu_seconds(p).zip(run_queue_wait(p)));
         let t0 = Instant::now();
+        maharajah_server::metrics::reset();
         let _ = go_tx.send(Some(t0));
         let t = collect(tasks).await;
         let window = if args.think_ms.1 > 0 {
@@ -647,6 +662,24 @@ async fn main() -> ExitCode {
         }
         None => println!("server RSS and CPU: unknown (pass --server-pid)"),
     }
+    if local.is_some() {
+        let m = maharajah_server::metrics::move_times();
+        println!(
+            "server time per move (decoded → ack queued, commit included): p50 {:.2} ms, \
+             p99 {:.2} ms, max {:.2} ms over {} moves",
+            m.p50_ms, m.p99_ms, m.max_ms, m.count
+        );
+    }
+    if let Some((cpu, wait)) = totals.client_cpu {
+        println!(
+            "client processes: CPU {cpu:.1} s = {:.0}% of one core, waited {wait:.1} s for a CPU",
+            100.0 * cpu / window
+        );
+    }
+    println!(
+        "load average at the end: {}",
+        std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim()
+    );
     if let Some(e) = totals.first_error {
         println!("first failure: {e}");
     }
