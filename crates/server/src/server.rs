@@ -753,6 +753,85 @@ impl Conn {
     }
 }
 
+/// What the room tasks (chess and Chaturaji) need to store a room before anyone hears of it.
+trait Stored: Clone + Send {
+    fn seq(&self) -> u64;
+    fn code(&self) -> &AccessCode;
+    /// Commits the room's record as of `now`.
+    fn save(
+        &self,
+        store: &Store,
+        now: Millis,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
+
+impl Stored for Room {
+    fn seq(&self) -> u64 {
+        Room::seq(self)
+    }
+
+    fn code(&self) -> &AccessCode {
+        Room::code(self)
+    }
+
+    fn save(
+        &self,
+        store: &Store,
+        now: Millis,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        let (store, record) = (store.clone(), self.to_record(now));
+        async move { store.save(&record).await }
+    }
+}
+
+/// A copy to roll back to if storing fails; in-memory storage cannot fail, so no copy.
+fn backup<R: Stored>(store: &Store, room: &R) -> Option<R> {
+    store.is_durable().then(|| room.clone())
+}
+
+/// Stores `room` if it changed since `before`; on failure restores `backup` and says so.
+async fn persist<R: Stored>(
+    store: &Store,
+    room: &mut R,
+    backup: Option<R>,
+    before: u64,
+    now: Millis,
+) -> bool {
+    if room.seq() == before {
+        return true;
+    }
+    match room.save(store, now).await {
+        Ok(()) => true,
+        Err(e) => {
+            eprintln!("maharajah-server: room {}: {e}", room.code());
+            if let Some(b) = backup {
+                *room = b;
+            }
+            false
+        }
+    }
+}
+
+/// Sends `msgs` in order to each link but connection `skip`; a link that cannot take one more
+/// (it is being closed) gets no more.
+fn fan_out<M: Clone>(
+    links: impl IntoIterator<Item = Option<Link>>,
+    skip: Option<u64>,
+    msgs: &[M],
+    send: impl Fn(&Link, M) -> bool,
+) {
+    for link in links.into_iter().flatten() {
+        if Some(link.id) == skip {
+            continue;
+        }
+        for m in msgs {
+            if !send(&link, m.clone()) {
+                break;
+            }
+        }
+    }
+}
+
 fn spawn_room(shared: &Arc<Shared>, room: Room, links: ByColor<Option<Link>>) {
     let (tx, rx) = mpsc::channel(64);
     lock(&shared.rooms).insert(room.code().clone(), tx);
@@ -815,26 +894,12 @@ impl RoomActor {
         }
     }
 
-    /// A copy to roll back to if storing fails; in-memory storage cannot fail, so no copy.
     fn backup(&self) -> Option<Room> {
-        self.shared.store.is_durable().then(|| self.room.clone())
+        backup(&self.shared.store, &self.room)
     }
 
-    /// Stores the room if it changed since `before`; on failure restores `backup` and says so.
     async fn persist(&mut self, backup: Option<Room>, before: u64, now: Millis) -> bool {
-        if self.room.seq() == before {
-            return true;
-        }
-        match self.shared.store.save(&self.room.to_record(now)).await {
-            Ok(()) => true,
-            Err(e) => {
-                eprintln!("maharajah-server: room {}: {e}", self.room.code());
-                if let Some(b) = backup {
-                    self.room = b;
-                }
-                false
-            }
-        }
+        persist(&self.shared.store, &mut self.room, backup, before, now).await
     }
 
     /// Sends the events after `before` to both seats, except to connection `skip`.
@@ -846,17 +911,7 @@ impl RoomActor {
         let msgs = self.room.events_after(before).unwrap_or_else(|| {
             vec![ServerMsg::Snapshot { snapshot: Box::new(self.room.snapshot(now)) }]
         });
-        for c in Color::ALL {
-            let Some(link) = self.links.get(c).clone() else { continue };
-            if Some(link.id) == skip {
-                continue;
-            }
-            for m in &msgs {
-                if !link.send(m.clone()) {
-                    break;
-                }
-            }
-        }
+        fan_out(Color::ALL.iter().map(|&c| self.links.get(c).clone()), skip, &msgs, Link::send);
     }
 
     fn internal() -> RoomError {

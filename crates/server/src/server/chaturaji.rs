@@ -11,11 +11,33 @@ use maharajah_chaturaji::{BySeat, Seat, Settings};
 use maharajah_protocol::{AccessCode, ChaturajiAction, ChaturajiMsg, ErrorCode, ServerMsg};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{count, lock, new_token, within_limit, Conn, Flow, Link, Shared};
+use super::{
+    backup, count, fan_out, lock, new_token, persist, within_limit, Conn, Flow, Link, Shared,
+    Stored,
+};
 use crate::chaturaji::{ChaturajiRecord, ChaturajiRoom};
 use crate::clock::Millis;
 use crate::room::RoomError;
-use crate::store::StoreError;
+use crate::store::{Store, StoreError};
+
+impl Stored for ChaturajiRoom {
+    fn seq(&self) -> u64 {
+        ChaturajiRoom::seq(self)
+    }
+
+    fn code(&self) -> &AccessCode {
+        ChaturajiRoom::code(self)
+    }
+
+    fn save(
+        &self,
+        store: &Store,
+        now: Millis,
+    ) -> impl std::future::Future<Output = Result<(), StoreError>> + Send {
+        let (store, record) = (store.clone(), self.to_record(now));
+        async move { store.save_chaturaji(&record).await }
+    }
+}
 
 /// A command to a Chaturaji room task.
 pub(super) enum Cmd {
@@ -259,23 +281,11 @@ impl Actor {
     }
 
     fn backup(&self) -> Option<ChaturajiRoom> {
-        self.shared.store.is_durable().then(|| self.room.clone())
+        backup(&self.shared.store, &self.room)
     }
 
     async fn persist(&mut self, backup: Option<ChaturajiRoom>, before: u64, now: Millis) -> bool {
-        if self.room.seq() == before {
-            return true;
-        }
-        match self.shared.store.save_chaturaji(&self.room.to_record(now)).await {
-            Ok(()) => true,
-            Err(e) => {
-                eprintln!("maharajah-server: room {}: {e}", self.room.code());
-                if let Some(b) = backup {
-                    self.room = b;
-                }
-                false
-            }
-        }
+        persist(&self.shared.store, &mut self.room, backup, before, now).await
     }
 
     fn broadcast(&mut self, before: u64, skip: Option<u64>) {
@@ -286,17 +296,12 @@ impl Actor {
         let msgs = self.room.events_after(before).unwrap_or_else(|| {
             vec![ChaturajiMsg::ChaturajiSnapshot { snapshot: Box::new(self.room.snapshot(now)) }]
         });
-        for seat in Seat::ALL {
-            let Some(link) = self.links[seat].clone() else { continue };
-            if Some(link.id) == skip {
-                continue;
-            }
-            for m in &msgs {
-                if !link.send_chaturaji(m.clone()) {
-                    break;
-                }
-            }
-        }
+        fan_out(
+            Seat::ALL.iter().map(|&s| self.links[s].clone()),
+            skip,
+            &msgs,
+            Link::send_chaturaji,
+        );
     }
 
     fn internal() -> RoomError {
