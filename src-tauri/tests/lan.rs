@@ -311,3 +311,79 @@ fn fallbacks_bad_input_and_the_host_leaving_in_a_private_namespace() {
         })
     });
 }
+
+/// App-level timings for BENCHMARKS.md ("Local network", app level): through `Lan` and
+/// `NetPlay` as the app uses them, in one private namespace on loopback. Run with
+/// `cargo test -p maharajah --test lan -- --ignored --nocapture app_level_timings` (root).
+#[test]
+#[ignore = "a measurement, run by hand for BENCHMARKS.md"]
+fn app_level_timings() {
+    in_namespace("app_level_timings", || {
+        runtime().block_on(async {
+            let (mut visible, mut round_trips) = (Vec::new(), Vec::new());
+            for round in 0..10 {
+                let (host, _hp) = lan(Duration::from_secs(20));
+                let (guest, mut gp) = lan(Duration::from_secs(20));
+                guest.browse().await.unwrap();
+                next_list(&mut gp, "browsing starts", |l| l.searching).await;
+                let name = format!("Bench {round}");
+                let t0 = std::time::Instant::now();
+                host.host(request(&name, Variant::Chess, false)).await.unwrap();
+                let list =
+                    next_list(&mut gp, "listed", |l| l.hosts.iter().any(|h| h.name == name)).await;
+                visible.push(t0.elapsed());
+                let id = list.hosts.iter().find(|h| h.name == name).unwrap().id.clone();
+                guest.join(JoinTarget::Host { id }).await.unwrap();
+                let (hv, mut hrx) = mpsc::unbounded_channel();
+                let host_net = NetPlay::new(move |u| {
+                    if let NetUpdate::View(v) = u {
+                        let _ = hv.send(*v);
+                    }
+                });
+                let (gv, mut grx) = mpsc::unbounded_channel();
+                let guest_net = NetPlay::new(move |u| {
+                    if let NetUpdate::View(v) = u {
+                        let _ = gv.send(*v);
+                    }
+                });
+                host.hand_over(&host_net).await.unwrap();
+                guest.hand_over(&guest_net).await.unwrap();
+                let white = ["g1f3", "f3g1", "b1c3", "c3b1"];
+                let black = ["g8f6", "f6g8", "b8c6", "c6b8"];
+                view_until(&mut hrx, "white to move", |v| v.my_turn).await;
+                for (i, (w, b)) in white.iter().zip(black).enumerate() {
+                    host_net.play(w).await.unwrap();
+                    view_until(&mut grx, "white's move", |v| v.my_turn).await;
+                    // Black's move → White sees it: one round trip through both sessions.
+                    let t = std::time::Instant::now();
+                    guest_net.play(b).await.unwrap();
+                    let plies = 2 * (i + 1);
+                    view_until(&mut hrx, "black's move", |v| {
+                        v.game.as_ref().is_some_and(|g| g.history.len() == plies)
+                    })
+                    .await;
+                    round_trips.push(t.elapsed());
+                }
+                guest_net.leave().await;
+                host_net.leave().await;
+                guest.leave().await;
+                host.leave().await;
+            }
+            for (what, mut v) in [
+                ("host() → listed in the guest's pushed list", visible),
+                ("guest move → shown on the host's NetView", round_trips),
+            ] {
+                v.sort();
+                let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+                let at = |q: f64| ms(v[((v.len() - 1) as f64 * q).round() as usize]);
+                println!(
+                    "{what:<46} n={:<3} median {:>7.2} ms  p90 {:>7.2} ms  max {:>7.2} ms",
+                    v.len(),
+                    at(0.5),
+                    at(0.9),
+                    at(1.0)
+                );
+            }
+        })
+    });
+}
