@@ -11,8 +11,8 @@ use std::time::Duration;
 
 /// Width of one bucket.
 const BUCKET_US: u64 = 50;
-/// Buckets up to 200 ms; slower moves land in the last one.
-const BUCKETS: usize = 4001;
+/// Buckets up to 1 s; slower moves land in the last one.
+const BUCKETS: usize = 20_001;
 
 static COUNTS: [AtomicU64; BUCKETS] = [const { AtomicU64::new(0) }; BUCKETS];
 static MAX_US: AtomicU64 = AtomicU64::new(0);
