@@ -74,6 +74,24 @@ export const lanJoin = (target) => call('lan_join', { target });
 /** The LAN game's connection state, or null; changes follow as 'lan-status' events. */
 export const lanStatus = () => call('lan_status');
 export const lanLeave = () => call('lan_leave');
+// Network play (online server or LAN host). Each answers the NetView; changes are also pushed as
+// 'net' (a NetView) and 'net-clock' ({clock, pause}) events.
+/** Connects to `url` and creates a room; variant 'chess'|'maharajah'|'horde', color null for random. */
+export const netCreate = (url, { variant, timeControl, hiddenSetup, color }) => call('net_create', { url, variant, timeControl, hiddenSetup, color });
+/** Connects to `url` and joins the room `code`. */
+export const netJoin = (url, code) => call('net_join', { url, code });
+export const netView = () => call('net_view');
+export const netMove = (mv) => call('net_move', { mv });
+export const netPause = () => call('net_pause');
+export const netResume = () => call('net_resume');
+export const netResign = () => call('net_resign');
+/** Offers a draw, or accepts the opponent's offer. */
+export const netOfferDraw = () => call('net_offer_draw');
+export const netDeclineDraw = () => call('net_decline_draw');
+export const netClaimDraw = () => call('net_claim_draw');
+/** Hidden setup: locks in the army (commitment now, reveal when both are fixed). */
+export const netLockArmy = (army) => call('net_lock_army', { army });
+export const netLeave = () => call('net_leave');
 
 /**
  * Subscribes to an event pushed by the backend ('game', 'clock'); resolves to an unsubscribe function.

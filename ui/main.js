@@ -18,6 +18,9 @@ import { renderChaturaji } from './views/chaturaji.js';
 import { chaturajiEffects, subscribeChaturaji } from './chaturaji-effects.js';
 import { renderLan } from './views/lan.js';
 import { lanEffects, subscribeLan } from './lan.js';
+import { renderOnline } from './views/online.js';
+import { renderNetGame, patchNetClocks } from './views/netgame.js';
+import { netEffects, netLockArmy, netMove, subscribeNet } from './neteffects.js';
 
 const LANGUAGE_KEY = 'maharajah.language';
 
@@ -75,7 +78,8 @@ function decide(decision) {
       store.dispatch({ type: 'deselect' });
       break;
     case 'move':
-      gameCall(api.playMove(decision.uci));
+      if (store.state.screen === 'netgame') netMove(store, decision.uci);
+      else gameCall(api.playMove(decision.uci));
       break;
     case 'promote':
       store.dispatch({ type: 'promotion/open', from: decision.from, to: decision.to, letters: decision.letters });
@@ -161,6 +165,10 @@ async function buildEffects(action, state) {
       break;
     case 'build/lock':
       if (!view) break;
+      if (build.net) {
+        netLockArmy(store, view.army);
+        break;
+      }
       try {
         if (build.computer) {
           const mine = view.army;
@@ -197,6 +205,10 @@ async function effects(action, previousScreen) {
   if (action.type.startsWith('lan/') || previousScreen === 'lan' || (action.type === 'navigate' && action.screen === 'lan')) {
     lanEffects(action, store, previousScreen);
     if (action.type.startsWith('lan/')) return;
+  }
+  if (action.type.startsWith('net/') || action.type.startsWith('online/')) {
+    netEffects(action, store);
+    return;
   }
   if (action.type.startsWith('build/')) {
     buildEffects(action, state);
@@ -263,7 +275,8 @@ async function effects(action, previousScreen) {
       decide(dropDecision(state, action.from, action.to));
       break;
     case 'promote':
-      gameCall(api.playMove(action.uci));
+      if (state.screen === 'netgame') netMove(store, action.uci);
+      else gameCall(api.playMove(action.uci));
       break;
     case 'typed-move': {
       const text = state.ui.moveText.trim();
@@ -375,6 +388,11 @@ function view(state) {
       return renderChaturaji(state, ctx);
     case 'lan':
       return renderLan(state, ctx);
+    case 'online':
+      return renderOnline(state, ctx);
+    case 'netgame':
+      if (state.net) return renderNetGame(state, ctx);
+      return renderOnline(state, ctx);
     case 'game':
       if (state.game) return renderGame(state, ctx);
       return renderMenu(state, ctx);
@@ -413,6 +431,11 @@ store.subscribe((state, action) => {
     patchClocks(root, state);
     return;
   }
+  if (action.type === 'net/tick') {
+    if (state.screen === 'netgame') patchNetClocks(root, state);
+    return;
+  }
+  if (action.type === 'online/change' && action.key !== 'variant' && action.key !== 'timeControl' && action.key !== 'color') return;
   render(state);
 });
 render(store.state);
@@ -433,6 +456,7 @@ async function boot() {
   api.subscribe('clock', (clock) => store.dispatch({ type: 'clock', clock }));
   subscribeChaturaji(store);
   subscribeLan(store);
+  subscribeNet(store);
 }
 boot();
 

@@ -2,6 +2,7 @@
 // The helpers below read the backend's snapshot (legal moves, results); they implement no rules.
 import { reduceChaturaji } from './chaturaji-store.js';
 import { newLan, reduceLan } from './lanstate.js';
+import { newOnline, reduceNet } from './net.js';
 
 /** Menu entries in the order people see them. `ready` marks a feature that has landed. */
 export const MENU = [
@@ -9,7 +10,7 @@ export const MENU = [
   { id: 'custom', ready: true },
   { id: 'computer', ready: true },
   { id: 'lan', ready: true },
-  { id: 'online', ready: false },
+  { id: 'online', ready: true },
   { id: 'horde', ready: true },
   { id: 'chaturaji', ready: true },
   { id: 'learn', ready: true },
@@ -40,6 +41,8 @@ export function initialState(language) {
     learn: newLearn(),
     importText: '',
     lan: newLan(),
+    online: newOnline(),
+    net: null,
     error: null,
   };
 }
@@ -186,6 +189,8 @@ export function isFlipped(state) {
   const game = state.game;
   let flipped = state.ui.flipped;
   if (game && game.opponent.kind === 'computer' && game.opponent.color === 'white') flipped = !flipped;
+  // A network game shows the person's own side at the bottom.
+  if (game && game.opponent.kind === 'net' && game.opponent.color === 'white') flipped = !flipped;
   if (game && game.opponent.kind === 'human' && state.settings.autoTurn && game.board.turn === 'black' && !game.result) {
     flipped = !flipped;
   }
@@ -251,7 +256,7 @@ export function reduce(state, action) {
     case 'game/closed':
       return { ...state, game: null, ui: freshUi(), screen: 'menu' };
     case 'clock':
-      if (!state.game || !state.game.clock) return state;
+      if (!state.game || !state.game.clock || state.game.opponent.kind === 'net') return state;
       return { ...state, game: { ...state.game, clock: action.clock } };
     case 'select':
       return { ...state, ui: { ...state.ui, selected: action.square, error: null } };
@@ -337,6 +342,7 @@ export function reduce(state, action) {
     default:
       if (action.type.startsWith('chaturaji/')) return reduceChaturaji(state, action);
       if (action.type.startsWith('lan/')) return { ...state, lan: reduceLan(state.lan, action) };
+      if (action.type.startsWith('net/') || action.type.startsWith('online/')) return reduceNet(state, action);
       return state;
   }
 }

@@ -115,7 +115,8 @@ export function renderBuilder(state, { t, intent }) {
   const build = state.build;
   const side = build.side;
   const title = t(`build.title.${side}`);
-  const back = () => intent({ type: 'back' });
+  // A network room's builder returns to the room, not the menu.
+  const back = () => intent(build.net ? { type: 'net/return' } : { type: 'back' });
   if (build.stage === 'handover') return screen('builder', t('build.handover.heading'), t('nav.back'), back, handover(build, intent, t));
   const view = build[side];
   if (!view) return screen('builder', title, t('nav.back'), back, h('p', { class: 'muted' }, t('build.loading')));
@@ -169,7 +170,7 @@ export function renderBuilder(state, { t, intent }) {
       h('button', {
         type: 'button', class: 'action accent big', id: 'lock-in', disabled: !ready,
         onclick: () => intent({ type: 'build/lock' }),
-      }, lastStep ? t('build.start') : t(build.hidden ? 'build.lock.hidden' : 'build.lock')),
+      }, build.net ? t('net.setup.lock') : lastStep ? t('build.start') : t(build.hidden ? 'build.lock.hidden' : 'build.lock')),
       ready ? null : h('p', { class: 'muted', id: 'lock-why' }, problemText(t, view.problems[0])),
       h('h2', {}, t('build.presets')),
       h('div', { class: 'actions presets' },

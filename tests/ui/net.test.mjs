@@ -1,0 +1,96 @@
+// Network play's pure state: the form's arguments, views ordered by revision, the board snapshot
+// built from a NetView, the pause control and the error texts.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { createArgs, formatCountdown, netGame, newOnline, onlineErrorKey, pauseControl, reduceNet, serverUrlOf } from '../../ui/net.js';
+import { initialState, isFlipped, reduce, tapDecision } from '../../ui/store.js';
+
+const seats = (over = {}) => ({
+  white: { taken: true, connected: true, pause_available: true, committed: false, revealed: false, ...over.white },
+  black: { taken: true, connected: true, pause_available: true, committed: false, revealed: false, ...over.black },
+});
+
+function view(over = {}) {
+  return {
+    revision: 1, url: 'ws://127.0.0.1:7878', link: { state: 'connected' }, server_version: '0.1.0', engine_version: '0.1.0',
+    rtt_ms: 3, code: 'ABCDEFGH', seat: 'black', variant: 'chess', time_control: { base_ms: 300000, increment_ms: 3000 },
+    hidden_setup: false, phase: 'playing', seats: seats(), clock: { white_ms: 300000, black_ms: 300000, running: 'white', control: null },
+    pause: null, draw_offer: null, result: null, my_turn: true, setup: 'none', notice: null,
+    game: {
+      id: 0, variant: 'chess', opponent: { kind: 'human' }, fen: 'x b', history: ['e4'],
+      board: { pieces: [{ square: 'e7', color: 'black', role: 'pawn' }], last_move: null, check: null, turn: 'black', ply: 1 },
+      legal: ['e7e5', 'e7e6'], captured: { white: [], black: [] }, material: 0, claimable: null, draw_offer: null, result: null, clock: null, thinking: false, statuses: null,
+    },
+    ...over,
+  };
+}
+
+test('the form makes the backend arguments; Maharajah rooms are always hidden setup', () => {
+  assert.deepEqual(createArgs({ ...newOnline(), variant: 'chess', timeControl: '5+3', color: 'random' }),
+    { variant: 'chess', timeControl: { base_ms: 300000, increment_ms: 3000 }, hiddenSetup: false, color: null });
+  assert.deepEqual(createArgs({ ...newOnline(), variant: 'maharajah', timeControl: 'none', color: 'white' }),
+    { variant: 'maharajah', timeControl: null, hiddenSetup: true, color: 'white' });
+  const state = initialState('en');
+  assert.equal(serverUrlOf(state), 'ws://127.0.0.1:7878');
+  assert.equal(serverUrlOf({ ...state, settings: { ...state.settings, serverUrl: 'ws://10.0.0.2:9000' } }), 'ws://10.0.0.2:9000');
+});
+
+test('a NetView becomes the board snapshot, with our side at the bottom and moves only on our turn', () => {
+  const game = netGame(view());
+  assert.equal(game.id, 'net:ABCDEFGH');
+  assert.deepEqual(game.opponent, { kind: 'net', color: 'white' });
+  assert.equal(game.clock.running, 'white');
+  let state = reduce(initialState('en'), { type: 'net/view', view: view(), open: true });
+  assert.equal(state.screen, 'netgame');
+  assert.equal(isFlipped(state), true, 'Black sees Black at the bottom');
+  assert.deepEqual(tapDecision(state, 'e7'), { kind: 'select', square: 'e7' });
+  state = reduce(state, { type: 'net/view', view: view({ revision: 2, my_turn: false, game: { ...view().game, legal: [] } }) });
+  assert.deepEqual(tapDecision(state, 'e7'), { kind: 'deselect' });
+  assert.equal(netGame(view({ game: null })), null);
+});
+
+test('a stale view never replaces a newer one; a new result opens its dialog', () => {
+  let state = reduce(initialState('en'), { type: 'net/view', view: view({ revision: 5 }), open: true });
+  const stale = reduce(state, { type: 'net/view', view: view({ revision: 4, my_turn: false }) });
+  assert.equal(stale, state);
+  state = reduce(state, { type: 'net/view', view: view({ revision: 6, result: { winner: 'white', outcome: 'white_wins', reason: 'checkmate' } }) });
+  assert.equal(state.ui.dialog, 'net-result');
+  state = reduce(state, { type: 'dialog', dialog: null });
+  state = reduce(state, { type: 'net/view', view: view({ revision: 7, result: { winner: 'white', outcome: 'white_wins', reason: 'checkmate' } }) });
+  assert.equal(state.ui.dialog, null, 'closing the dialog sticks');
+  state = reduce(state, { type: 'net/closed' });
+  assert.equal(state.net, null);
+  assert.equal(state.screen, 'online');
+});
+
+test('clock ticks update the net game only on its screen', () => {
+  let state = reduce(initialState('en'), { type: 'net/view', view: view(), open: true });
+  const tick = { clock: { white_ms: 299000, black_ms: 300000, running: 'white', control: null }, pause: null };
+  state = reduce(state, { type: 'net/tick', tick });
+  assert.equal(state.game.clock.white_ms, 299000);
+  assert.equal(state.net.clock.white_ms, 299000);
+  const menu = reduce(state, { type: 'back' });
+  assert.equal(reduce(menu, { type: 'net/tick', tick }), menu);
+  assert.equal(reduce(state, { type: 'clock', clock: { white_ms: 1 } }), state, 'a local clock never lands on a net game');
+});
+
+test('the pause control: pause once, resume only one\'s own pause', () => {
+  assert.equal(pauseControl(view()), 'pause');
+  assert.equal(pauseControl(view({ seats: seats({ black: { pause_available: false } }) })), null);
+  assert.equal(pauseControl(view({ pause: { by: 'black', reason: 'requested', remaining_ms: 40000 } })), 'resume');
+  assert.equal(pauseControl(view({ pause: { by: 'white', reason: 'requested', remaining_ms: 40000 } })), null);
+  assert.equal(pauseControl(view({ time_control: null })), null, 'untimed games have no pause');
+  assert.equal(pauseControl(view({ result: { winner: null, outcome: 'draw', reason: 'agreement' } })), null);
+  assert.equal(formatCountdown(59001), '1:00');
+  assert.equal(formatCountdown(42000), '0:42');
+  assert.equal(formatCountdown(-5), '0:00');
+});
+
+test('join errors are named by code', () => {
+  assert.equal(onlineErrorKey({ code: 'room_full', message: '' }), 'online.error.room_full');
+  assert.equal(onlineErrorKey({ code: 'version_mismatch', message: '' }), 'online.error.version_mismatch');
+  assert.equal(onlineErrorKey({ code: 'internal', message: '' }), null);
+  const state = reduceNet(initialState('en'), { type: 'online/error', error: { code: 'bad_code', message: 'x' } });
+  assert.equal(state.online.error.code, 'bad_code');
+  assert.equal(state.online.busy, false);
+});

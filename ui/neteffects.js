@@ -1,0 +1,125 @@
+// Network play's effects: the backend calls behind online/* and net/* actions, and the pushed
+// `net` and `net-clock` events. main.js hands every such action here.
+import * as api from './api.js';
+import { play as playSound } from './sound.js';
+import { newBuild, soundFor } from './store.js';
+import { createArgs, netGame, serverUrlOf } from './net.js';
+
+function viewLoaded(store, view, open = false) {
+  const sound = soundFor(store.state.game, netGame(view));
+  if (sound && store.state.settings.sounds && store.state.screen === 'netgame') playSound(sound);
+  store.dispatch({ type: 'net/view', view, open });
+}
+
+/** Runs a call answering with a NetView; errors show on the network game screen. */
+async function netCall(store, promise) {
+  try {
+    viewLoaded(store, await promise);
+  } catch (error) {
+    store.dispatch({ type: 'net/error', error });
+  }
+}
+
+/** Plays a move (UCI) in the network game. */
+export function netMove(store, uci) {
+  netCall(store, api.netMove(uci));
+}
+
+/** The builder's lock-in in a hidden-setup room: commit the army, back to the game screen. */
+export async function netLockArmy(store, army) {
+  try {
+    const view = await api.netLockArmy(army);
+    store.dispatch({ type: 'net/view', view, open: true });
+  } catch (error) {
+    store.dispatch({ type: 'build/error', error });
+  }
+}
+
+async function enter(store, promise) {
+  const url = serverUrlOf(store.state);
+  store.dispatch({ type: 'online/busy' });
+  try {
+    const view = await promise(url);
+    if (store.state.settings.serverUrl !== url) {
+      store.dispatch({ type: 'setting', key: 'serverUrl', value: url });
+      api.setSetting('serverUrl', url).catch(() => {});
+    }
+    viewLoaded(store, view, true);
+  } catch (error) {
+    store.dispatch({ type: 'online/error', error });
+  }
+}
+
+export async function netEffects(action, store) {
+  const state = store.state;
+  switch (action.type) {
+    case 'online/create':
+      await enter(store, (url) => api.netCreate(url, createArgs(state.online)));
+      break;
+    case 'online/join':
+      await enter(store, (url) => api.netJoin(url, state.online.code));
+      break;
+    case 'net/pause':
+      netCall(store, api.netPause());
+      break;
+    case 'net/resume':
+      netCall(store, api.netResume());
+      break;
+    case 'net/resign':
+      store.dispatch({ type: 'dialog', dialog: null });
+      netCall(store, api.netResign());
+      break;
+    case 'net/offer-draw':
+      netCall(store, api.netOfferDraw());
+      break;
+    case 'net/decline-draw':
+      netCall(store, api.netDeclineDraw());
+      break;
+    case 'net/claim':
+      netCall(store, api.netClaimDraw());
+      break;
+    case 'net/copy-code': {
+      const code = state.net ? state.net.code : '';
+      try {
+        await navigator.clipboard.writeText(code);
+      } catch {
+        // The clipboard can be refused; the code stays on screen to read out.
+      }
+      break;
+    }
+    case 'net/build': {
+      const seat = state.net && state.net.seat;
+      if (!seat) break;
+      store.dispatch({ type: 'net/build-open', build: { ...newBuild({ opponent: 'computer' }, seat), net: true } });
+      try {
+        store.dispatch({ type: 'build/army', view: await api.armyView(seat, null) });
+        store.dispatch({ type: 'build/saved', saved: await api.savedArmies() });
+      } catch (error) {
+        store.dispatch({ type: 'build/error', error });
+      }
+      break;
+    }
+    case 'net/return':
+      if (state.net) store.dispatch({ type: 'net/view', view: state.net, open: true });
+      break;
+    case 'net/leave':
+      try {
+        await api.netLeave();
+      } catch {
+        // Leaving always returns to the Online screen.
+      }
+      store.dispatch({ type: 'net/closed' });
+      break;
+    default:
+      break;
+  }
+}
+
+/** Listens to the pushed network views and clock ticks. */
+export function subscribeNet(store) {
+  api.subscribe('net', (view) => {
+    // While a create or join is on its way, its first pushed views may come before its answer.
+    if (store.state.net || store.state.online.busy || store.state.screen === 'netgame') viewLoaded(store, view);
+  });
+  api.subscribe('net-clock', (tick) => store.dispatch({ type: 'net/tick', tick }));
+}
