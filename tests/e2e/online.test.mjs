@@ -226,3 +226,25 @@ test('a Maharajah room: both armies are locked in secret and revealed together',
   assert.equal(await waitFor('the result', () => textOf('#net-result-title')), 'White wins');
   assert.equal(await textOf('#net-result-reason'), 'by resignation');
 });
+
+test('the opponent drops while its clock runs: shown disconnected, and its one pause shields it', async () => {
+  const code = await createRoom(async () => {
+    await d.tap('#online-variant-chess');
+    await d.tap('#online-time-5\\+3');
+    await d.tap('#online-color-white');
+  });
+  const black = await bot(code);
+  await waitFor('the board', () => exists('#board'));
+  await move('e2', 'e4');
+  await black.waitLine('the bot sees e2e4', /^moved 0 e2e4$/);
+  black.child.kill('SIGKILL');
+  await waitFor('the opponent shown disconnected', async () => (await attr('#presence-black', 'data-connected')) === 'false');
+  assert.equal(await textOf('#presence-black'), 'disconnected');
+  await waitFor('the disconnect shield', async () => (await attr('#pause-banner', 'data-by')) === 'black');
+  assert.match(await textOf('#pause-banner'), /Black lost the connection/);
+  assert.match(await textOf('#pause-countdown'), /^[01]:\d\d$/);
+  assert.equal(await exists('#net-resume'), false, 'only the one who paused resumes early');
+  await d.screenshot('online-opponent-dropped-390x844.png');
+  await d.tap('#back');
+  await waitFor('the Online screen after leaving', () => exists('#create-room'));
+});
