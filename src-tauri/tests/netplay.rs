@@ -1,6 +1,7 @@
 //! The app's network session against the real server library on 127.0.0.1: create, join by
 //! code, moves both ways, pause and early resume, a dropped link, hidden lock-in, the result,
-//! and the errors people see for a bad code, an unknown room and a full room.
+//! and the errors people see for a bad code, an unknown room, a full room and a server of another
+//! protocol version.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
@@ -270,4 +271,28 @@ async fn hidden_lock_in_reveals_both_armies_together() {
     assert!(v.notice.is_none(), "{:?}", v.notice);
     net.play("e2e4").await.unwrap();
     view_until(&mut views, "e4", |v| history(v) == ["e4"]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_of_another_version_is_named_as_such() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    // A server that refuses every hello as another protocol version would.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("ws://{}/", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let (tcp, _) = listener.accept().await.unwrap();
+        let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+        let _hello = ws.next().await;
+        let refusal = maharajah_protocol::ServerMsg::error(
+            maharajah_protocol::ErrorCode::VersionMismatch,
+            "this server speaks protocol 99; please update the app",
+        );
+        ws.send(Message::text(maharajah_protocol::encode(&refusal))).await.unwrap();
+    });
+    let (net, _views) = session();
+    let e = net.join(&url, "22222222").await.unwrap_err();
+    assert_eq!(e.code(), "version_mismatch");
+    assert!(e.to_string().contains("protocol 99"), "{e}");
+    assert!(net.view().is_none());
 }
