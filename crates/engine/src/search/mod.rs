@@ -36,6 +36,7 @@
 pub mod army;
 pub mod bench;
 pub mod level;
+pub mod see;
 mod tt;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -51,6 +52,7 @@ use crate::zobrist;
 
 pub use army::build_army;
 pub use level::{pick_move_for_level, Level};
+use see::see;
 use tt::{Bound, Table};
 
 /// Deepest ply the search reaches (quiescence included).
@@ -803,6 +805,12 @@ impl Searcher {
                 if stand + gain + 200 < alpha {
                     continue;
                 }
+                // A capture that loses material in the exchange is not worth a look.
+                if victim.is_some_and(|v| role_value(v) < attacker_rank(pos, mv))
+                    && see(pos, mv) < 0
+                {
+                    continue;
+                }
                 10 * gain - attacker_rank(pos, mv)
             };
             let p = &mut self.plies[ply];
@@ -877,13 +885,13 @@ impl Searcher {
                 i32::MAX
             } else if let Some(victim) = captured_role(pos, mv) {
                 let attacker = attacker_rank(pos, mv);
-                let mut s = 2_000_000 + 10 * role_value(victim) - attacker;
-                // A capture of a cheaper piece by a dearer one that is defended goes last
-                // among the captures' tier: below the killers.
-                if role_value(victim) + 50 < attacker && pos.is_defended(mv.to) {
-                    s = 500_000 + 10 * role_value(victim) - attacker;
+                // A capture that loses material in the exchange on its square (SEE < 0) goes
+                // below the killers; a capture of a dearer or equal piece cannot lose.
+                if role_value(victim) < attacker && see(pos, mv) < 0 {
+                    500_000 + 10 * role_value(victim) - attacker
+                } else {
+                    2_000_000 + 10 * role_value(victim) - attacker
                 }
-                s
             } else if let Some(r) = mv.promotion {
                 1_500_000 + role_value(r)
             } else if Some(mv) == killers[0] {
@@ -1011,13 +1019,6 @@ impl Position {
         }
         self.hash = hash;
         self.turn = self.turn.other();
-    }
-
-    /// `true` if a piece of the opponent of the side to move is defended on `sq` — i.e. the
-    /// opponent attacks `sq` with the board as it stands.
-    pub(crate) fn is_defended(&self, sq: crate::types::Square) -> bool {
-        let them = self.turn().other();
-        self.attackers_to(sq, them, self.occupied().without(sq)).any()
     }
 }
 
