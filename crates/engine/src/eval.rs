@@ -33,21 +33,163 @@ use crate::attacks::{bishop_attacks, king_attacks, knight_attacks, rook_attacks}
 use crate::position::Position;
 use crate::types::{Bitboard, Color, Role, Square};
 
-/// Middlegame and endgame material of each role (index = [`Role::index`]).
-pub const MATERIAL: [(i32, i32); 9] = [
-    (100, 120),   // pawn
-    (320, 300),   // knight
-    (330, 320),   // bishop
-    (480, 530),   // rook
-    (950, 960),   // queen
-    (0, 0),       // king
-    (850, 860),   // archbishop
-    (900, 940),   // chancellor
-    (1280, 1320), // Maharajah
-];
+/// Every weight of the evaluation, as (middlegame, endgame) pairs where the term is tapered.
+///
+/// [`WEIGHTS`] holds the values the engine plays with; [`evaluate_with`] evaluates with any
+/// other set (the tuner in `examples/tune.rs` uses it). The `Debug` form is a valid Rust
+/// expression, so a tuned set can be pasted back here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Weights {
+    /// Material of each role (index = [`Role::index`]; the king's is unused).
+    pub material: [(i32, i32); 9],
+    /// Pawn value of a side without a king (Horde's White).
+    pub kingless_pawn: (i32, i32),
+    /// Mobility per safe square, per movement atom: knight leap, diagonal ride, orthogonal ride.
+    pub mob_knight: (i32, i32),
+    /// See [`Weights::mob_knight`].
+    pub mob_diag: (i32, i32),
+    /// See [`Weights::mob_knight`].
+    pub mob_orth: (i32, i32),
+    /// Centralisation of a knight-leaping piece, per step of [`center`] (−1 corner … 5 centre),
+    /// counted from 2.
+    pub leaper_center: (i32, i32),
+    /// King-zone attack units per attacking role.
+    pub king_attack: [i32; 9],
+    /// An orthogonal rider on a file without pawns / without own pawns.
+    pub rook_open: (i32, i32),
+    /// See [`Weights::rook_open`].
+    pub rook_half_open: (i32, i32),
+    /// An orthogonal rider on the opponent's second rank.
+    pub rook_seventh: (i32, i32),
+    /// Bishops on both square colours.
+    pub bishop_pair: (i32, i32),
+    /// Passed pawn by relative rank.
+    pub passed: [(i32, i32); 8],
+    /// Pawn advance by relative rank (both phases).
+    pub pawn_advance: [i32; 8],
+    /// A central pawn on the fourth rank or beyond (middlegame).
+    pub center_pawn: i32,
+    /// Isolated pawn penalty, with a king / without.
+    pub isolated: (i32, i32),
+    /// See [`Weights::isolated`].
+    pub isolated_kingless: (i32, i32),
+    /// Doubled pawn penalty, with a king / without.
+    pub doubled: (i32, i32),
+    /// See [`Weights::doubled`].
+    pub doubled_kingless: (i32, i32),
+    /// A kingless side's pawn defended by a pawn.
+    pub kingless_defended: (i32, i32),
+    /// King off its home rank, per rank (middlegame penalty, up to three ranks).
+    pub king_rank: i32,
+    /// King centralisation per step of [`center`] (endgame).
+    pub king_center: i32,
+    /// Shield pawns next to / two squares in front of the king (middlegame).
+    pub shield_near: i32,
+    /// See [`Weights::shield_near`].
+    pub shield_far: i32,
+    /// A file at or beside the king without own pawns (middlegame penalty).
+    pub king_open_file: i32,
+    /// Bonus for the side to move.
+    pub tempo: i32,
+}
 
-/// Pawn value of a side without a king (Horde's White), middlegame and endgame.
-const KINGLESS_PAWN: (i32, i32) = (105, 125);
+/// The weights the engine plays with.
+pub const WEIGHTS: Weights = Weights {
+    material: [
+        (100, 120),   // pawn
+        (320, 300),   // knight
+        (330, 320),   // bishop
+        (480, 530),   // rook
+        (950, 960),   // queen
+        (0, 0),       // king
+        (850, 860),   // archbishop
+        (900, 940),   // chancellor
+        (1280, 1320), // Maharajah
+    ],
+    kingless_pawn: (105, 125),
+    mob_knight: (4, 4),
+    mob_diag: (4, 5),
+    mob_orth: (2, 4),
+    leaper_center: (5, 3),
+    king_attack: [0, 2, 2, 3, 5, 0, 4, 5, 7],
+    rook_open: (20, 10),
+    rook_half_open: (10, 5),
+    rook_seventh: (10, 20),
+    bishop_pair: (30, 50),
+    passed: [(0, 0), (5, 10), (10, 20), (15, 35), (30, 60), (50, 100), (80, 150), (0, 0)],
+    pawn_advance: [0, 0, 3, 6, 12, 20, 30, 0],
+    center_pawn: 8,
+    isolated: (10, 15),
+    isolated_kingless: (18, 22),
+    doubled: (10, 20),
+    doubled_kingless: (4, 8),
+    kingless_defended: (8, 10),
+    king_rank: 15,
+    king_center: 4,
+    shield_near: 12,
+    shield_far: 5,
+    king_open_file: 12,
+    tempo: 10,
+};
+
+impl Weights {
+    /// Every weight as a named mutable reference, for tuners.
+    pub fn params_mut(&mut self) -> Vec<(String, &mut i32)> {
+        let mut out: Vec<(String, &mut i32)> = Vec::new();
+        for (i, (mg, eg)) in self.material.iter_mut().enumerate() {
+            if i != Role::King.index() {
+                out.push((format!("material[{i}].mg"), mg));
+                out.push((format!("material[{i}].eg"), eg));
+            }
+        }
+        for (name, (mg, eg)) in [
+            ("kingless_pawn", &mut self.kingless_pawn),
+            ("mob_knight", &mut self.mob_knight),
+            ("mob_diag", &mut self.mob_diag),
+            ("mob_orth", &mut self.mob_orth),
+            ("leaper_center", &mut self.leaper_center),
+            ("rook_open", &mut self.rook_open),
+            ("rook_half_open", &mut self.rook_half_open),
+            ("rook_seventh", &mut self.rook_seventh),
+            ("bishop_pair", &mut self.bishop_pair),
+            ("isolated", &mut self.isolated),
+            ("isolated_kingless", &mut self.isolated_kingless),
+            ("doubled", &mut self.doubled),
+            ("doubled_kingless", &mut self.doubled_kingless),
+            ("kingless_defended", &mut self.kingless_defended),
+        ] {
+            out.push((format!("{name}.mg"), mg));
+            out.push((format!("{name}.eg"), eg));
+        }
+        for (i, u) in self.king_attack.iter_mut().enumerate() {
+            if i != Role::Pawn.index() && i != Role::King.index() {
+                out.push((format!("king_attack[{i}]"), u));
+            }
+        }
+        for (i, (mg, eg)) in self.passed.iter_mut().enumerate().take(7).skip(1) {
+            out.push((format!("passed[{i}].mg"), mg));
+            out.push((format!("passed[{i}].eg"), eg));
+        }
+        for (i, a) in self.pawn_advance.iter_mut().enumerate().take(7).skip(2) {
+            out.push((format!("pawn_advance[{i}]"), a));
+        }
+        for (name, v) in [
+            ("center_pawn", &mut self.center_pawn),
+            ("king_rank", &mut self.king_rank),
+            ("king_center", &mut self.king_center),
+            ("shield_near", &mut self.shield_near),
+            ("shield_far", &mut self.shield_far),
+            ("king_open_file", &mut self.king_open_file),
+            ("tempo", &mut self.tempo),
+        ] {
+            out.push((name.to_string(), v));
+        }
+        out
+    }
+}
+
+/// Middlegame and endgame material of each role (index = [`Role::index`]).
+pub const MATERIAL: [(i32, i32); 9] = WEIGHTS.material;
 
 /// Every role but the pawn, in evaluation order.
 const PIECE_ROLES: [Role; 8] = [
@@ -64,19 +206,6 @@ const PIECE_ROLES: [Role; 8] = [
 /// Game-phase weight of each role; the phase is full (middlegame) at [`PHASE_MAX`].
 const PHASE: [i32; 9] = [0, 1, 1, 2, 4, 0, 3, 3, 5];
 const PHASE_MAX: i32 = 24;
-
-/// Mobility per safe square, per movement atom: (mg, eg).
-const MOB_KNIGHT: (i32, i32) = (4, 4);
-const MOB_DIAG: (i32, i32) = (4, 5);
-const MOB_ORTH: (i32, i32) = (2, 4);
-
-/// King-zone attack units per role.
-const KING_ATTACK: [i32; 9] = [0, 2, 2, 3, 5, 0, 4, 5, 7];
-
-const PASSED_MG: [i32; 8] = [0, 5, 10, 15, 30, 50, 80, 0];
-const PASSED_EG: [i32; 8] = [0, 10, 20, 35, 60, 100, 150, 0];
-const PAWN_ADVANCE: [i32; 8] = [0, 0, 3, 6, 12, 20, 30, 0];
-const TEMPO: i32 = 10;
 
 const FILE_A: u64 = 0x0101_0101_0101_0101;
 const FILE_H: u64 = FILE_A << 7;
@@ -160,11 +289,17 @@ impl std::ops::SubAssign for S {
 /// Pure and deterministic; it does not detect mate or stalemate (the search does).
 #[must_use]
 pub fn evaluate(pos: &Position) -> i32 {
+    evaluate_with(pos, &WEIGHTS)
+}
+
+/// [`evaluate`] with other weights (for tuning).
+#[must_use]
+pub fn evaluate_with(pos: &Position, w: &Weights) -> i32 {
     let mut score = S::default();
     let mut phase = 0;
     let mut material = [0i32; 2];
     for color in Color::ALL {
-        let s = side(pos, color, &mut phase, &mut material);
+        let s = side(pos, w, color, &mut phase, &mut material);
         if color == Color::White {
             score += s;
         } else {
@@ -175,11 +310,11 @@ pub fn evaluate(pos: &Position) -> i32 {
     let mut v = (score.0 * phase + score.1 * (PHASE_MAX - phase)) / PHASE_MAX;
     v += mop_up(pos, material);
     let v = if pos.turn() == Color::White { v } else { -v };
-    v + TEMPO
+    v + w.tempo
 }
 
 /// Everything that belongs to one side, as a White-positive pair for `color`.
-fn side(pos: &Position, us: Color, phase: &mut i32, material: &mut [i32; 2]) -> S {
+fn side(pos: &Position, w: &Weights, us: Color, phase: &mut i32, material: &mut [i32; 2]) -> S {
     let them = us.other();
     let ours = pos.by_color(us);
     let theirs = pos.by_color(them);
@@ -206,7 +341,7 @@ fn side(pos: &Position, us: Color, phase: &mut i32, material: &mut [i32; 2]) -> 
         .into_iter()
         .flat_map(|role| (pos.by_role(role) & ours).map(move |sq| (sq, role)))
     {
-        let (mg, eg) = MATERIAL[role.index()];
+        let (mg, eg) = w.material[role.index()];
         s += S(mg, eg);
         material[us as usize] += mg;
         *phase += PHASE[role.index()];
@@ -219,28 +354,30 @@ fn side(pos: &Position, us: Color, phase: &mut i32, material: &mut [i32; 2]) -> 
         if atoms.knight {
             let a = knight_attacks(sq);
             let n = (a & safe).count() as i32;
-            s += S(MOB_KNIGHT.0 * n, MOB_KNIGHT.1 * n);
-            let c = center(sq);
-            s += S(5 * c - 10, 3 * c - 6);
+            s += S(w.mob_knight.0 * n, w.mob_knight.1 * n);
+            let c = center(sq) - 2;
+            s += S(w.leaper_center.0 * c, w.leaper_center.1 * c);
             zone_hits += (a & king_zone).count();
         }
         if atoms.diagonal {
             let a = bishop_attacks(sq, occ);
             let n = (a & safe).count() as i32;
-            s += S(MOB_DIAG.0 * n, MOB_DIAG.1 * n);
+            s += S(w.mob_diag.0 * n, w.mob_diag.1 * n);
             zone_hits += (a & king_zone).count();
         }
         if atoms.orthogonal {
             let a = rook_attacks(sq, occ);
             let n = (a & safe).count() as i32;
-            s += S(MOB_ORTH.0 * n, MOB_ORTH.1 * n);
+            s += S(w.mob_orth.0 * n, w.mob_orth.1 * n);
             zone_hits += (a & king_zone).count();
             let file = Bitboard::file(sq.file()).0;
             if file & our_pawns.0 == 0 {
-                s += if file & their_pawns.0 == 0 { S(20, 10) } else { S(10, 5) };
+                let (mg, eg) =
+                    if file & their_pawns.0 == 0 { w.rook_open } else { w.rook_half_open };
+                s += S(mg, eg);
             }
             if rel.rank() == 6 {
-                s += S(10, 20);
+                s += S(w.rook_seventh.0, w.rook_seventh.1);
             }
         }
         if role == Role::Bishop {
@@ -252,11 +389,11 @@ fn side(pos: &Position, us: Color, phase: &mut i32, material: &mut [i32; 2]) -> 
         }
         if zone_hits > 0 {
             attackers += 1;
-            attack_units += KING_ATTACK[role.index()] + zone_hits as i32;
+            attack_units += w.king_attack[role.index()] + zone_hits as i32;
         }
     }
     if bishops_light && bishops_dark {
-        s += S(30, 50);
+        s += S(w.bishop_pair.0, w.bishop_pair.1);
     }
     if attackers >= 2 {
         let danger = (attack_units * attack_units * attackers.min(4) / 8).min(600);
@@ -264,26 +401,28 @@ fn side(pos: &Position, us: Color, phase: &mut i32, material: &mut [i32; 2]) -> 
     }
 
     // Pawns.
-    let pawn_value = if kingless { KINGLESS_PAWN } else { MATERIAL[0] };
+    let pawn_value = if kingless { w.kingless_pawn } else { w.material[0] };
     let our_pawn_attacks = pawn_attacks_bb(us, our_pawns);
     for sq in our_pawns {
         s += S(pawn_value.0, pawn_value.1);
         material[us as usize] += pawn_value.0;
         let rel = usize::from(sq.relative(us).rank());
         let c = center(sq);
-        s += S(PAWN_ADVANCE[rel] + if c >= 4 && rel >= 3 { 8 } else { 0 }, PAWN_ADVANCE[rel]);
+        let adv = w.pawn_advance[rel];
+        s += S(adv + if c >= 4 && rel >= 3 { w.center_pawn } else { 0 }, adv);
         let file = sq.file();
         let adj = adjacent_files(file);
         let own_file = FILE_A << file;
         if our_pawns.0 & adj == 0 {
-            s -= if kingless { S(18, 22) } else { S(10, 15) };
+            let (mg, eg) = if kingless { w.isolated_kingless } else { w.isolated };
+            s -= S(mg, eg);
         }
         if front_span(us, sq, own_file) & our_pawns.0 != 0 {
-            s -= if kingless { S(4, 8) } else { S(10, 20) };
+            let (mg, eg) = if kingless { w.doubled_kingless } else { w.doubled };
+            s -= S(mg, eg);
         }
         if front_span(us, sq, own_file | adj) & their_pawns.0 == 0 {
-            let mut mg = PASSED_MG[rel];
-            let mut eg = PASSED_EG[rel];
+            let (mut mg, mut eg) = w.passed[rel];
             if front_span(us, sq, own_file) & occ.0 != 0 {
                 mg /= 2;
                 eg /= 2;
@@ -291,7 +430,7 @@ fn side(pos: &Position, us: Color, phase: &mut i32, material: &mut [i32; 2]) -> 
             s += S(mg, eg);
         }
         if kingless && our_pawn_attacks.contains(sq) {
-            s += S(8, 10);
+            s += S(w.kingless_defended.0, w.kingless_defended.1);
         }
     }
 
@@ -299,17 +438,17 @@ fn side(pos: &Position, us: Color, phase: &mut i32, material: &mut [i32; 2]) -> 
     if let Some(k) = pos.king_of(us) {
         let rel = k.relative(us);
         let c = center(k);
-        s += S(if rel.rank() == 0 { 0 } else { -15 * i32::from(rel.rank().min(3)) }, 4 * c);
+        s += S(-w.king_rank * i32::from(rel.rank().min(3)), w.king_center * c);
         if rel.rank() <= 1 {
             let files = adjacent_files(k.file()) | (FILE_A << k.file());
             let near = front_span(us, k, files);
             let one = Bitboard(near & king_attacks(k).0);
             let shield = (our_pawns & one).count() as i32;
             let two = (Bitboard(near) & our_pawns & !one).count() as i32;
-            s += S(12 * shield + 5 * two, 0);
+            s += S(w.shield_near * shield + w.shield_far * two, 0);
             for f in [k.file().saturating_sub(1), k.file(), (k.file() + 1).min(7)] {
                 if Bitboard::file(f).0 & our_pawns.0 == 0 {
-                    s -= S(12, 0);
+                    s -= S(w.king_open_file, 0);
                 }
             }
         }

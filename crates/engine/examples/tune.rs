@@ -1,0 +1,262 @@
+//! Texel tuning of the evaluation weights from self-play.
+//!
+//! ```text
+//! cargo run --release -p maharajah-engine --example tune -- gen --games 800 --nodes 4000 \
+//!     --threads 2 --seed 1 --out /tmp/positions.txt
+//! cargo run --release -p maharajah-engine --example tune -- fit /tmp/positions.txt --threads 2
+//! ```
+//!
+//! `gen` plays the full engine against itself at a fixed node count per move (deterministic
+//! from the seed) from rotating starts: chess after eight random plies, two independent random
+//! 39-point Maharajah armies, a random army against its own mirror image, and Horde after four
+//! random plies. It writes one line per position, `variant|fen|result` (White's score 1, ½ or
+//! 0), keeping positions from ply 8 on where the side to move is not in check and the engine's
+//! move is quiet (no capture, no promotion), so the static evaluation is meaningful. Games end
+//! by the rules, a claimable draw, adjudication (both sides' scores agree on 9 pawns or mate)
+//! or as a draw at 300 plies.
+//!
+//! `fit` first finds the scale `K` that best maps the current evaluation to results
+//! (`1 / (1 + 10^(−K·eval/400))`), then minimises the mean squared error over every weight of
+//! [`Weights::params_mut`] by local search (Texel's method: try each weight ± step, keep what
+//! lowers the error; steps 8, 4, 2, 1), holding out every tenth position to report the error
+//! on unseen positions. It prints the new weights as a Rust expression for `eval.rs`.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use maharajah_engine::eval::{evaluate_with, Weights, WEIGHTS};
+use maharajah_engine::search::{Limits, Score, Searcher};
+use maharajah_engine::{start_position, Army, Color, Game, Outcome, Position, Variant};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn arg(args: &[String], name: &str, default: u64) -> u64 {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map_or(default, |v| v.parse().unwrap_or_else(|_| panic!("{name} needs a number")))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    maharajah_engine::attacks::init();
+    match args.first().map(String::as_str) {
+        Some("gen") => generate(&args),
+        Some("fit") => fit(&args),
+        _ => eprintln!("usage: tune gen --games N --nodes N --threads N --seed S --out FILE | tune fit FILE [--threads N] [--sweeps N]"),
+    }
+}
+
+fn start(index: usize, rng: &mut ChaCha8Rng) -> (Variant, Position) {
+    let random_plies = |variant: Variant, plies: usize, rng: &mut ChaCha8Rng| loop {
+        let mut pos = Position::new(variant);
+        for _ in 0..plies {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos.play_unchecked(moves[rng.random_range(0..moves.len())]);
+        }
+        if pos.has_legal_moves() {
+            break pos;
+        }
+    };
+    match index % 4 {
+        0 => (Variant::Chess, random_plies(Variant::Chess, 8, rng)),
+        3 => (Variant::Horde, random_plies(Variant::Horde, 4, rng)),
+        k => loop {
+            let w = Army::random(Color::White, rng);
+            let b = if k == 1 { Army::random(Color::Black, rng) } else { w.mirrored() };
+            if let Ok(p) = start_position(&w, &b) {
+                break (Variant::Maharajah, p);
+            }
+        },
+    }
+}
+
+/// Plays one self-play game; returns the kept positions (variant, FEN) and White's score.
+fn self_play((variant, start): (Variant, Position), nodes: u64) -> (Vec<(Variant, String)>, f64) {
+    let mut searcher = Searcher::new(4);
+    let stop = AtomicBool::new(false);
+    let mut game = Game::new(start);
+    let mut kept = Vec::new();
+    let mut last = [0i32; 2];
+    loop {
+        let plies = game.moves().len();
+        match game.outcome() {
+            Some(Outcome::Decisive { winner, .. }) => {
+                return (kept, if winner == Color::White { 1.0 } else { 0.0 })
+            }
+            Some(Outcome::Draw { .. }) => return (kept, 0.5),
+            None => {}
+        }
+        if game.claimable_draw().is_some() || plies >= 300 {
+            return (kept, 0.5);
+        }
+        let r =
+            searcher.think(&game, &Limits::nodes(nodes), &stop, &|| Duration::ZERO, &mut |_| {});
+        let mv = r.best_move.expect("a game in progress has a legal move");
+        let pos = game.position();
+        if plies >= 8 && !pos.is_check() && !pos.is_capture(mv) && mv.promotion.is_none() {
+            kept.push((variant, pos.to_string()));
+        }
+        let turn = pos.turn();
+        let cp = match r.score {
+            Score::Cp(cp) => cp,
+            Score::Mate(n) if n > 0 => 30_000,
+            Score::Mate(_) => -30_000,
+        };
+        last[turn as usize] = cp;
+        if plies >= 2 && cp >= 900 && last[1 - turn as usize] <= -900 {
+            return (kept, if turn == Color::White { 1.0 } else { 0.0 });
+        }
+        game.play_unchecked(mv);
+    }
+}
+
+fn generate(args: &[String]) {
+    let games = arg(args, "--games", 100) as usize;
+    let nodes = arg(args, "--nodes", 4000);
+    let threads = arg(args, "--threads", 1).max(1) as usize;
+    let seed = arg(args, "--seed", 1);
+    let out =
+        args.iter().position(|a| a == "--out").and_then(|i| args.get(i + 1)).expect("--out FILE");
+    let file = Mutex::new(std::fs::File::create(out).expect("output file"));
+    let next = AtomicUsize::new(0);
+    let count = AtomicUsize::new(0);
+    let started = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let g = next.fetch_add(1, Ordering::Relaxed);
+                if g >= games {
+                    break;
+                }
+                let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_mul(0x9e37_79b9) ^ g as u64);
+                let (kept, result) = self_play(start(g, &mut rng), nodes);
+                let mut f = file.lock().unwrap();
+                for (variant, fen) in &kept {
+                    writeln!(f, "{variant}|{fen}|{result}").expect("write");
+                }
+                let n = count.fetch_add(kept.len(), Ordering::Relaxed) + kept.len();
+                if g % 50 == 49 {
+                    eprintln!(
+                        "{} games, {n} positions, {:.0} s",
+                        g + 1,
+                        started.elapsed().as_secs_f64()
+                    );
+                }
+            });
+        }
+    });
+    eprintln!("done: {} positions from {games} games", count.load(Ordering::Relaxed));
+}
+
+/// Mean squared error of the weights' predictions over `data`, in parallel.
+fn error(data: &[(Position, f64)], w: &Weights, k: f64, threads: usize) -> f64 {
+    let chunk = data.len().div_ceil(threads).max(1);
+    let total: f64 = std::thread::scope(|s| {
+        let handles: Vec<_> = data
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .map(|(pos, result)| {
+                            let v = evaluate_with(pos, w);
+                            let white = if pos.turn() == Color::White { v } else { -v };
+                            let p = 1.0 / (1.0 + 10f64.powf(-k * f64::from(white) / 400.0));
+                            (result - p).powi(2)
+                        })
+                        .sum::<f64>()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).sum()
+    });
+    total / data.len() as f64
+}
+
+fn fit(args: &[String]) {
+    let path = args.get(1).expect("fit FILE");
+    let threads = arg(args, "--threads", 1).max(1) as usize;
+    let max_sweeps = arg(args, "--sweeps", 30) as usize;
+    let mut train = Vec::new();
+    let mut test = Vec::new();
+    let file = std::fs::File::open(path).expect("positions file");
+    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.expect("read");
+        let mut parts = line.split('|');
+        let (Some(v), Some(fen), Some(r)) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        let variant: Variant = v.parse().expect("variant");
+        let pos = Position::from_fen(variant, fen).expect("FEN written by gen");
+        let result: f64 = r.parse().expect("result");
+        if i % 10 == 9 {
+            test.push((pos, result));
+        } else {
+            train.push((pos, result));
+        }
+    }
+    eprintln!("{} training positions, {} held out", train.len(), test.len());
+    let mut w = WEIGHTS.clone();
+    // The scale K: golden enough with a coarse then fine scan.
+    let mut k = 1.0;
+    let mut best = f64::MAX;
+    for step in [0.1, 0.01] {
+        let centre = k;
+        for i in -10..=10 {
+            let kk = centre + f64::from(i) * step;
+            if kk <= 0.0 {
+                continue;
+            }
+            let e = error(&train, &w, kk, threads);
+            if e < best {
+                best = e;
+                k = kk;
+            }
+        }
+    }
+    let test_before = error(&test, &w, k, threads);
+    eprintln!("K = {k:.2}; error train {best:.6}, held out {test_before:.6}");
+    let started = Instant::now();
+    let count = w.params_mut().len();
+    for step in [8, 4, 2, 1] {
+        for sweep in 0..max_sweeps {
+            let mut improved = false;
+            for i in 0..count {
+                for delta in [step, -step] {
+                    *w.params_mut()[i].1 += delta;
+                    let e = error(&train, &w, k, threads);
+                    if e < best {
+                        best = e;
+                        improved = true;
+                        break;
+                    }
+                    *w.params_mut()[i].1 -= delta;
+                }
+            }
+            eprintln!(
+                "step {step} sweep {sweep}: train {best:.6}, held out {:.6}, {:.0} s",
+                error(&test, &w, k, threads),
+                started.elapsed().as_secs_f64()
+            );
+            if !improved {
+                break;
+            }
+        }
+    }
+    let test_after = error(&test, &w, k, threads);
+    println!("// K = {k:.2}; held-out error {test_before:.6} -> {test_after:.6}");
+    let mut base = WEIGHTS.clone();
+    let old: Vec<(String, i32)> = base.params_mut().into_iter().map(|(n, v)| (n, *v)).collect();
+    for ((name, new), (_, was)) in w.params_mut().into_iter().zip(old) {
+        if *new != was {
+            println!("// {name}: {was} -> {new}");
+        }
+    }
+    println!("{w:#?}");
+}
