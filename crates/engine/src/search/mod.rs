@@ -8,13 +8,15 @@
 //! # Layout
 //! * this module — [`Searcher`]: iterative deepening, principal-variation search with aspiration
 //!   windows, transposition table, quiescence, move ordering (hash move, captures by MVV-LVA,
-//!   killers, history), null-move pruning (never for a side with only pawns and king — Horde and
+//!   killers, history; a capture that loses material by static exchange comes after the
+//!   killers, and quiescence skips it), null-move pruning (never for a side with only pawns and king — Horde and
 //!   pawn-heavy armies are zugzwang-prone), late-move reductions, check extensions, reverse
 //!   futility and late-move pruning near the leaves, mate scores. [`Limits`]: depth, nodes,
 //!   move time, clock, infinite.
 //! * [`level`] — [`Level`] 1–8, [`pick_move_for_level`] and [`Level::move_time`].
 //! * [`army`] — [`build_army`]: the computer's 39-point Maharajah army.
 //! * [`bench`] — fixed positions searched to a fixed depth (deterministic node count).
+//! * [`see`] — static exchange evaluation.
 //!
 //! # Example
 //! ```
