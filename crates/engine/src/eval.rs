@@ -3,11 +3,13 @@
 //! from the side to move's point of view.
 //!
 //! # How the weights were chosen
-//! They are hand-set, not machine-tuned: standard engine defaults for the orthodox terms, the
-//! published self-play results below for the compound pieces, and two checks in this crate —
-//! the Horde start must evaluate near balance (unit test) and the self-play runs recorded in
-//! BENCHMARKS.md (level ladder; army builder against random armies) must come out sensibly.
-//! A proper tuning run (Texel-style fitting on self-play positions) is future work.
+//! They are hand-set: standard engine defaults for the orthodox terms, the published self-play
+//! results below for the compound pieces, and two checks in this crate — the Horde start must
+//! evaluate near balance (unit test) and the self-play runs recorded in BENCHMARKS.md (level
+//! ladder; army builder against random armies) must come out sensibly. A Texel tuning run on
+//! 50,000 self-play positions (`examples/tune.rs`, procedure and figures in the crate README)
+//! fitted the game results better, but both candidate sets it produced lost their verification
+//! matches against these weights, so these stay. All weights live in [`WEIGHTS`].
 //! * **Material** starts from the army-builder costs (pawn 1 … Maharajah 13) but the costs are
 //!   prices, not strengths: they undervalue the archbishop and chancellor. The compound values
 //!   follow H. G. Muller's computer self-play studies of Capablanca pieces (archbishop and
