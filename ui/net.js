@@ -79,7 +79,7 @@ export function reduceNet(state, action) {
       const sameRoom = previous && previous.code === view.code && previous.url === view.url;
       if (sameRoom && view.revision < previous.revision) {
         // A command's answer overtaken by pushed views: keep the newer view, still open the screen.
-        return action.open ? { ...state, screen: 'netgame', online: { ...state.online, busy: false, error: null } } : state;
+        return action.open ? { ...state, screen: 'netgame', netOrigin: action.origin ?? state.netOrigin ?? 'online', online: { ...state.online, busy: false, error: null } } : state;
       }
       const game = netGame(view);
       const moved = !state.game || !game || state.game.id !== game.id || state.game.history.length !== game.history.length;
@@ -90,6 +90,8 @@ export function reduceNet(state, action) {
         game,
         ui: { ...ui, dialog: dialogFor(previous, view, ui.dialog) },
         screen: action.open ? 'netgame' : state.screen,
+        // The screen leaving the game returns to: 'online', or 'lan' for a game handed over by it.
+        netOrigin: action.open ? action.origin ?? state.netOrigin ?? 'online' : state.netOrigin,
         online: action.open ? { ...state.online, busy: false, error: null } : state.online,
       };
     }
@@ -104,7 +106,7 @@ export function reduceNet(state, action) {
     case 'net/error':
       return { ...state, ui: { ...state.ui, error: action.error, selected: null, promotion: null } };
     case 'net/closed':
-      return { ...state, net: null, game: null, screen: 'online', online: { ...state.online, busy: false } };
+      return { ...state, net: null, game: null, screen: state.netOrigin ?? 'online', netOrigin: null, online: { ...state.online, busy: false } };
     default:
       return state;
   }

@@ -115,6 +115,19 @@ export async function netEffects(action, store) {
   }
 }
 
+/**
+ * Opens the network game screen on the backend's current game, e.g. a LAN game just handed over
+ * to the network session (`origin`: the screen that leaving the game returns to).
+ */
+export async function openNetGame(store, origin = 'lan') {
+  try {
+    const view = await api.netView();
+    if (view) store.dispatch({ type: 'net/view', view, open: true, origin });
+  } catch (error) {
+    store.dispatch({ type: 'net/error', error });
+  }
+}
+
 /** Listens to the pushed network views and clock ticks. */
 export function subscribeNet(store) {
   api.subscribe('net', (view) => {

@@ -94,3 +94,13 @@ test('join errors are named by code', () => {
   assert.equal(state.online.error.code, 'bad_code');
   assert.equal(state.online.busy, false);
 });
+
+test('leaving returns to the screen the game came from', () => {
+  let state = reduce(initialState('en'), { type: 'net/view', view: view(), open: true, origin: 'lan' });
+  assert.equal(state.netOrigin, 'lan');
+  state = reduce(state, { type: 'net/view', view: view({ revision: 2 }) });
+  assert.equal(state.netOrigin, 'lan', 'pushed views keep the origin');
+  assert.equal(reduce(state, { type: 'net/closed' }).screen, 'lan');
+  const online = reduce(initialState('en'), { type: 'net/view', view: view(), open: true });
+  assert.equal(reduce(online, { type: 'net/closed' }).screen, 'online');
+});
