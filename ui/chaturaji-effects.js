@@ -98,8 +98,30 @@ export async function chaturajiEffects(action, store) {
   }
 }
 
+/** When the time per turn of the shown table runs out, in this page's clock (null: untimed). */
+let deadline = null;
+let shownVersion = null;
+
+/** Counts the time per turn down on screen between the backend's pushes. */
+function tickTurnTime(store) {
+  const cj = store.state.chaturaji;
+  const table = cj && store.state.screen === 'chaturaji' ? cj.table : null;
+  if (!table || table.time_left_ms === null || table.time_left_ms === undefined) {
+    deadline = null;
+    return;
+  }
+  const key = `${table.id}:${table.version}`;
+  if (key !== shownVersion) {
+    shownVersion = key;
+    deadline = Date.now() + table.time_left_ms;
+  }
+  const node = document.getElementById('cj-time');
+  if (node) node.textContent = ` · ${Math.max(0, Math.ceil((deadline - Date.now()) / 1000))} s`;
+}
+
 /** Listens for tables the backend pushes (CPU steps, time-outs). */
 export function subscribeChaturaji(store) {
+  setInterval(() => tickTurnTime(store), 250);
   return api.subscribe('chaturaji', (table) => {
     const cj = store.state.chaturaji;
     if (store.state.screen === 'chaturaji' && cj && cj.table && cj.table.id === table.id) {
