@@ -113,3 +113,13 @@ export const chaturajiEndTurn = () => call('chaturaji_end_turn');
 export const chaturajiResign = (seat) => call('chaturaji_resign', { seat });
 export const chaturajiLeave = () => call('chaturaji_leave');
 export const chaturajiRecord = () => call('chaturaji_record');
+
+// Chaturaji over the network: this device's seat in a room on a server (ws:// or wss:// address).
+export const chaturajiNetCreate = (url, settings) => call('chaturaji_net_create', { url, settings });
+export const chaturajiNetJoin = (url, code) => call('chaturaji_net_join', { url, code });
+export const chaturajiNetRoll = () => call('chaturaji_net_roll');
+export const chaturajiNetMove = (from, to, die = null) => call('chaturaji_net_move', { from, to, die });
+export const chaturajiNetEndTurn = () => call('chaturaji_net_end_turn');
+export const chaturajiNetResign = () => call('chaturaji_net_resign');
+export const chaturajiNetView = () => call('chaturaji_net_view');
+export const chaturajiNetLeave = () => call('chaturaji_net_leave');

@@ -1,7 +1,7 @@
 // Chaturaji's effects: the backend calls behind chaturaji/* actions, and the pushed `chaturaji`
 // event (CPU seats' steps, time-outs). main.js hands every chaturaji/* action here.
 import * as api from './api.js';
-import { dropDecision, nextGameSetup, settingsOf, setupOfTable, tapDecision } from './chaturaji-store.js';
+import { dropDecision, nextGameSetup, serverUrl, settingsOf, setupOfTable, tapDecision } from './chaturaji-store.js';
 
 /** Runs a call that answers with a table; errors show on the Chaturaji screen. */
 async function tableCall(store, promise) {
@@ -10,6 +10,28 @@ async function tableCall(store, promise) {
   } catch (error) {
     store.dispatch({ type: 'chaturaji/error', error });
   }
+}
+
+/** The local table's commands, or the network table's when the table is remote. */
+function backend(store) {
+  const remote = Boolean(store.state.chaturaji?.table?.remote);
+  return remote
+    ? { roll: api.chaturajiNetRoll, move: api.chaturajiNetMove, endTurn: api.chaturajiNetEndTurn, resign: () => api.chaturajiNetResign(), leave: api.chaturajiNetLeave }
+    : { roll: api.chaturajiRoll, move: api.chaturajiMove, endTurn: api.chaturajiEndTurn, resign: api.chaturajiResign, leave: api.chaturajiLeave };
+}
+
+async function startNet(store, join) {
+  const setup = store.state.chaturaji.setup;
+  let url;
+  let settings;
+  try {
+    url = serverUrl(setup);
+    settings = join ? null : settingsOf(setup);
+  } catch (error) {
+    store.dispatch({ type: 'chaturaji/error', error });
+    return;
+  }
+  await tableCall(store, join ? api.chaturajiNetJoin(url, setup.net_code) : api.chaturajiNetCreate(url, settings));
 }
 
 function decide(store, decision) {
@@ -21,7 +43,7 @@ function decide(store, decision) {
       store.dispatch({ type: 'chaturaji/deselect' });
       break;
     case 'move':
-      tableCall(store, api.chaturajiMove(decision.from, decision.to, decision.die));
+      tableCall(store, backend(store).move(decision.from, decision.to, decision.die));
       break;
     default:
       break;
@@ -62,15 +84,21 @@ export async function chaturajiEffects(action, store) {
       await start(store, setup);
       break;
     }
+    case 'chaturaji/net-create':
+      await startNet(store, false);
+      break;
+    case 'chaturaji/net-join':
+      await startNet(store, true);
+      break;
     case 'chaturaji/roll':
-      tableCall(store, api.chaturajiRoll());
+      tableCall(store, backend(store).roll());
       break;
     case 'chaturaji/end-turn':
-      tableCall(store, api.chaturajiEndTurn());
+      tableCall(store, backend(store).endTurn());
       break;
     case 'chaturaji/resign':
       store.dispatch({ type: 'chaturaji/dialog', dialog: null });
-      tableCall(store, api.chaturajiResign(action.seat));
+      tableCall(store, backend(store).resign(action.seat));
       break;
     case 'chaturaji/square':
       decide(store, tapDecision(cj, action.square));
@@ -87,7 +115,7 @@ export async function chaturajiEffects(action, store) {
       break;
     case 'chaturaji/leave':
       try {
-        await api.chaturajiLeave();
+        await backend(store).leave();
       } catch {
         // Leaving still returns to the menu; the table was saved with its last action.
       }

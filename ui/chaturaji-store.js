@@ -21,6 +21,8 @@ export function defaultSetup() {
     no_capture_rounds: 12,
     first_seat: 'red',
     first_seat_rule: 'rotating',
+    net_url: '',
+    net_code: '',
   };
 }
 
@@ -81,13 +83,22 @@ export function setupOfTable(table) {
   return { ...defaultSetup(), ...s, seats, players: undefined };
 }
 
+/** A setup's table address, checked: ws:// or wss:// (throws { code, field } otherwise). */
+export function serverUrl(setup) {
+  const url = String(setup.net_url ?? '').trim();
+  if (!/^wss?:\/\/\S+$/.test(url)) throw { code: 'bad_url', field: 'net_url', message: 'net_url' };
+  return url;
+}
+
 export function isPerson(table, seat) {
   return table.settings.players[seat].kind === 'person';
 }
 
 /** Whether a person on this device may act now (a person seat to move, the game not over). */
 export function personToMove(table) {
-  return Boolean(table) && !table.outcome && !table.cpu_to_move && isPerson(table, table.to_move);
+  if (!table || table.outcome) return false;
+  if (table.remote) return table.remote.started && table.to_move === table.remote.seat && !table.cpu_to_move;
+  return !table.cpu_to_move && isPerson(table, table.to_move);
 }
 
 /** The usable dice of the turn, optionally only die `die`. */
@@ -208,6 +219,7 @@ export function sharedPlaces(standings) {
 /** The seat the board faces: the person to move when turning is on, else the last one it faced. */
 function facingFor(cj, table) {
   if (!table) return cj.facing;
+  if (table.remote) return table.remote.seat;
   if (cj.turnBoard && personToMove(table)) return table.to_move;
   if (!cj.turnBoard) {
     const people = SEATS.filter((s) => isPerson(table, s));

@@ -425,7 +425,7 @@ function announce(state) {
 
 // Typing only updates state (the field already shows the text); clock ticks patch the clocks.
 store.subscribe((state, action) => {
-  if (action.type === 'move/text' || action.type === 'import/text' || action.type === 'build/name') return;
+  if (action.type === 'move/text' || action.type === 'import/text' || action.type === 'build/name' || action.quiet) return;
   if ((action.type === 'lan/field' || (action.type === 'lan/form' && action.key === 'name'))) return;
   if (action.type === 'clock' && state.screen === 'game') {
     patchClocks(root, state);

@@ -37,6 +37,9 @@ pub const CPU_DELAY_MS: u64 = 450;
 const LOG_LEN: usize = 24;
 
 const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS chaturaji_device (
+    id TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS chaturaji_tables (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     record TEXT NOT NULL,
@@ -169,6 +172,8 @@ pub struct TableView {
     pub standings: Vec<Standing>,
     /// How the game ended.
     pub outcome: Option<Outcome>,
+    /// For a network table: the room code, this device's seat and the seats' state.
+    pub remote: Option<RemoteView>,
 }
 
 /// The open table.
@@ -308,6 +313,23 @@ impl ChaturajiCore {
             });
         }
         self.view(now).map(Some)
+    }
+
+    /// This device's id for network tables: random, made once and kept (a dropped person who
+    /// comes back from the same device gets their seat back).
+    ///
+    /// # Errors
+    /// `storage` when it cannot be read or saved.
+    pub fn device_id(&self) -> Result<String, TableError> {
+        let Some(db) = &self.db else { return Ok(new_device_id()) };
+        let found: Option<String> =
+            db.query_row("SELECT id FROM chaturaji_device LIMIT 1", [], |r| r.get(0)).optional()?;
+        if let Some(id) = found {
+            return Ok(id);
+        }
+        let id = new_device_id();
+        db.execute("INSERT INTO chaturaji_device (id) VALUES (?1)", params![id])?;
+        Ok(id)
     }
 
     /// Closes the open table (it stays saved; an unfinished one can be continued).
@@ -508,75 +530,129 @@ impl ChaturajiCore {
         let table = self.table()?;
         let game = table.game.game();
         let settings = game.settings();
-        let board = game.board();
-        let legal = game.legal_moves();
-        let dice = game.dice().map(|dice| {
-            dice.iter()
-                .enumerate()
-                .map(|(i, d)| {
-                    let index = i as u8;
-                    // Equal classes: legal moves name die 0 only, but either die may be used.
-                    let named = if i == 1
-                        && dice[0].state == DieState::Unused
-                        && dice[0].class == d.class
-                    {
+        let over = game.is_over();
+        Ok(table_view(
+            game,
+            ViewParts {
+                id: table.id,
+                version: table.version,
+                seed: table.game.record().seed.unwrap_or(0),
+                actions: table.game.record().actions.len(),
+                cpu_to_move: !over && level_of(settings, game.to_move()).is_some(),
+                time_left_ms: settings
+                    .turn_time
+                    .seconds()
+                    .filter(|_| !over)
+                    .map(|s| (table.turn_started_ms + u64::from(s) * 1000).saturating_sub(now)),
+                log: table.log.iter().cloned().collect(),
+                remote: None,
+            },
+        ))
+    }
+}
+
+/// What a [`TableView`] needs besides the game.
+#[derive(Debug, Clone)]
+pub struct ViewParts {
+    /// The table's id.
+    pub id: i64,
+    /// Its version.
+    pub version: u64,
+    /// The dice seed (0 when unknown).
+    pub seed: u64,
+    /// Steps played.
+    pub actions: usize,
+    /// Whether the CPU (not a person here) plays the seat to move.
+    pub cpu_to_move: bool,
+    /// Time left of the turn.
+    pub time_left_ms: Option<u64>,
+    /// Recent events.
+    pub log: Vec<Event>,
+    /// For a network table: the room and this device's seat.
+    pub remote: Option<RemoteView>,
+}
+
+/// A network table as this device sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RemoteView {
+    /// The room's access code (to share).
+    pub code: String,
+    /// This device's seat.
+    pub seat: Seat,
+    /// Whether the game has started (every person seat taken).
+    pub started: bool,
+    /// Per seat: a person's seat, taken, connected, played by the CPU now.
+    pub seats: Option<BySeat<maharajah_protocol::chaturaji::ChaturajiSeatView>>,
+    /// The link to the server is up.
+    pub connected: bool,
+}
+
+/// The view of `game` for the UI: pieces, dice with each die's moves or reason, scores.
+#[must_use]
+pub fn table_view(game: &Game, parts: ViewParts) -> TableView {
+    let settings = game.settings();
+    let board = game.board();
+    let legal = game.legal_moves();
+    let dice = game.dice().map(|dice| {
+        dice.iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let index = i as u8;
+                // Equal classes: legal moves name die 0 only, but either die may be used.
+                let named =
+                    if i == 1 && dice[0].state == DieState::Unused && dice[0].class == d.class {
                         0
                     } else {
                         index
                     };
-                    let usability = game.die_usability(index);
-                    let reason = match (d.state, usability) {
-                        (DieState::Discarded(reason), _) => Some(reason),
-                        (_, Some(Err(reason))) => Some(reason),
-                        _ => None,
-                    };
-                    DieView {
-                        index,
-                        face: d.face,
-                        class: d.class,
-                        state: d.state,
-                        usable: matches!(usability, Some(Ok(()))),
-                        reason,
-                        moves: legal
-                            .iter()
-                            .filter(|m| m.die == named && d.state == DieState::Unused)
-                            .map(|m| StepView { from: m.from, to: m.to })
-                            .collect(),
-                    }
-                })
-                .collect()
-        });
-        let over = game.is_over();
-        Ok(TableView {
-            id: table.id,
-            version: table.version,
-            settings: settings.clone(),
-            seed: table.game.record().seed.unwrap_or(0),
-            actions: table.game.record().actions.len(),
-            pieces: board
-                .pieces()
-                .map(|(square, p)| PieceView { square, seat: p.seat, role: p.role })
-                .collect(),
-            scores: game.scores(),
-            resigned: game.resigned(),
-            frozen: BySeat::from_fn(|s| game.is_frozen(s)),
-            kings: BySeat::from_fn(|s| board.has_king(s)),
-            to_move: game.to_move(),
-            phase: game.phase(),
-            round: game.round(),
-            turns_without_capture: game.turns_without_capture(),
-            dice,
-            can_end_turn: game.can_end_turn(),
-            cpu_to_move: !over && level_of(settings, game.to_move()).is_some(),
-            time_left_ms: settings
-                .turn_time
-                .seconds()
-                .filter(|_| !over)
-                .map(|s| (table.turn_started_ms + u64::from(s) * 1000).saturating_sub(now)),
-            log: table.log.iter().cloned().collect(),
-            standings: game.standings(),
-            outcome: game.outcome().cloned(),
-        })
+                let usability = game.die_usability(index);
+                let reason = match (d.state, usability) {
+                    (DieState::Discarded(reason), _) => Some(reason),
+                    (_, Some(Err(reason))) => Some(reason),
+                    _ => None,
+                };
+                DieView {
+                    index,
+                    face: d.face,
+                    class: d.class,
+                    state: d.state,
+                    usable: matches!(usability, Some(Ok(()))),
+                    reason,
+                    moves: legal
+                        .iter()
+                        .filter(|m| m.die == named && d.state == DieState::Unused)
+                        .map(|m| StepView { from: m.from, to: m.to })
+                        .collect(),
+                }
+            })
+            .collect()
+    });
+    TableView {
+        id: parts.id,
+        version: parts.version,
+        settings: settings.clone(),
+        seed: parts.seed,
+        actions: parts.actions,
+        pieces: board
+            .pieces()
+            .map(|(square, p)| PieceView { square, seat: p.seat, role: p.role })
+            .collect(),
+        scores: game.scores(),
+        resigned: game.resigned(),
+        frozen: BySeat::from_fn(|s| game.is_frozen(s)),
+        kings: BySeat::from_fn(|s| board.has_king(s)),
+        to_move: game.to_move(),
+        phase: game.phase(),
+        round: game.round(),
+        turns_without_capture: game.turns_without_capture(),
+        dice,
+        can_end_turn: game.can_end_turn(),
+        cpu_to_move: parts.cpu_to_move,
+        time_left_ms: parts.time_left_ms,
+        log: parts.log,
+        standings: game.standings(),
+        outcome: game.outcome().cloned(),
+        remote: parts.remote,
     }
 }
 
@@ -606,6 +682,10 @@ impl ChaturajiState {
     }
 }
 
+fn new_device_id() -> String {
+    format!("device-{:032x}", rand::random::<u128>())
+}
+
 /// Registers the Chaturaji state on the app (saving into `database`) and starts its worker.
 pub fn setup<R: tauri::Runtime>(app: &tauri::App<R>, database: &Path) {
     let core = ChaturajiCore::open(database, CPU_DELAY_MS).or_else(|error| {
@@ -614,6 +694,11 @@ pub fn setup<R: tauri::Runtime>(app: &tauri::App<R>, database: &Path) {
     });
     match core {
         Ok(core) => {
+            let device = core.device_id().unwrap_or_else(|error| {
+                eprintln!("{error}; this device gets a new id for network tables");
+                new_device_id()
+            });
+            app.manage(crate::chaturaji_net::NetState::new(device));
             app.manage(ChaturajiState::new(core));
             spawn_worker(app.handle().clone());
         }

@@ -10,6 +10,7 @@
 //! - [`clock`]: the Fischer clock with injected time.
 //! - [`store`]: saved games and settings in SQLite.
 //! - [`chaturaji`]: the local Chaturaji table (people and CPU seats), its commands and worker.
+//! - [`chaturaji_net`]: a Chaturaji seat of a room on a server (online or a LAN host).
 //! - [`computer`]: the computer opponent's move choice.
 //! - [`lan`]: two devices on one Wi-Fi: host, browse, join.
 //! - [`run`]: builds the app; the desktop `main` and the mobile entry point both call it.
@@ -17,6 +18,7 @@
 pub mod app;
 pub mod builder;
 pub mod chaturaji;
+pub mod chaturaji_net;
 pub mod clock;
 pub mod commands;
 pub mod computer;
@@ -136,6 +138,14 @@ pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
             lan::commands::lan_join,
             lan::commands::lan_status,
             lan::commands::lan_leave,
+            chaturaji_net::chaturaji_net_create,
+            chaturaji_net::chaturaji_net_join,
+            chaturaji_net::chaturaji_net_roll,
+            chaturaji_net::chaturaji_net_move,
+            chaturaji_net::chaturaji_net_end_turn,
+            chaturaji_net::chaturaji_net_resign,
+            chaturaji_net::chaturaji_net_view,
+            chaturaji_net::chaturaji_net_leave,
         ])
 }
 

@@ -1,13 +1,16 @@
 // End-to-end Chaturaji in the real app at phone size: one person (Red) and three CPU seats. The
 // person rolls, sees each die's moves (or why a die is unusable), moves by taps, and watches the
 // turn pass through Blue, Yellow and Green back to Red with the scores and round counter shown;
-// the unfinished table comes back after the app is closed and started again.
+// the unfinished table comes back after the app is closed and started again; a network table is
+// created on a real server (the seat of this device, the room code, waiting for the others).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { startDriver, waitFor } from './webdriver.mjs';
+import { spawn } from 'node:child_process';
+import { application, freePort, startDriver, waitFor } from './webdriver.mjs';
 
 let d;
 
@@ -157,4 +160,40 @@ test('the unfinished table comes back after the app restarts', async () => {
   await d.tap('#cj-turn-board');
   await waitFor('the option on', async () => q('return document.getElementById("cj-turn-board").checked;'));
   assert.equal(await q('return document.getElementById("cj-board").dataset.facing;'), 'red');
+});
+
+test('a network table on a real server shows its code and waits for the other people', async () => {
+  const port = await freePort();
+  const serverBin = process.env.MAHARAJAH_SERVER ?? path.join(path.dirname(application), 'maharajah-server');
+  const server = spawn(serverBin, ['--listen', `127.0.0.1:${port}`, '--memory'], { stdio: 'ignore' });
+  try {
+    await d.tap('#cj-new');
+    await waitFor('the table setup', () => d.find('#cj-net-create'));
+    await chooseSeat('red', 'person');
+    await chooseSeat('blue', 'person');
+    await chooseSeat('yellow', 'greedy');
+    await chooseSeat('green', 'greedy');
+    // A bad address is refused with a message naming it.
+    await d.typeInto('#cj-net-url', 'localhost');
+    await d.tap('#cj-net-create');
+    assert.match(await d.text(await waitFor('the error', () => d.find('#cj-error'))), /ws:\/\//);
+    await q('const i = document.getElementById("cj-net-url"); i.value = arguments[0]; i.dispatchEvent(new Event("input", { bubbles: true }));', [`ws://127.0.0.1:${port}/`]);
+    await waitFor('the server to listen', () => new Promise((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => { socket.end(); resolve(true); });
+      socket.on('error', () => resolve(false));
+    }), 20000);
+    await d.tap('#cj-net-create');
+    await waitFor('the network table', () => q('return Boolean(document.querySelector("#cj-remote"));'), 20000);
+    const remote = await d.text(await d.find('#cj-remote'));
+    assert.match(remote, /Room [A-Z0-9]+ · you play ● Red/);
+    assert.ok(await q('return Boolean(document.querySelector("#cj-waiting"));'), 'waiting for Blue to join');
+    assert.equal(await q('return document.querySelector("#cj-score-blue td.muted").textContent;'), 'Free seat');
+    assert.equal(await q('return Boolean(document.querySelector("#cj-roll"));'), false, 'no roll before everyone is seated');
+    await q('window.scrollTo(0, 0);');
+    await d.screenshot('chaturaji-network-waiting-390x844.png');
+    await d.tap('#back');
+    await waitFor('the menu', async () => (await d.findAll('.menu-item')).length === 10);
+  } finally {
+    server.kill('SIGTERM');
+  }
 });

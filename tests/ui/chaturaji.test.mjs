@@ -90,3 +90,14 @@ test('the reducer keeps the newest snapshot and opens the ranking when the game 
   assert.equal(state.chaturaji.selected, null);
   assert.deepEqual(sharedPlaces(standings).map((s) => s.shared), [true, true, false, false]);
 });
+
+test('a network table lets this device act only for its own seat, once everyone is seated', async () => {
+  const { personToMove, serverUrl } = await import('../../ui/chaturaji-store.js');
+  const remote = { code: 'ABCD1234', seat: 'blue', started: true, connected: true, seats: null };
+  assert.equal(personToMove(table({ remote, to_move: 'red' })), false, 'Red is another device');
+  assert.equal(personToMove(table({ remote, to_move: 'blue' })), true);
+  assert.equal(personToMove(table({ remote: { ...remote, started: false }, to_move: 'blue' })), false);
+  assert.equal(personToMove(table({ remote, to_move: 'blue', cpu_to_move: true })), false, 'the stand-in plays while away');
+  assert.equal(serverUrl({ net_url: ' ws://10.0.0.2:7878/ ' }), 'ws://10.0.0.2:7878/');
+  assert.throws(() => serverUrl({ net_url: 'http://x' }), (e) => e.field === 'net_url');
+});

@@ -56,6 +56,12 @@ function seatName(seat, t) {
 
 function playerLabel(table, seat, t) {
   const p = table.settings.players[seat];
+  if (table.remote && p.kind === 'person') {
+    const view = table.remote.seats?.[seat];
+    if (seat === table.remote.seat) return t('cj.net.you');
+    if (view && view.cpu_playing) return t('cj.net.standIn');
+    return view && view.taken ? t('cj.person') : t('cj.net.free');
+  }
   return p.kind === 'person' ? t('cj.person') : t('cj.cpu', { level: t(`cj.level.${p.level}`) });
 }
 
@@ -80,6 +86,8 @@ function renderSetupPage(state, { t, intent }) {
   const cj = state.chaturaji;
   const setup = cj.setup;
   const set = (key) => (value) => intent({ type: 'chaturaji/setting', key, value });
+  // Typing only updates the state (the field already shows the text), so focus stays put.
+  const typed = (key) => (value) => intent({ type: 'chaturaji/setting', key, value, quiet: true });
   const seatRows = SEATS.map((seat) =>
     h('div', { class: 'cj-seat-row', 'data-seat': seat },
       h('span', { class: 'cj-seat-name' }, symbolIcon(seat, 20), ' ', t(`cj.seat.${seat}`)),
@@ -91,7 +99,7 @@ function renderSetupPage(state, { t, intent }) {
       h('option', { value: 'person', selected: setup.seats[seat] === 'person' }, t('cj.person')),
       CPU_LEVELS.map((level) => h('option', { value: level, selected: setup.seats[seat] === level }, t('cj.cpu', { level: t(`cj.level.${level}`) }))))));
   const number = (id, key, label) => h('label', { class: 'cj-number' }, label,
-    h('input', { type: 'number', min: 1, max: 999, id, value: setup[key], oninput: (e) => set(key)(e.target.value) }));
+    h('input', { type: 'number', min: 1, max: 999, id, value: setup[key], oninput: (e) => typed(key)(e.target.value) }));
   return screen('chaturaji-setup', t('cj.setup.title'), t('nav.back'), () => intent({ type: 'back' }),
     h('p', { class: 'muted' }, t('cj.setup.intro')),
     h('fieldset', { class: 'group', id: 'cj-seats' }, h('legend', {}, t('cj.setup.players')), seatRows,
@@ -112,11 +120,21 @@ function renderSetupPage(state, { t, intent }) {
       h('dt', {}, t('cj.setup.leave')), h('dd', {}, t('cj.setup.leave.value')),
       h('dt', {}, t('cj.setup.ties')), h('dd', {}, t('cj.setup.ties.value'))),
     cj.error ? h('p', { class: 'error', role: 'alert', id: 'cj-error' }, errorText(cj.error, t)) : null,
-    h('button', { type: 'button', class: 'action accent big', id: 'cj-start', onclick: () => intent({ type: 'chaturaji/start' }) }, t('cj.setup.start')));
+    h('button', { type: 'button', class: 'action accent big', id: 'cj-start', onclick: () => intent({ type: 'chaturaji/start' }) }, t('cj.setup.start')),
+    h('fieldset', { class: 'group cj-net', id: 'cj-net' },
+      h('legend', {}, t('cj.net.title')),
+      h('p', { class: 'muted hint' }, t('cj.net.hint')),
+      h('label', { class: 'cj-number' }, t('cj.net.url'),
+        h('input', { type: 'url', id: 'cj-net-url', placeholder: 'ws://192.168.1.20:40123/', value: setup.net_url, oninput: (e) => typed('net_url')(e.target.value) })),
+      h('button', { type: 'button', class: 'action', id: 'cj-net-create', onclick: () => intent({ type: 'chaturaji/net-create' }) }, t('cj.net.create')),
+      h('div', { class: 'cj-join' },
+        h('label', { class: 'cj-number' }, t('cj.net.code'),
+          h('input', { type: 'text', id: 'cj-net-code', autocapitalize: 'characters', value: setup.net_code, oninput: (e) => typed('net_code')(e.target.value) })),
+        h('button', { type: 'button', class: 'action', id: 'cj-net-join', onclick: () => intent({ type: 'chaturaji/net-join' }) }, t('cj.net.join')))));
 }
 
 function errorText(error, t) {
-  if (error.code === 'bad_settings' && error.field) return t(`cj.error.${error.field}`);
+  if (error.field) return t(`cj.error.${error.field}`);
   return error.message;
 }
 
@@ -313,10 +331,13 @@ function diceBar(state, ctx) {
   const children = [];
   if (table.outcome) {
     children.push(h('p', { class: 'cj-turn', id: 'cj-turn' }, t('cj.over', { reason: endText(table.outcome.reason, t) })));
+  } else if (table.remote && !table.remote.started) {
+    children.push(h('p', { class: 'cj-turn', id: 'cj-turn' }, t('cj.net.waiting')));
   } else {
     children.push(h('p', { class: 'cj-turn', id: 'cj-turn', 'data-seat': seat },
       symbolIcon(seat, 18), ' ',
-      mine ? t(table.dice ? 'cj.turn.move' : 'cj.turn.roll', { seat: t(`cj.seat.${seat}`) }) : t('cj.turn.cpu', { seat: t(`cj.seat.${seat}`) }),
+      mine ? t(table.dice ? 'cj.turn.move' : 'cj.turn.roll', { seat: t(`cj.seat.${seat}`) })
+        : t(table.remote && !table.cpu_to_move ? 'cj.turn.other' : 'cj.turn.cpu', { seat: t(`cj.seat.${seat}`) }),
       table.time_left_ms !== null && table.time_left_ms !== undefined ? h('span', { class: 'cj-time', id: 'cj-time' }, ` · ${Math.ceil(table.time_left_ms / 1000)} s`) : null));
   }
   if (table.dice) children.push(h('div', { class: 'cj-dice', id: 'cj-dice' }, table.dice.map((d) => dieCard(table, d, cj, ctx))));
@@ -401,7 +422,7 @@ function rankingDialog(state, { t, intent }) {
         r.kept_king ? ` · ${t('cj.ranking.king')}` : '',
         r.resigned ? ` · ${t('cj.score.resigned')}` : ''))),
       h('div', { class: 'dialog-actions' },
-        h('button', { type: 'button', class: 'action accent', id: 'cj-again', onclick: () => intent({ type: 'chaturaji/again' }) }, t('cj.again')),
+        table.remote ? null : h('button', { type: 'button', class: 'action accent', id: 'cj-again', onclick: () => intent({ type: 'chaturaji/again' }) }, t('cj.again')),
         h('button', { type: 'button', class: 'action', id: 'cj-ranking-close', onclick: () => intent({ type: 'chaturaji/dialog', dialog: null }) }, t('cj.close')))));
 }
 
@@ -437,6 +458,12 @@ function renderTablePage(state, ctx) {
     h('p', { class: 'cj-status', id: 'cj-status' },
       h('span', { id: 'cj-round' }, t('cj.round', { round: table.round, limit: table.settings.round_limit })),
       ' · ', t(`cj.dice.${table.settings.dice}`)),
+    table.remote
+      ? h('p', { class: 'cj-remote', id: 'cj-remote' },
+        t('cj.net.room', { code: table.remote.code, seat: seatName(table.remote.seat, t) }),
+        table.remote.connected ? null : h('span', { class: 'error' }, ' · ', t('cj.net.offline')),
+        table.remote.started ? null : h('strong', { id: 'cj-waiting' }, ' · ', t('cj.net.waiting')))
+      : null,
     h('div', { class: 'cj-layout' },
       h('div', { class: 'board-frame cj-frame' }, renderBoardSvg(state, ctx)),
       h('div', { class: 'cj-side' },
@@ -448,7 +475,7 @@ function renderTablePage(state, ctx) {
         h('div', { class: 'actions wrap' },
           personToMove(table) ? h('button', { type: 'button', class: 'action', id: 'cj-resign', onclick: () => intent({ type: 'chaturaji/dialog', dialog: 'resign' }) }, t('cj.resign')) : null,
           table.outcome ? h('button', { type: 'button', class: 'action accent', id: 'cj-show-ranking', onclick: () => intent({ type: 'chaturaji/dialog', dialog: 'ranking' }) }, t('cj.ranking.title')) : null,
-          h('button', { type: 'button', class: 'action', id: 'cj-show-record', onclick: () => intent({ type: 'chaturaji/show-record' }) }, t('cj.record.title')),
+          table.remote ? null : h('button', { type: 'button', class: 'action', id: 'cj-show-record', onclick: () => intent({ type: 'chaturaji/show-record' }) }, t('cj.record.title')),
           h('button', { type: 'button', class: 'action', id: 'cj-new', onclick: () => intent({ type: 'chaturaji/setup' }) }, t('cj.newTable'))),
         h('p', { class: 'muted hint' }, t('cj.legend')))),
     dialog);

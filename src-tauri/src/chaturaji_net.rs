@@ -1,0 +1,476 @@
+//! Chaturaji over the network: this device takes one seat of a room on a Maharajah server (online,
+//! or a LAN host's address) through [`ChaturajiClient`]. The UI draws the same [`TableView`] as for
+//! a local table, with [`TableView::remote`] naming the room code and this device's seat.
+//!
+//! The device id (kept in SQLite, the same for every table) is what gives a dropped person their
+//! seat back: the client reconnects by itself with the seat's token and this id, and the room's
+//! CPU plays the seat meanwhile. Commands: `chaturaji_net_create`, `chaturaji_net_join`,
+//! `chaturaji_net_roll`, `chaturaji_net_move`, `chaturaji_net_end_turn`, `chaturaji_net_resign`,
+//! `chaturaji_net_view`, `chaturaji_net_leave`. Every room event pushes a `chaturaji` view.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use maharajah_chaturaji::cpu::Level;
+use maharajah_chaturaji::{Event, Game, Move, Seat, Settings, Square};
+use maharajah_net::chaturaji::{ChaturajiClient, ChaturajiNetEvent, TableState};
+use maharajah_net::client::{ConnectOptions, NetError};
+use maharajah_protocol::chaturaji::{ChaturajiAction, ChaturajiEvent};
+use maharajah_protocol::AccessCode;
+use tauri::Emitter;
+
+use crate::chaturaji::{table_view, RemoteView, TableView, ViewParts};
+use crate::commands::CommandError;
+
+/// The id network tables carry in their views (local tables have their SQLite row id, from 1).
+pub const NET_TABLE_ID: i64 = -1;
+const LOG_LEN: usize = 24;
+
+/// Versions of network views grow across tables, so the UI never mistakes a new push for an old.
+static VERSION: AtomicU64 = AtomicU64::new(1);
+
+fn net_error(error: NetError) -> CommandError {
+    let code = match &error {
+        NetError::Connect { .. } => "net_connect",
+        NetError::VersionMismatch(_) => "net_version",
+        NetError::Server { .. } => "net_refused",
+        NetError::Interrupted => "net_interrupted",
+        NetError::Closed => "net_closed",
+        _ => "net",
+    };
+    CommandError { code, message: error.to_string() }
+}
+
+/// What the event task keeps besides the client's own table state.
+#[derive(Debug, Default)]
+struct Shared {
+    version: u64,
+    log: VecDeque<Event>,
+    connected: bool,
+}
+
+#[derive(Debug, Clone)]
+struct NetTable {
+    client: ChaturajiClient,
+    shared: Arc<Mutex<Shared>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The network table of this device, if any.
+#[derive(Debug)]
+pub struct NetState {
+    table: Mutex<Option<NetTable>>,
+    device: String,
+    options: ConnectOptions,
+}
+
+impl NetState {
+    /// State for the device `device` (a stable id, 16–128 characters).
+    #[must_use]
+    pub fn new(device: String) -> NetState {
+        NetState { table: Mutex::new(None), device, options: ConnectOptions::default() }
+    }
+
+    /// This device's id.
+    #[must_use]
+    pub fn device(&self) -> &str {
+        &self.device
+    }
+
+    fn current(&self) -> Result<NetTable, CommandError> {
+        lock(&self.table).clone().ok_or_else(|| CommandError {
+            code: "no_table",
+            message: "no network Chaturaji table is open".into(),
+        })
+    }
+
+    /// Connects to `url` and creates a table with `settings` (people seats 2–4, the others CPU).
+    ///
+    /// # Errors
+    /// `net_connect`, `net_refused` (e.g. invalid settings), `net_closed`.
+    pub async fn create(
+        &self,
+        url: &str,
+        settings: Settings,
+        on_change: impl Fn(TableView) + Send + 'static,
+    ) -> Result<TableView, CommandError> {
+        let table = self.open(url, on_change).await?;
+        table.client.create_table(settings, Some(Level::Greedy)).await.map_err(net_error)?;
+        Ok(view(&table))
+    }
+
+    /// Connects to `url` and takes a seat of the table `code` (or this device's seat back).
+    ///
+    /// # Errors
+    /// `bad_code`, `net_connect`, `net_refused` (`room_not_found`, `room_full`), `net_closed`.
+    pub async fn join(
+        &self,
+        url: &str,
+        code: &str,
+        on_change: impl Fn(TableView) + Send + 'static,
+    ) -> Result<TableView, CommandError> {
+        let code: AccessCode =
+            code.trim().parse().map_err(|e: maharajah_protocol::AccessCodeError| CommandError {
+                code: "bad_code",
+                message: e.to_string(),
+            })?;
+        let table = self.open(url, on_change).await?;
+        table.client.join_table(code).await.map_err(net_error)?;
+        Ok(view(&table))
+    }
+
+    async fn open(
+        &self,
+        url: &str,
+        on_change: impl Fn(TableView) + Send + 'static,
+    ) -> Result<NetTable, CommandError> {
+        let url = url.trim();
+        if !(url.starts_with("ws://") || url.starts_with("wss://")) {
+            return Err(CommandError {
+                code: "bad_url",
+                message: format!("{url:?} is not a server address (ws://host:port or wss://…)"),
+            });
+        }
+        self.leave().await;
+        let (client, mut events) =
+            ChaturajiClient::connect(url, self.options.clone(), &self.device)
+                .await
+                .map_err(net_error)?;
+        let shared = Arc::new(Mutex::new(Shared {
+            version: VERSION.fetch_add(1, Ordering::Relaxed),
+            connected: true,
+            ..Shared::default()
+        }));
+        let table = NetTable { client, shared };
+        *lock(&self.table) = Some(table.clone());
+        let watched = table.clone();
+        tauri::async_runtime::spawn(async move {
+            while let Some(event) = events.recv().await {
+                {
+                    let mut shared = lock(&watched.shared);
+                    shared.version = VERSION.fetch_add(1, Ordering::Relaxed);
+                    match &event {
+                        ChaturajiNetEvent::Table {
+                            event: ChaturajiEvent::Played { events, .. },
+                            ..
+                        } => {
+                            for e in events {
+                                if shared.log.len() == LOG_LEN {
+                                    shared.log.pop_front();
+                                }
+                                shared.log.push_back(e.clone());
+                            }
+                        }
+                        ChaturajiNetEvent::Table {
+                            event: ChaturajiEvent::GameStarted { .. },
+                            ..
+                        } => {
+                            shared.log.clear();
+                        }
+                        ChaturajiNetEvent::Disconnected { .. } | ChaturajiNetEvent::Closed(_) => {
+                            shared.connected = false;
+                        }
+                        ChaturajiNetEvent::Connected { .. } => shared.connected = true,
+                        _ => {}
+                    }
+                }
+                if watched.client.table().seat.is_some() {
+                    on_change(view(&watched));
+                }
+            }
+        });
+        Ok(table)
+    }
+
+    async fn act(&self, action: ChaturajiAction) -> Result<TableView, CommandError> {
+        let table = self.current()?;
+        table.client.act(action).await.map_err(net_error)?;
+        Ok(view(&table))
+    }
+
+    /// Rolls for this device's seat.
+    ///
+    /// # Errors
+    /// `no_table`, `net_refused` (`not_your_turn`…), `net_closed`.
+    pub async fn roll(&self) -> Result<TableView, CommandError> {
+        self.act(ChaturajiAction::Roll).await
+    }
+
+    /// Moves `from`→`to` with `die`, or whichever die allows it.
+    ///
+    /// # Errors
+    /// As [`NetState::roll`]; `illegal` when no die allows the move.
+    pub async fn play(
+        &self,
+        from: Square,
+        to: Square,
+        die: Option<u8>,
+    ) -> Result<TableView, CommandError> {
+        let table = self.current()?;
+        let game = table.client.table().game;
+        let die = die
+            .or_else(|| {
+                game?
+                    .legal_moves()
+                    .into_iter()
+                    .find(|m| m.from == from && m.to == to)
+                    .map(|m| m.die)
+            })
+            .ok_or_else(|| CommandError {
+                code: "illegal",
+                message: format!("no die allows {from}-{to} now"),
+            })?;
+        self.act(ChaturajiAction::Move(Move { die, from, to })).await
+    }
+
+    /// Ends this seat's turn.
+    ///
+    /// # Errors
+    /// As [`NetState::roll`].
+    pub async fn end_turn(&self) -> Result<TableView, CommandError> {
+        self.act(ChaturajiAction::EndTurn).await
+    }
+
+    /// Resigns this seat.
+    ///
+    /// # Errors
+    /// As [`NetState::roll`].
+    pub async fn resign(&self) -> Result<TableView, CommandError> {
+        self.act(ChaturajiAction::Resign).await
+    }
+
+    /// The network table's view.
+    ///
+    /// # Errors
+    /// `no_table`.
+    pub fn view(&self) -> Result<TableView, CommandError> {
+        Ok(view(&self.current()?))
+    }
+
+    /// Closes the connection (the seat stays in the room; the CPU plays it).
+    pub async fn leave(&self) {
+        let old = lock(&self.table).take();
+        if let Some(table) = old {
+            table.client.close().await;
+        }
+    }
+}
+
+/// The UI's view of a network table.
+fn view(table: &NetTable) -> TableView {
+    let state: TableState = table.client.table();
+    let shared = lock(&table.shared);
+    let settings = state.settings.clone().unwrap_or_default();
+    let started = state.game.is_some();
+    let game = state.game.clone().unwrap_or_else(|| {
+        Game::new(settings.clone()).unwrap_or_else(|_| {
+            Game::new(Settings::default()).expect("the default settings are valid")
+        })
+    });
+    let seat = state.seat.as_ref().map_or(Seat::Red, |s| s.seat);
+    let over = game.is_over();
+    table_view(
+        &game,
+        ViewParts {
+            id: NET_TABLE_ID,
+            version: shared.version,
+            seed: 0,
+            actions: state.steps as usize,
+            cpu_to_move: !over
+                && state.seats.is_some_and(|seats| seats[game.to_move()].cpu_playing),
+            time_left_ms: state.turn_remaining_ms.filter(|_| !over),
+            log: shared.log.iter().cloned().collect(),
+            remote: Some(RemoteView {
+                code: state.seat.as_ref().map(|s| s.code.to_string()).unwrap_or_default(),
+                seat,
+                started,
+                seats: state.seats,
+                connected: shared.connected,
+            }),
+        },
+    )
+}
+
+fn parse_square(text: &str) -> Result<Square, CommandError> {
+    text.parse::<Square>().map_err(|e| CommandError { code: "bad_square", message: e.to_string() })
+}
+
+fn pusher<R: tauri::Runtime>(app: tauri::AppHandle<R>) -> impl Fn(TableView) + Send + 'static {
+    move |view| {
+        let _ = app.emit("chaturaji", view);
+    }
+}
+
+/// Creates a network table on the server at `url` and takes its first person seat.
+#[tauri::command]
+pub async fn chaturaji_net_create<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: tauri::State<'_, NetState>,
+    url: String,
+    settings: serde_json::Value,
+) -> Result<TableView, CommandError> {
+    let settings: Settings = serde_json::from_value(settings)
+        .map_err(|e| CommandError { code: "bad_settings", message: e.to_string() })?;
+    state.create(&url, settings, pusher(app)).await
+}
+
+/// Joins the network table `code` on the server at `url`.
+#[tauri::command]
+pub async fn chaturaji_net_join<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: tauri::State<'_, NetState>,
+    url: String,
+    code: String,
+) -> Result<TableView, CommandError> {
+    state.join(&url, &code, pusher(app)).await
+}
+
+/// Rolls for this device's seat.
+#[tauri::command]
+pub async fn chaturaji_net_roll(
+    state: tauri::State<'_, NetState>,
+) -> Result<TableView, CommandError> {
+    state.roll().await
+}
+
+/// Moves a piece for this device's seat.
+#[tauri::command]
+pub async fn chaturaji_net_move(
+    state: tauri::State<'_, NetState>,
+    from: String,
+    to: String,
+    die: Option<u8>,
+) -> Result<TableView, CommandError> {
+    state.play(parse_square(&from)?, parse_square(&to)?, die).await
+}
+
+/// Ends this device's turn.
+#[tauri::command]
+pub async fn chaturaji_net_end_turn(
+    state: tauri::State<'_, NetState>,
+) -> Result<TableView, CommandError> {
+    state.end_turn().await
+}
+
+/// Resigns this device's seat.
+#[tauri::command]
+pub async fn chaturaji_net_resign(
+    state: tauri::State<'_, NetState>,
+) -> Result<TableView, CommandError> {
+    state.resign().await
+}
+
+/// The network table's view.
+#[tauri::command]
+pub fn chaturaji_net_view(state: tauri::State<'_, NetState>) -> Result<TableView, CommandError> {
+    state.view()
+}
+
+/// Closes the network table (the seat stays; the room's CPU plays it).
+#[tauri::command]
+pub async fn chaturaji_net_leave(state: tauri::State<'_, NetState>) -> Result<(), CommandError> {
+    state.leave().await;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use maharajah_chaturaji::settings::Player;
+    use maharajah_chaturaji::Phase;
+    use std::time::Duration;
+
+    async fn server() -> (String, tokio::sync::oneshot::Sender<()>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("loopback");
+        let addr = listener.local_addr().expect("bound");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(maharajah_server::run(listener, maharajah_server::Config::default(), async {
+            let _ = stopped.await;
+        }));
+        (format!("ws://{addr}/"), stop)
+    }
+
+    async fn until(what: &str, mut f: impl FnMut() -> bool) {
+        for _ in 0..600 {
+            if f() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("timed out waiting for {what}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn two_devices_and_two_cpus_share_a_network_table() {
+        let (url, stop) = server().await;
+        let mut settings = Settings { round_limit: 2, ..Settings::default() };
+        settings.players.yellow = Player::Cpu { level: Level::Random };
+        settings.players.green = Player::Cpu { level: Level::Random };
+        let red = NetState::new("device-red-app-0000000001".into());
+        let blue = NetState::new("device-blue-app-000000002".into());
+        let created = red.create(&url, settings, |_| {}).await.expect("created");
+        let remote = created.remote.clone().expect("a network view");
+        assert_eq!(remote.seat, Seat::Red);
+        assert!(!remote.started, "waiting for Blue");
+        let joined = blue.join(&url, &remote.code, |_| {}).await.expect("joined");
+        assert_eq!(joined.remote.as_ref().map(|r| r.seat), Some(Seat::Blue));
+        until("the game on both", || {
+            red.view().is_ok_and(|v| v.remote.is_some_and(|r| r.started))
+                && blue.view().is_ok_and(|v| v.remote.is_some_and(|r| r.started))
+        })
+        .await;
+        // Blue may not act on Red's turn; bad input is named.
+        assert_eq!(blue.roll().await.expect_err("not Blue's turn").code, "net_refused");
+        let other = NetState::new("device-other-app-00000003".into());
+        let bad_url = other.join("http://nowhere", &remote.code, |_| {}).await;
+        assert_eq!(bad_url.expect_err("bad url").code, "bad_url");
+        let bad_code = other.join(&url, "0O!", |_| {}).await;
+        assert_eq!(bad_code.expect_err("bad code").code, "bad_code");
+        let full = other.join(&url, &remote.code, |_| {}).await;
+        assert_eq!(full.expect_err("no free seat").code, "net_refused");
+        // Play to the end: each device rolls on its turn and moves with the first die's move.
+        let mut guard = 0;
+        loop {
+            guard += 1;
+            assert!(guard < 400, "the game never ended");
+            let v = red.view().expect("open");
+            if v.outcome.is_some() {
+                break;
+            }
+            let me = match v.to_move {
+                Seat::Red => &red,
+                Seat::Blue => &blue,
+                _ => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            let mine = me.view().expect("open");
+            if mine.actions != v.actions || mine.to_move != v.to_move {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                continue;
+            }
+            let result = match mine.phase {
+                Phase::Roll { .. } => me.roll().await,
+                _ => match mine.dice.iter().flatten().find(|d| d.usable) {
+                    Some(d) => me.play(d.moves[0].from, d.moves[0].to, None).await,
+                    None => me.end_turn().await,
+                },
+            };
+            result.expect("the seat's own action is accepted");
+        }
+        until("Blue sees the end", || blue.view().is_ok_and(|v| v.outcome.is_some())).await;
+        let (r, b) = (red.view().expect("open"), blue.view().expect("open"));
+        assert_eq!(r.pieces, b.pieces);
+        assert_eq!(r.scores, b.scores);
+        assert_eq!(r.outcome.expect("over").standings.len(), 4);
+        assert!(r.log.iter().any(|e| matches!(e, Event::Rolled { seat: Seat::Green, .. })));
+        red.leave().await;
+        blue.leave().await;
+        let _ = stop.send(());
+    }
+}
