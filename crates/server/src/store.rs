@@ -261,24 +261,25 @@ fn write_batch(conn: &mut Connection, batch: &[Job]) -> Result<(), rusqlite::Err
     for job in batch {
         match job {
             Job::Save { table: Table::Chess, code, json, .. } => {
-                tx.execute(
+                tx.prepare_cached(
                     "INSERT INTO rooms (code, record) VALUES (?1, ?2)
                      ON CONFLICT(code) DO UPDATE SET record = excluded.record",
-                    params![code, json],
-                )?;
+                )?
+                .execute(params![code, json])?;
             }
             Job::Save { table: Table::Chaturaji, code, json, .. } => {
-                tx.execute(
+                tx.prepare_cached(
                     "INSERT INTO chaturaji_rooms (code, record) VALUES (?1, ?2)
                      ON CONFLICT(code) DO UPDATE SET record = excluded.record",
-                    params![code, json],
-                )?;
+                )?
+                .execute(params![code, json])?;
             }
             Job::Delete { table: Table::Chess, code, .. } => {
-                tx.execute("DELETE FROM rooms WHERE code = ?1", params![code])?;
+                tx.prepare_cached("DELETE FROM rooms WHERE code = ?1")?.execute(params![code])?;
             }
             Job::Delete { table: Table::Chaturaji, code, .. } => {
-                tx.execute("DELETE FROM chaturaji_rooms WHERE code = ?1", params![code])?;
+                tx.prepare_cached("DELETE FROM chaturaji_rooms WHERE code = ?1")?
+                    .execute(params![code])?;
             }
         }
     }
