@@ -21,7 +21,7 @@ export function defaultSetup() {
     no_capture_rounds: 12,
     first_seat: 'red',
     first_seat_rule: 'rotating',
-    net_url: '',
+    net_url: 'ws://127.0.0.1:7878',
     net_code: '',
   };
 }
@@ -83,10 +83,12 @@ export function setupOfTable(table) {
   return { ...defaultSetup(), ...s, seats, players: undefined };
 }
 
-/** A setup's table address, checked: ws:// or wss:// (throws { code, field } otherwise). */
+/** A setup's server address, checked: ws://…, wss://… or host:port (throws { code, field } otherwise). */
 export function serverUrl(setup) {
-  const url = String(setup.net_url ?? '').trim();
-  if (!/^wss?:\/\/\S+$/.test(url)) throw { code: 'bad_url', field: 'net_url', message: 'net_url' };
+  const text = String(setup.net_url ?? '').trim();
+  // "host:port" is read as ws://host:port, like the Online screen's address.
+  const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `ws://${text}`;
+  if (!/^wss?:\/\/[^\s/]+/.test(url) || !text) throw { code: 'bad_url', field: 'net_url', message: 'net_url' };
   return url;
 }
 

@@ -174,7 +174,7 @@ test('a network table on a real server shows its code and waits for the other pe
     await chooseSeat('yellow', 'greedy');
     await chooseSeat('green', 'greedy');
     // A bad address is refused with a message naming it.
-    await d.typeInto('#cj-net-url', 'localhost');
+    await q('const i = document.getElementById("cj-net-url"); i.value = "http://localhost"; i.dispatchEvent(new Event("input", { bubbles: true }));');
     await d.tap('#cj-net-create');
     assert.match(await d.text(await waitFor('the error', () => d.find('#cj-error'))), /ws:\/\//);
     await q('const i = document.getElementById("cj-net-url"); i.value = arguments[0]; i.dispatchEvent(new Event("input", { bubbles: true }));', [`ws://127.0.0.1:${port}/`]);

@@ -99,5 +99,7 @@ test('a network table lets this device act only for its own seat, once everyone 
   assert.equal(personToMove(table({ remote: { ...remote, started: false }, to_move: 'blue' })), false);
   assert.equal(personToMove(table({ remote, to_move: 'blue', cpu_to_move: true })), false, 'the stand-in plays while away');
   assert.equal(serverUrl({ net_url: ' ws://10.0.0.2:7878/ ' }), 'ws://10.0.0.2:7878/');
+  assert.equal(serverUrl({ net_url: '192.168.1.20:7878' }), 'ws://192.168.1.20:7878');
   assert.throws(() => serverUrl({ net_url: 'http://x' }), (e) => e.field === 'net_url');
+  assert.throws(() => serverUrl({ net_url: '  ' }), (e) => e.field === 'net_url');
 });

@@ -129,5 +129,5 @@ export default {
   'cj.net.standIn': 'Away — the CPU plays',
   'cj.net.free': 'Free seat',
   'cj.turn.other': '{seat} is playing…',
-  'cj.error.net_url': 'The server address must start with ws:// or wss://.',
+  'cj.error.net_url': 'The server address must be ws://…, wss://… or host:port.',
 };

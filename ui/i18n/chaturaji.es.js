@@ -129,5 +129,5 @@ export default {
   'cj.net.standIn': 'Ausente — juega la CPU',
   'cj.net.free': 'Asiento libre',
   'cj.turn.other': '{seat} está jugando…',
-  'cj.error.net_url': 'La dirección del servidor debe empezar por ws:// o wss://.',
+  'cj.error.net_url': 'La dirección del servidor debe ser ws://…, wss://… o equipo:puerto.',
 };
