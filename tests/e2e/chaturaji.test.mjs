@@ -197,3 +197,28 @@ test('a network table on a real server shows its code and waits for the other pe
     server.kill('SIGTERM');
   }
 });
+
+test('two people on one device: the board turns to the person to move', async () => {
+  await d.tap('#menu-chaturaji');
+  await waitFor('the table', () => d.find('#cj-board'));
+  await d.tap('#cj-new');
+  await waitFor('the table setup', () => d.find('#cj-start'));
+  await chooseSeat('red', 'person');
+  await chooseSeat('blue', 'person');
+  await chooseSeat('yellow', 'random');
+  await chooseSeat('green', 'random');
+  await d.tap('#cj-start');
+  await waitFor('the new table', async () => (await roundText()) === 'Round 1 of 30' && (await turnSeat()) === 'red');
+  if (!(await q('return document.getElementById("cj-turn-board").checked;'))) await d.tap('#cj-turn-board');
+  await waitFor('the option on', async () => q('return document.getElementById("cj-turn-board").checked;'));
+  assert.equal(await q('return document.getElementById("cj-board").dataset.facing;'), 'red');
+  await playRedTurn();
+  await waitFor("Blue's turn", async () => (await turnSeat()) === 'blue');
+  assert.equal(await q('return document.getElementById("cj-board").dataset.facing;'), 'blue', 'Blue sits at the bottom now');
+  // Blue's king (a5) is on the bottom row, and Blue's pawns point up the screen.
+  const kingY = await q('const r = document.querySelector(\'g.sq[data-square="a5"] > rect\').getBoundingClientRect(); const b = document.getElementById("cj-board").getBoundingClientRect(); return (r.top - b.top) / b.height;');
+  assert.ok(kingY > 0.85, `a5 is on the bottom row (${kingY})`);
+  assert.ok(await q('return Boolean(document.querySelector("#cj-roll"));'), 'Blue, a person, rolls on this device');
+  await q('window.scrollTo(0, 0);');
+  await d.screenshot('chaturaji-blue-facing-390x844.png');
+});
