@@ -469,7 +469,12 @@ mod tests {
         assert_eq!(r.scores, b.scores);
         assert_eq!(r.outcome.expect("over").standings.len(), 4);
         assert!(r.log.iter().any(|e| matches!(e, Event::Rolled { seat: Seat::Green, .. })));
+        // Red closes the app; started again on the same device (same id), the code gives Red back.
         red.leave().await;
+        let again = NetState::new("device-red-app-0000000001".into());
+        let back = again.join(&url, &remote.code, |_| {}).await.expect("the seat comes back");
+        assert_eq!(back.remote.map(|r| r.seat), Some(Seat::Red));
+        again.leave().await;
         blue.leave().await;
         let _ = stop.send(());
     }
