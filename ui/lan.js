@@ -1,7 +1,9 @@
 // The Local network screen's effects: host, browse (the list arrives as `lan-hosts` events),
 // join, leave, and the connection state (`lan-status` events).
 import * as api from './api.js';
+import { t as translate } from './i18n.js';
 import { hostRequest } from './lanstate.js';
+import { openNetGame } from './neteffects.js';
 
 const NAME_KEY = 'maharajah.lanName';
 
@@ -51,19 +53,17 @@ function wantsList(state) {
   return state.screen === 'lan' && lan.tab === 'join' && !lan.hosting && !lan.status;
 }
 
-/** Effects of 'lan/…' actions and of entering or leaving the screen. */
-export async function lanEffects(action, store, previousScreen) {
+/** Entering the screen (from the menu, or back from a LAN game): what is going on, and the list. */
+async function entered(store) {
+  if (!store.state.lan.form.name) store.dispatch({ type: 'lan/form', key: 'name', value: savedName() });
+  await refresh(store);
+  if (wantsList(store.state)) browse(store);
+}
+
+/** Effects of 'lan/…' actions. */
+export async function lanEffects(action, store) {
   const state = store.state;
   switch (action.type) {
-    case 'navigate':
-      if (action.screen !== 'lan') break;
-      if (!state.lan.form.name) store.dispatch({ type: 'lan/form', key: 'name', value: savedName() });
-      await refresh(store);
-      if (wantsList(store.state)) browse(store);
-      break;
-    case 'back':
-      if (previousScreen === 'lan') stopBrowsing(store);
-      break;
     case 'lan/tab':
       if (wantsList(state)) browse(store);
       else stopBrowsing(store);
@@ -89,11 +89,15 @@ export async function lanEffects(action, store, previousScreen) {
       store.dispatch({ type: 'lan/busy', busy: 'join' });
       try {
         store.dispatch({ type: 'lan/status', status: await api.lanJoin(target) });
+        await openNetGame(store, 'lan');
       } catch (error) {
         store.dispatch({ type: 'lan/error', error });
       }
       break;
     }
+    case 'lan/open-game':
+      openNetGame(store, 'lan');
+      break;
     case 'lan/leave':
       try {
         await api.lanLeave();
@@ -108,11 +112,32 @@ export async function lanEffects(action, store, previousScreen) {
   }
 }
 
-/** Listens to the backend's LAN events. */
+/** Listens to the backend's LAN events, and to the screen being entered or left (by any path). */
 export function subscribeLan(store) {
+  let screen = store.state.screen;
+  store.subscribe((state) => {
+    if (state.screen === screen) return;
+    const was = screen;
+    screen = state.screen;
+    // After this dispatch has finished rendering.
+    if (screen === 'lan') Promise.resolve().then(() => entered(store));
+    else if (was === 'lan') stopBrowsing(store);
+  });
   api.subscribe('lan-hosts', (list) => store.dispatch({ type: 'lan/hosts', list }));
   api.subscribe('lan-status', (status) => {
-    if (status.phase === 'closed' && !status.detail) return;
+    const state = store.state;
+    if (status.phase === 'closed' && !status.detail) {
+      // Left (here or from the game screen): forget it; asking the backend stops a host.
+      store.dispatch({ type: 'lan/left' });
+      api.lanStatus().catch(() => {});
+      return;
+    }
     store.dispatch({ type: 'lan/status', status });
+    // The guest is seated: the host goes to the game.
+    if (status.role === 'host' && status.phase === 'seated' && state.screen === 'lan') openNetGame(store, 'lan');
+    // On the game screen, the host gone for good is said plainly there too.
+    if (status.role === 'guest' && status.phase === 'host_left' && state.screen === 'netgame') {
+      store.dispatch({ type: 'net/error', error: { code: 'lan_host_left', message: translate(state.language, 'lan.status.guest.host_left') } });
+    }
   });
 }

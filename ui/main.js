@@ -191,8 +191,8 @@ async function buildEffects(action, state) {
   }
 }
 
-/** Side effects of an action, after the reducer ran (`previousScreen`: the screen before it). */
-async function effects(action, previousScreen) {
+/** Side effects of an action, after the reducer ran. */
+async function effects(action) {
   const state = store.state;
   if (action.type.startsWith('chaturaji/')) {
     chaturajiEffects(action, store);
@@ -202,9 +202,9 @@ async function effects(action, previousScreen) {
     intent({ type: 'chaturaji/open' });
     return;
   }
-  if (action.type.startsWith('lan/') || previousScreen === 'lan' || (action.type === 'navigate' && action.screen === 'lan')) {
-    lanEffects(action, store, previousScreen);
-    if (action.type.startsWith('lan/')) return;
+  if (action.type.startsWith('lan/')) {
+    lanEffects(action, store);
+    return;
   }
   if (action.type.startsWith('net/') || action.type.startsWith('online/')) {
     netEffects(action, store);
@@ -362,9 +362,8 @@ async function effects(action, previousScreen) {
 }
 
 function intent(action) {
-  const previousScreen = store.state.screen;
   store.dispatch(action);
-  effects(action, previousScreen);
+  effects(action);
 }
 
 function view(state) {

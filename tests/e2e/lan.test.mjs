@@ -2,9 +2,9 @@
 // (../shared/notes/lan-testing.md): this file re-runs itself under `unshare --net` with only `lo`
 // up, so the app's mDNS and the LAN bots (`maharajah-lan-bot`, the real embedded LanHost) never
 // send a packet outside it. In there: the live list shows a bot's game and a greyed incompatible
-// host; bad input is refused with a clear message; the app joins a bot by typed address and by
-// tapping the list; the host leaving is shown to the guest; the app hosts and a bot joins it by
-// the join code the app shows. Screenshots at phone size go to tests/artifacts/.
+// host; bad input is refused with a clear message; the app joins a bot by typed address and plays
+// a move on the network game screen; the host leaving is shown to the guest; it joins by tapping
+// the list; the app hosts and a bot joins it by the join code the app shows, and they play. Screenshots at phone size go to tests/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -88,6 +88,20 @@ if (!INSIDE) {
   });
 
   const textOf = async (css) => d.text(await d.find(css));
+  const attr = (css, name) => d.script('const n = document.querySelector(arguments[0]); return n ? n.getAttribute(arguments[1]) : null;', [css, name]);
+  const plies = () => d.script('return document.querySelectorAll("#moves .san").length;');
+
+  /** Plays from→to on the network game board by tapping. */
+  async function move(from, to) {
+    const before = await plies();
+    await d.tap(`g.sq[data-square="${from}"] > rect`);
+    await waitFor(`${from} selected`, async () => (await attr(`g.sq[data-square="${from}"]`, 'aria-pressed')) === 'true');
+    await d.tap(`g.sq[data-square="${to}"] > rect`);
+    await waitFor(`${from}${to} played`, async () => (await plies()) > before);
+  }
+
+  /** Waits for the network game screen with this device to move. */
+  const myMove = () => waitFor('our move on the game screen', async () => (await attr('#status', 'data-turn')) === 'mine');
 
   test('the live list shows a hosted game and greys an incompatible one with the reason', async () => {
     bots.push(await startBot(['--name', 'Bot tablet', '--incompatible']));
@@ -115,29 +129,35 @@ if (!INSIDE) {
     await waitFor('the join-code error', async () => /join code/.test(await textOf('#lan-error')));
   });
 
-  test('joins a LAN host by typed address and room code; the host leaving is shown', async () => {
+  test('joins a LAN host by typed address and room code, plays a move; the host leaving is shown', async () => {
     const host = await startBot(['--name', 'Typed bot']);
     bots.push(host);
     await d.script("for (const id of ['lan-address-input', 'lan-room-input']) document.getElementById(id).value = '';");
     await d.typeInto('#lan-address-input', host.address);
     await d.typeInto('#lan-room-input', host.room.toLowerCase());
     await d.tap('#lan-join-address-go');
-    const status = await waitFor('connected', async () => textOf('#lan-status'));
-    assert.match(status, new RegExp(`Connected to the host at ${host.address.replace(/\./g, '\\.')} \\(room ${host.room}\\)\\. You play White`));
-    await d.screenshot('lan-joined-390x844.png');
+    // Joined: the game itself runs on the network game screen; the app plays White.
+    await myMove();
+    await move('e2', 'e4');
+    await host.seen('e2e4');
+    await waitFor('the bot\'s reply on the board', async () => (await attr('[data-piece-square="f6"]', 'data-piece')) === 'black-knight');
+    await d.screenshot('lan-game-390x844.png');
+    // The host leaves for good: the link is lost at once, then the guest is told the host has left.
     await host.stop();
-    await waitFor('the connection lost', async () => /connection to the host is lost/.test(await textOf('#lan-status')));
-    await waitFor('the host has left', async () => /host has left the game/.test(await textOf('#lan-status')), 20000);
+    await waitFor('the link lost', async () => (await attr('#net-link', 'data-state')) === 'reconnecting');
+    await waitFor('the host has left', async () => /host has left the game/.test(await textOf('#game-error')), 20000);
     await d.screenshot('lan-host-left-390x844.png');
-    await d.tap('#lan-leave');
+    // Leaving the game comes back to the Local network screen, where it says so too.
+    await d.tap('#back');
     await waitFor('the list again', async () => (await d.findAll('#lan-hosts, #lan-hosts-empty')).length === 1);
   });
 
   test('joins by tapping the list', async () => {
     await d.tap('.lan-host:not(.incompatible)');
-    const status = await waitFor('connected', async () => textOf('#lan-status'));
-    assert.match(status, /Connected to the host at 127\.0\.0\.1:\d+ .*You play White/);
-    await d.tap('#lan-leave');
+    await myMove();
+    assert.match(await textOf('#net-room'), /[2-9A-Z]{8}/);
+    await d.tap('#back');
+    await waitFor('the Local network screen', async () => (await d.findAll('#screen-lan')).length === 1);
   });
 
   test('hosts a game; a guest joins with the join code it shows', async () => {
@@ -158,8 +178,12 @@ if (!INSIDE) {
     const guest = await startBot(['--join', code]);
     bots.push(guest);
     assert.equal(guest.seat, 'black');
-    await waitFor('the guest seated', async () => /A guest has joined/.test(await textOf('#lan-status')));
-    await d.tap('#lan-stop');
+    // Seated: the host goes to the game at once and plays White.
+    await myMove();
+    await move('d2', 'd4');
+    await guest.seen('d2d4');
+    await waitFor('the guest\'s reply', async () => (await attr('[data-piece-square="f6"]', 'data-piece')) === 'black-knight');
+    await d.tap('#back');
     await waitFor('the host form again', async () => (await d.findAll('#lan-host-start')).length === 1);
   });
 }

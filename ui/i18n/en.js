@@ -377,4 +377,5 @@ export default {
   'net.result.annulled': 'Game annulled',
   'reason.time_before_first_move': 'time ran out before the first move: no result',
   'reason.left_before_start': 'a player left before the game started',
+  'lan.openGame': 'Go to the game',
 };

@@ -377,4 +377,5 @@ export default {
   'net.result.annulled': 'Partida anulada',
   'reason.time_before_first_move': 'se acabó el tiempo antes de la primera jugada: sin resultado',
   'reason.left_before_start': 'un jugador se fue antes de empezar la partida',
+  'lan.openGame': 'Ir a la partida',
 };

@@ -88,6 +88,9 @@ function hostCard(lan, { t, intent }) {
     h('p', { class: 'muted', id: 'lan-advertised' }, t('lan.advertised')),
     statusLine(lan, t),
     errorLine(lan, t),
+    lan.status && lan.status.phase !== 'waiting_for_guest'
+      ? h('button', { type: 'button', class: 'action accent big', id: 'lan-open-game', onclick: () => intent({ type: 'lan/open-game' }) }, t('lan.openGame'))
+      : null,
     h('button', { type: 'button', class: 'action danger big', id: 'lan-stop', onclick: () => intent({ type: 'lan/leave' }) }, t('lan.host.stop')),
   ];
 }
@@ -137,6 +140,7 @@ function guestCard(lan, { t, intent }) {
   return [
     statusLine(lan, t),
     errorLine(lan, t),
+    h('button', { type: 'button', class: 'action accent big', id: 'lan-open-game', onclick: () => intent({ type: 'lan/open-game' }) }, t('lan.openGame')),
     h('button', { type: 'button', class: 'action danger big', id: 'lan-leave', onclick: () => intent({ type: 'lan/leave' }) }, t('lan.leave')),
   ];
 }
