@@ -387,3 +387,104 @@ fn app_level_timings() {
         })
     });
 }
+
+/// The app's own configuration ([`LanConfig::wifi`]: every IPv4 interface, the LAN address found
+/// from the routing table) between two private namespaces joined by a veth pair, like two phones
+/// on one Wi-Fi: the guest finds the host in its list, joins, both play through the network game
+/// session, then the host leaves for good and the guest is told.
+#[test]
+fn two_devices_over_a_veth_pair_with_the_wifi_configuration() {
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let (tid_tx, tid_rx) = std::sync::mpsc::channel::<Option<i32>>();
+    let (moved_tx, moved_rx) = std::sync::mpsc::channel::<()>();
+    let (up_tx, up_rx) = std::sync::mpsc::channel::<()>();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let name = "two_devices_over_a_veth_pair_with_the_wifi_configuration";
+    let guest = std::thread::spawn(move || {
+        if !netns::enter_private_or_skip(name) {
+            let _ = tid_tx.send(None);
+            return false;
+        }
+        tid_tx.send(Some(netns::thread_id())).unwrap();
+        moved_rx.recv_timeout(WAIT).expect("the host moves our end of the veth pair");
+        netns::veth_up("lg0", "10.201.0.2/24").unwrap();
+        up_tx.send(()).unwrap();
+        runtime().block_on(async {
+            let config = LanConfig { host_gone_after: Duration::from_secs(2), ..LanConfig::wifi() };
+            let (tx, mut pushes) = mpsc::unbounded_channel();
+            let guest = Lan::new(
+                config,
+                Arc::new(move |p| {
+                    let _ = tx.send(p);
+                }),
+            );
+            guest.browse().await.unwrap();
+            let list = next_list(&mut pushes, "the host listed", |l| {
+                l.hosts.iter().any(|h| h.name == "Wi-Fi host")
+            })
+            .await;
+            let entry = list.hosts.iter().find(|h| h.name == "Wi-Fi host").unwrap();
+            assert!(entry.compatible);
+            assert!(entry.address.as_deref().unwrap().starts_with("10.201.0.1:"), "{entry:?}");
+            let joined = guest.join(JoinTarget::Host { id: entry.id.clone() }).await.unwrap();
+            assert_eq!(joined.seat, Color::Black);
+            let (views, mut view_rx) = mpsc::unbounded_channel();
+            let net = NetPlay::new(move |u| {
+                if let NetUpdate::View(v) = u {
+                    let _ = views.send(*v);
+                }
+            });
+            guest.hand_over(&net).await.unwrap();
+            view_until(&mut view_rx, "white's e4", |v| v.my_turn).await;
+            net.play("e7e5").await.unwrap();
+            // The host leaves for good.
+            done_tx.send(()).unwrap();
+            next_status(&mut pushes, "lost", |s| s.phase == Phase::Reconnecting).await;
+            next_status(&mut pushes, "host left", |s| s.phase == Phase::HostLeft).await;
+            guest.leave_with(&net).await;
+            assert!(net.view().is_none(), "leaving drops the game from the game screen too");
+        });
+        true
+    });
+    let host = std::thread::spawn(move || {
+        let Some(peer) = tid_rx.recv().unwrap() else { return false };
+        assert!(netns::enter_private_or_skip(name));
+        netns::veth_to("lh0", "10.201.0.1/24", "lg0", peer).unwrap();
+        // Where multicast goes: how the host finds its own LAN address, as on a phone.
+        netns::ip(&["route", "add", "224.0.0.0/4", "dev", "lh0"]).unwrap();
+        moved_tx.send(()).unwrap();
+        up_rx.recv_timeout(WAIT).expect("the guest brings its end up");
+        runtime().block_on(async {
+            let (tx, mut pushes) = mpsc::unbounded_channel();
+            let host = Lan::new(
+                LanConfig::wifi(),
+                Arc::new(move |p| {
+                    let _ = tx.send(p);
+                }),
+            );
+            let hosted = host.host(request("Wi-Fi host", Variant::Chess, false)).await.unwrap();
+            assert!(hosted.address.starts_with("10.201.0.1:"), "{}", hosted.address);
+            let code: JoinCode = hosted.join_code.unwrap().parse().unwrap();
+            assert_eq!(code.addr.to_string(), hosted.address);
+            let (views, mut view_rx) = mpsc::unbounded_channel();
+            let net = NetPlay::new(move |u| {
+                if let NetUpdate::View(v) = u {
+                    let _ = views.send(*v);
+                }
+            });
+            host.hand_over(&net).await.unwrap();
+            next_status(&mut pushes, "guest seated", |s| s.phase == Phase::Seated).await;
+            view_until(&mut view_rx, "white to move", |v| v.my_turn).await;
+            net.play("e2e4").await.unwrap();
+            view_until(&mut view_rx, "black's e5", |v| v.my_turn).await;
+            done_rx.recv_timeout(WAIT).expect("the guest has played");
+            host.leave_with(&net).await;
+            assert!(host.hosted().await.is_none());
+        });
+        true
+    });
+    let ran_guest = guest.join().expect("guest side");
+    let ran_host = host.join().expect("host side");
+    assert_eq!(ran_guest, ran_host);
+    assert!(ran_guest || !ci);
+}
