@@ -488,3 +488,53 @@ fn two_devices_over_a_veth_pair_with_the_wifi_configuration() {
     assert_eq!(ran_guest, ran_host);
     assert!(ran_guest || !ci);
 }
+
+/// A hidden-setup Maharajah game over the LAN through the app's path: hosted, joined by the join
+/// code, handed to the network game session; each side locks its army in (commit, then reveal),
+/// no board shows before both are in, then both see the same start and play.
+#[test]
+fn hidden_setup_over_the_lan_through_the_game_session() {
+    use maharajah_engine::Army;
+    use maharajah_lib::netplay::SetupStage;
+    use maharajah_protocol::Phase as RoomPhase;
+    in_namespace("hidden_setup_over_the_lan_through_the_game_session", || {
+        runtime().block_on(async {
+            let (host, _hp) = lan(Duration::from_secs(20));
+            let (guest, _gp) = lan(Duration::from_secs(20));
+            let hosted = host.host(request("Secret", Variant::Maharajah, true)).await.unwrap();
+            assert!(hosted.hidden);
+            guest.join(JoinTarget::Code { code: hosted.join_code.clone().unwrap() }).await.unwrap();
+            let session = || {
+                let (tx, rx) = mpsc::unbounded_channel();
+                let net = NetPlay::new(move |u| {
+                    if let NetUpdate::View(v) = u {
+                        let _ = tx.send(*v);
+                    }
+                });
+                (net, rx)
+            };
+            let (white, mut wv) = session();
+            let (black, mut bv) = session();
+            host.hand_over(&white).await.unwrap();
+            guest.hand_over(&black).await.unwrap();
+            view_until(&mut wv, "white builds", |v| v.setup == SetupStage::Build).await;
+            view_until(&mut bv, "black builds", |v| v.setup == SetupStage::Build).await;
+
+            white.lock_army(&Army::orthodox(maharajah_engine::Color::White)).await.unwrap();
+            let v = view_until(&mut bv, "white's commitment", |v| v.seats.white.committed).await;
+            assert!(v.game.is_none(), "no board before both armies are in");
+            black.lock_army(&Army::orthodox(maharajah_engine::Color::Black)).await.unwrap();
+
+            let started = |v: &NetView| {
+                v.setup == SetupStage::Verified && v.phase == Some(RoomPhase::Playing)
+            };
+            let w = view_until(&mut wv, "white verified", started).await;
+            let b = view_until(&mut bv, "black verified", started).await;
+            assert_eq!(w.game.unwrap().fen, b.game.unwrap().fen, "both see the same start");
+            white.play("e2e4").await.unwrap();
+            view_until(&mut bv, "e4 on the guest", |v| v.my_turn).await;
+            guest.leave_with(&black).await;
+            host.leave_with(&white).await;
+        })
+    });
+}
