@@ -114,8 +114,21 @@ export async function lanEffects(action, store) {
 
 /** Listens to the backend's LAN events, and to the screen being entered or left (by any path). */
 export function subscribeLan(store) {
+  // A pushed list re-renders the screen; the field being typed in keeps the focus and caret.
+  let typing = null;
+  document.addEventListener('focusin', (event) => {
+    const el = event.target;
+    typing = el && el.id && el.id.startsWith('lan-') && el.tagName === 'INPUT' && el.type === 'text' ? el.id : null;
+  });
   let screen = store.state.screen;
   store.subscribe((state) => {
+    if (state.screen === 'lan' && typing && document.activeElement === document.body) {
+      const field = document.getElementById(typing);
+      if (field) {
+        field.focus();
+        field.setSelectionRange(field.value.length, field.value.length);
+      }
+    }
     if (state.screen === screen) return;
     const was = screen;
     screen = state.screen;
