@@ -92,6 +92,10 @@ export const netClaimDraw = () => call('net_claim_draw');
 /** Hidden setup: locks in the army (commitment now, reveal when both are fixed). */
 export const netLockArmy = (army) => call('net_lock_army', { army });
 export const netLeave = () => call('net_leave');
+/** The room this device held a seat in when the app was closed: { url, code } or null. */
+export const netKept = () => call('net_kept');
+/** Takes that seat back. */
+export const netRejoin = () => call('net_rejoin');
 
 /**
  * Subscribes to an event pushed by the backend ('game', 'clock'); resolves to an unsubscribe function.

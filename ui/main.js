@@ -206,7 +206,7 @@ async function effects(action) {
     lanEffects(action, store);
     return;
   }
-  if (action.type.startsWith('net/') || action.type.startsWith('online/')) {
+  if (action.type.startsWith('net/') || action.type.startsWith('online/') || (action.type === 'navigate' && action.screen === 'online')) {
     netEffects(action, store);
     return;
   }

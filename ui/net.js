@@ -9,7 +9,7 @@ export const NET_TIME_CONTROLS = ['none', '3+2', '5+3', '10+5', '15+10'];
 export const NET_COLORS = ['random', 'white', 'black'];
 
 export function newOnline() {
-  return { url: '', code: '', variant: 'chess', timeControl: '5+3', color: 'random', busy: false, error: null };
+  return { url: '', code: '', variant: 'chess', timeControl: '5+3', color: 'random', busy: false, error: null, kept: null };
 }
 
 /** The server address the form shows: what was typed, else the saved setting, else the default. */
@@ -69,6 +69,8 @@ export function reduceNet(state, action) {
       return { ...state, screen: 'online', online: { ...state.online, busy: false, error: null }, error: null };
     case 'online/change':
       return { ...state, online: { ...state.online, [action.key]: action.value, error: null } };
+    case 'online/kept':
+      return { ...state, online: { ...state.online, kept: action.kept } };
     case 'online/busy':
       return { ...state, online: { ...state.online, busy: true, error: null } };
     case 'online/error':

@@ -59,6 +59,19 @@ export async function netEffects(action, store) {
     case 'online/join':
       await enter(store, (url) => api.netJoin(url, state.online.code));
       break;
+    case 'online/rejoin':
+      await enter(store, () => api.netRejoin());
+      break;
+    case 'navigate':
+      // The Online screen offers the room this device held a seat in when the app was closed.
+      if (!state.net) {
+        try {
+          store.dispatch({ type: 'online/kept', kept: await api.netKept() });
+        } catch {
+          store.dispatch({ type: 'online/kept', kept: null });
+        }
+      }
+      break;
     case 'net/pause':
       netCall(store, api.netPause());
       break;
@@ -109,6 +122,7 @@ export async function netEffects(action, store) {
         // Leaving always returns to the Online screen.
       }
       store.dispatch({ type: 'net/closed' });
+      store.dispatch({ type: 'online/kept', kept: null });
       break;
     default:
       break;

@@ -335,7 +335,8 @@ pub fn settings(
     state: State<'_, AppState>,
 ) -> Result<serde_json::Map<String, serde_json::Value>, CommandError> {
     let settings = state.core().store().settings().map_err(CoreError::from)?;
-    Ok(settings.into_iter().collect())
+    // The kept network seat carries a secret token: it stays in the backend.
+    Ok(settings.into_iter().filter(|(key, _)| key != crate::netplay::commands::SEAT_KEY).collect())
 }
 
 /// Stores one setting.

@@ -131,6 +131,8 @@ pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
             netplay::commands::net_claim_draw,
             netplay::commands::net_lock_army,
             netplay::commands::net_leave,
+            netplay::commands::net_kept,
+            netplay::commands::net_rejoin,
             lan::commands::lan_host,
             lan::commands::lan_hosted,
             lan::commands::lan_browse,

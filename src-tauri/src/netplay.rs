@@ -10,7 +10,8 @@
 //! - [`NetPlay::play`], [`NetPlay::pause`], [`NetPlay::resume`], [`NetPlay::resign`],
 //!   [`NetPlay::offer_draw`] (also accepts), [`NetPlay::decline_draw`], [`NetPlay::claim_draw`],
 //!   [`NetPlay::lock_army`] (hidden setup: commit now, reveal once both are fixed), and
-//!   [`NetPlay::leave`].
+//!   [`NetPlay::leave`]. [`NetPlay::saved_seat`] / [`NetPlay::rejoin`] take the seat back after
+//!   the app was closed (the commands keep it in the settings store, token included).
 //! - [`NetPlay::view`]: the [`NetView`] the UI draws. Every change is also pushed through the
 //!   `emit` callback given to [`NetPlay::new`] as [`NetUpdate::View`]; while a clock runs or a
 //!   pause counts down, [`NetUpdate::Tick`] carries the fresh times a few times a second.
@@ -338,6 +339,21 @@ pub struct NetTick {
     pub clock: Option<NetClock>,
     /// The pause now.
     pub pause: Option<NetPause>,
+}
+
+/// What is kept on the device to take the seat back after the app restarts. The token is the
+/// seat's secret: it stays in the backend (the UI only sees the address and code). See
+/// [`NetPlay::saved_seat`] and [`NetPlay::rejoin`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct SavedSeat {
+    /// The server's address.
+    pub url: String,
+    /// The room's access code.
+    pub code: String,
+    /// The seat.
+    pub seat: Color,
+    /// The seat's secret token.
+    pub token: String,
 }
 
 /// What [`NetPlay`] pushes to its owner (the app emits `net` and `net-clock` events).
@@ -697,6 +713,41 @@ impl NetPlay {
         }
     }
 
+    /// The seat of the open game, to keep on the device ([`NetPlay::rejoin`] takes it back).
+    #[must_use]
+    pub fn saved_seat(&self) -> Option<SavedSeat> {
+        let guard = self.lock();
+        let live = guard.as_ref()?;
+        let seat = live.seat.as_ref()?;
+        Some(SavedSeat {
+            url: live.url.clone(),
+            code: seat.code.as_str().to_owned(),
+            seat: seat.seat,
+            token: seat.token.clone(),
+        })
+    }
+
+    /// Connects again and takes back a seat held before the app was closed; the room's state
+    /// arrives as a snapshot. A seat the server no longer knows shows as a closed link.
+    ///
+    /// # Errors
+    /// `bad_code`, `bad_url`, `connect_failed`, `version_mismatch`.
+    pub async fn rejoin(&self, saved: &SavedSeat) -> Result<NetView, NetPlayError> {
+        let code: AccessCode =
+            saved.code.parse().map_err(|e: maharajah_protocol::AccessCodeError| {
+                NetPlayError::BadCode(e.to_string())
+            })?;
+        let url = normalize_url(&saved.url)?;
+        self.leave().await;
+        let seat = SeatCredentials { code, seat: saved.seat, token: saved.token.clone() };
+        // This session knows nothing of the room: a `last_seq` beyond the room's asks the server
+        // for a whole snapshot (0 would replay the events since the start, without the room's
+        // settings).
+        let (conn, events) =
+            Connection::resume(&url, ConnectOptions::default(), seat, u64::MAX).await?;
+        Ok(self.adopt(&url, conn, events))
+    }
+
     /// Takes over a connection (seated or not) and its events, e.g. the LAN host's own from
     /// `LanHost::start`. Must be called inside the Tokio runtime. Any previous game is dropped.
     pub fn adopt(
@@ -1043,8 +1094,59 @@ pub mod commands {
     use maharajah_protocol::{Color, RoomOptions, TimeControl, Variant};
     use tauri::State;
 
-    use super::{NetPlay, NetView};
-    use crate::commands::CommandError;
+    use super::{NetPlay, NetView, SavedSeat};
+    use crate::app::CoreError;
+    use crate::commands::{AppState, CommandError};
+
+    /// The setting under which the seat of the open network game is kept.
+    pub const SEAT_KEY: &str = "netSeat";
+
+    /// Keeps the seat of the open game on the device (or forgets it: `None`).
+    fn keep_seat(app: &AppState, seat: Option<SavedSeat>) -> Result<(), CommandError> {
+        let value = seat.map_or(serde_json::Value::Null, |s| {
+            serde_json::to_value(s).unwrap_or(serde_json::Value::Null)
+        });
+        Ok(app.core().store().set_setting(SEAT_KEY, &value).map_err(CoreError::from)?)
+    }
+
+    fn kept_seat(app: &AppState) -> Result<Option<SavedSeat>, CommandError> {
+        let settings = app.core().store().settings().map_err(CoreError::from)?;
+        Ok(settings
+            .into_iter()
+            .find(|(k, _)| k == SEAT_KEY)
+            .and_then(|(_, v)| serde_json::from_value(v).ok()))
+    }
+
+    /// The room kept from before the app was closed: `{ url, code }` (the token stays here).
+    #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+    pub struct KeptRoom {
+        /// The server's address.
+        pub url: String,
+        /// The room's code.
+        pub code: String,
+    }
+
+    /// The room this device held a seat in when the app was last closed, if any.
+    ///
+    /// # Errors
+    /// `storage`.
+    #[tauri::command]
+    pub fn net_kept(app: State<'_, AppState>) -> Result<Option<KeptRoom>, CommandError> {
+        Ok(kept_seat(&app)?.map(|s| KeptRoom { url: s.url, code: s.code }))
+    }
+
+    /// Takes back the kept seat (after the app was closed).
+    ///
+    /// # Errors
+    /// `no_game` when no seat is kept; `connect_failed`, `version_mismatch`, `storage`.
+    #[tauri::command]
+    pub async fn net_rejoin(
+        net: State<'_, NetPlay>,
+        app: State<'_, AppState>,
+    ) -> Result<NetView, CommandError> {
+        let seat = kept_seat(&app)?.ok_or(super::NetPlayError::NoGame)?;
+        Ok(net.rejoin(&seat).await?)
+    }
 
     /// Connects to `url` and creates a room: `variant`, optional clock, hidden setup (Maharajah),
     /// the creator's colour (`None`: drawn by the server).
@@ -1054,6 +1156,7 @@ pub mod commands {
     #[tauri::command]
     pub async fn net_create(
         net: State<'_, NetPlay>,
+        app: State<'_, AppState>,
         url: String,
         variant: Variant,
         time_control: Option<TimeControl>,
@@ -1061,7 +1164,9 @@ pub mod commands {
         color: Option<Color>,
     ) -> Result<NetView, CommandError> {
         let options = RoomOptions { variant, time_control, hidden_setup, color };
-        Ok(net.create(&url, options).await?)
+        let view = net.create(&url, options).await?;
+        keep_seat(&app, net.saved_seat())?;
+        Ok(view)
     }
 
     /// Connects to `url` and joins the room `code`.
@@ -1071,10 +1176,13 @@ pub mod commands {
     #[tauri::command]
     pub async fn net_join(
         net: State<'_, NetPlay>,
+        app: State<'_, AppState>,
         url: String,
         code: String,
     ) -> Result<NetView, CommandError> {
-        Ok(net.join(&url, &code).await?)
+        let view = net.join(&url, &code).await?;
+        keep_seat(&app, net.saved_seat())?;
+        Ok(view)
     }
 
     /// The open network game, if any.
@@ -1161,14 +1269,17 @@ pub mod commands {
         Ok(net.lock_army(&army).await?)
     }
 
-    /// Leaves the network game.
+    /// Leaves the network game (and forgets its kept seat).
     ///
     /// # Errors
-    /// Never fails.
+    /// `storage`.
     #[tauri::command]
-    pub async fn net_leave(net: State<'_, NetPlay>) -> Result<(), CommandError> {
+    pub async fn net_leave(
+        net: State<'_, NetPlay>,
+        app: State<'_, AppState>,
+    ) -> Result<(), CommandError> {
         net.leave().await;
-        Ok(())
+        keep_seat(&app, None)
     }
 }
 

@@ -296,3 +296,44 @@ async fn a_server_of_another_version_is_named_as_such() {
     assert!(e.to_string().contains("protocol 99"), "{e}");
     assert!(net.view().is_none());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_is_taken_back_after_the_app_was_closed() {
+    let server = Server::start().await;
+    let (net, mut views) = session();
+    let options = RoomOptions {
+        variant: Variant::Chess,
+        time_control: None,
+        hidden_setup: false,
+        color: Some(Color::White),
+    };
+    let code = net.create(&server.url, options).await.unwrap().code.unwrap();
+    let (black, mut be) = Connection::connect(&server.url, opponent_options()).await.unwrap();
+    black.join_room(code.parse().unwrap()).await.unwrap();
+    view_until(&mut views, "the game starts", |v| v.my_turn).await;
+    net.play("d2d4").await.unwrap();
+    let kept = net.saved_seat().expect("a seat to keep");
+    assert_eq!((kept.code.as_str(), kept.seat), (code.as_str(), Color::White));
+
+    // The app closes; the opponent moves meanwhile; a new app session takes the seat back.
+    net.leave().await;
+    event_until(&mut be, "our move", |e| {
+        matches!(e, NetEvent::Room { event: RoomEvent::Moved { ply: 0, .. }, .. })
+    })
+    .await;
+    black.play("d7d5").await.unwrap();
+    let (again, mut views) = session();
+    again.rejoin(&kept).await.unwrap();
+    let v = view_until(&mut views, "the game as the server has it", |v| {
+        history(v) == ["d4", "d5"] && v.my_turn
+    })
+    .await;
+    assert_eq!(v.seat, Some(Color::White));
+    again.play("c2c4").await.unwrap();
+
+    // A token the server does not know is refused: the link ends and says why.
+    let forged = maharajah_lib::netplay::SavedSeat { token: "0".repeat(64), ..kept };
+    let (third, mut views) = session();
+    third.rejoin(&forged).await.unwrap();
+    view_until(&mut views, "the refusal", |v| matches!(v.link, Link::Closed { .. })).await;
+}

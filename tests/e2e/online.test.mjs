@@ -248,3 +248,30 @@ test('the opponent drops while its clock runs: shown disconnected, and its one p
   await d.tap('#back');
   await waitFor('the Online screen after leaving', () => exists('#create-room'));
 });
+
+test('the app closes mid-game; opened again, it takes its seat back and plays on', async () => {
+  const code = await createRoom(async () => {
+    await d.tap('#online-variant-chess');
+    await d.tap('#online-time-none');
+    await d.tap('#online-color-white');
+  });
+  const black = await bot(code);
+  await waitFor('the board', () => exists('#board'));
+  await move('e2', 'e4');
+  await black.cmd('play e7e5');
+  await waitFor('the reply', async () => (await plies()) === 2);
+  await d.close();
+  await d.open(390, 844);
+  await waitFor('the menu', () => exists('#menu-online'));
+  await d.tap('#menu-online');
+  const offer = await waitFor('the kept room', () => textOf('#net-rejoin'));
+  assert.equal(offer, `Rejoin room ${code}`);
+  await d.tap('#net-rejoin');
+  await waitFor('the game as the server has it', async () => (await plies()) === 2);
+  assert.equal(await textOf('#status'), 'Your move');
+  await move('g1', 'f3');
+  await black.waitLine('the bot sees Nf3', /^moved 2 g1f3$/);
+  await d.tap('#back');
+  await waitFor('the Online screen after leaving', () => exists('#create-room'));
+  assert.equal(await exists('#net-rejoin'), false, 'a left room is no longer offered');
+});

@@ -104,3 +104,10 @@ test('leaving returns to the screen the game came from', () => {
   const online = reduce(initialState('en'), { type: 'net/view', view: view(), open: true });
   assert.equal(reduce(online, { type: 'net/closed' }).screen, 'online');
 });
+
+test('the room kept from before the app closed is offered until left', () => {
+  let state = reduce(initialState('en'), { type: 'online/kept', kept: { url: 'ws://a:1', code: 'ABCDEFGH' } });
+  assert.deepEqual(state.online.kept, { url: 'ws://a:1', code: 'ABCDEFGH' });
+  state = reduce(state, { type: 'online/kept', kept: null });
+  assert.equal(state.online.kept, null);
+});

@@ -326,6 +326,7 @@ export default {
   'online.intro': 'Play anywhere through a Maharajah server: create a room and share its code, or join with a code you were given.',
   'online.server': 'Server address',
   'online.busy': 'Connecting to the server…',
+  'online.rejoin': 'Rejoin room {code}',
   'online.return': 'Back to room {code}',
   'online.join.title': 'Join a room',
   'online.join.code': 'Room code',

@@ -326,6 +326,7 @@ export default {
   'online.intro': 'Juega desde cualquier lugar a través de un servidor Maharajah: crea una sala y comparte su código, o únete con el código que te dieron.',
   'online.server': 'Dirección del servidor',
   'online.busy': 'Conectando con el servidor…',
+  'online.rejoin': 'Volver a entrar en la sala {code}',
   'online.return': 'Volver a la sala {code}',
   'online.join.title': 'Unirse a una sala',
   'online.join.code': 'Código de la sala',

@@ -21,6 +21,9 @@ export function renderOnline(state, { t, intent }) {
     state.net
       ? h('button', { type: 'button', class: 'action accent big', id: 'net-return', onclick: () => intent({ type: 'net/return' }) }, t('online.return', { code: state.net.code ?? '' }))
       : null,
+    !state.net && online.kept
+      ? h('button', { type: 'button', class: 'action accent big', id: 'net-rejoin', disabled: online.busy, onclick: () => intent({ type: 'online/rejoin' }) }, t('online.rejoin', { code: online.kept.code }))
+      : null,
     h('label', { class: 'field', for: 'server-url' }, t('online.server'),
       h('input', {
         id: 'server-url', type: 'text', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false',
