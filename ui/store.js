@@ -394,10 +394,12 @@ export function plyLabels(fen, count) {
  * side that played it, or the result. Empty elsewhere. `t` is the catalogue lookup.
  */
 export function announcement(state, t) {
-  const game = state.screen === 'game' ? state.game : null;
+  const game = state.screen === 'game' || state.screen === 'netgame' ? state.game : null;
   if (!game) return '';
   if (game.result) {
-    const title = game.result.winner ? t('result.wins', { color: t(`color.${game.result.winner}`) }) : t('result.draw');
+    let title = game.result.winner ? t('result.wins', { color: t(`color.${game.result.winner}`) }) : t('result.draw');
+    // A network game can end with no result at all.
+    if (game.result.outcome === 'annulled') title = t('net.result.annulled');
     return `${title}, ${t(`reason.${game.result.reason}`)}`;
   }
   const count = game.history ? game.history.length : 0;

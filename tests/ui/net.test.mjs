@@ -3,7 +3,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { createArgs, formatCountdown, netGame, newOnline, onlineErrorKey, pauseControl, reduceNet, serverUrlOf } from '../../ui/net.js';
-import { initialState, isFlipped, reduce, tapDecision } from '../../ui/store.js';
+import { announcement, initialState, isFlipped, reduce, tapDecision } from '../../ui/store.js';
+import { t as translate } from '../../ui/i18n.js';
 
 const seats = (over = {}) => ({
   white: { taken: true, connected: true, pause_available: true, committed: false, revealed: false, ...over.white },
@@ -110,4 +111,13 @@ test('the room kept from before the app closed is offered until left', () => {
   assert.deepEqual(state.online.kept, { url: 'ws://a:1', code: 'ABCDEFGH' });
   state = reduce(state, { type: 'online/kept', kept: null });
   assert.equal(state.online.kept, null);
+});
+
+test('a screen reader hears the opponent\'s move and an annulled result in a network game', () => {
+  const t = (key, params) => translate('en', key, params);
+  let state = reduce(initialState('en'), { type: 'net/view', view: view(), open: true });
+  assert.equal(announcement(state, t), 'White: e4');
+  const annulled = { winner: null, outcome: 'annulled', reason: 'time_before_first_move' };
+  state = reduce(state, { type: 'net/view', view: view({ revision: 2, result: annulled }) });
+  assert.equal(announcement(state, t), 'Game annulled, time ran out before the first move: no result');
 });
