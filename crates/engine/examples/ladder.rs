@@ -1,6 +1,7 @@
 //! Self-play ladder: neighbouring computer levels play each other from varied starts (chess,
 //! random 39-point Maharajah armies, Horde), colours swapped in pairs, and an Elo table is
-//! printed in Markdown for BENCHMARKS.md. With `--armies N` it instead measures the army
+//! printed in Markdown for BENCHMARKS.md (Maharajah starts: a random 39-point army against its
+//! mirror image). With `--armies N` it instead measures the army
 //! builder: the same level with a built army against a random army.
 //!
 //! ```text
@@ -11,7 +12,7 @@
 //! Node caps are each level's own caps divided by `--scale` (so the ladder finishes in minutes)
 //! but never below 12,000 nodes or the level's own cap if that is smaller (levels 1–4 therefore
 //! play with their real caps); level 8, which has no cap of its own (it plays by time), gets
-//! twice level 7's ladder cap. With the default `--scale 1` every level 1–7 plays with exactly
+//! three times level 7's ladder cap. With the default `--scale 1` every level 1–7 plays with exactly
 //! its own caps. Moves are chosen
 //! by node count only, so a run is reproducible from its `--seed` whatever the machine load.
 //! Games end by the rules, by a claimable draw (threefold, fifty moves), by adjudication when
@@ -80,7 +81,7 @@ fn ladder_limits(level: Level, scale: u64) -> Limits {
     let own = level.search_limits();
     let nodes = match own.nodes {
         Some(n) => (n / scale).max(n.min(FLOOR)),
-        None => 2 * (ladder_limits(Level::new(7), scale).nodes.unwrap_or(FLOOR)),
+        None => 3 * (ladder_limits(Level::new(7), scale).nodes.unwrap_or(FLOOR)),
     };
     Limits { nodes: Some(nodes.max(100)), ..own }
 }
@@ -97,10 +98,11 @@ fn opening(index: usize, rng: &mut ChaCha8Rng) -> Position {
             }
             pos
         }
+        // A random army against its own mirror image: two independent random armies are
+        // usually decided by the first move (a piece hangs), which says little about levels.
         _ => loop {
             let w = Army::random(Color::White, rng);
-            let b = Army::random(Color::Black, rng);
-            if let Ok(p) = start_position(&w, &b) {
+            if let Ok(p) = start_position(&w, &w.mirrored()) {
                 break p;
             }
         },

@@ -15,7 +15,7 @@
 //! | 4 | 4 | 12 000 | 55 | 0.5 s |
 //! | 5 | 6 | 20 000 | 30 | 0.7 s |
 //! | 6 | 8 | 40 000 | 15 | 1 s |
-//! | 7 | 12 | 80 000 | 6 | 1.5 s |
+//! | 7 | 12 | 100 000 | 5 | 1.5 s |
 //! | 8 | — | — | 0 | 3 s |
 //!
 //! The ladder (neighbouring levels in self-play) is measured by `examples/ladder.rs`; the table
@@ -48,7 +48,7 @@ const PARAMS: [Params; 8] = [
     Params { depth: Some(4), nodes: Some(12_000), noise: 55, think_ms: 500 },
     Params { depth: Some(6), nodes: Some(20_000), noise: 30, think_ms: 700 },
     Params { depth: Some(8), nodes: Some(40_000), noise: 15, think_ms: 1_000 },
-    Params { depth: Some(12), nodes: Some(80_000), noise: 6, think_ms: 1_500 },
+    Params { depth: Some(12), nodes: Some(100_000), noise: 5, think_ms: 1_500 },
     Params { depth: None, nodes: None, noise: 0, think_ms: 3_000 },
 ];
 
