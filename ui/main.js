@@ -36,11 +36,12 @@ function savedLanguage() {
 const store = createStore(initialState(pickLanguage(savedLanguage(), navigator.languages || [navigator.language])));
 const root = document.getElementById('app');
 
-/** A fresh snapshot from the backend: sound, then state. */
+/** A fresh snapshot from the backend: state (the board is drawn), then its sound. */
 function gameLoaded(game) {
   const sound = soundFor(store.state.game, game);
-  if (sound && store.state.settings.sounds) playSound(sound);
   store.dispatch({ type: 'game/loaded', game });
+  // The board is drawn first: the audio system's first start can take a few hundred ms.
+  if (sound && store.state.settings.sounds) requestAnimationFrame(() => setTimeout(() => playSound(sound)));
 }
 
 /** Runs a backend call that answers with a game snapshot; errors show on the game screen. */
