@@ -158,13 +158,15 @@ fn spawn_computer<R: tauri::Runtime>(
     receiver: mpsc::Receiver<ThinkRequest>,
 ) {
     std::thread::spawn(move || {
-        let mut computer = computer::Computer::new();
+        // Made at the first request: its 16 MB table is not held by people who never play it.
+        let mut computer: Option<computer::Computer> = None;
         for request in receiver {
             // A short pause so the reply does not land before the person's own move is drawn.
             std::thread::sleep(Duration::from_millis(250));
             if request.stop.load(std::sync::atomic::Ordering::Relaxed) {
                 continue;
             }
+            let computer = computer.get_or_insert_with(computer::Computer::new);
             let mv = computer.choose(&request.game, request.level, request.clock, &request.stop);
             let state = handle.state::<AppState>();
             let now = state.now();
