@@ -299,7 +299,8 @@ fn parse_square(text: &str) -> Result<Square, CommandError> {
     text.parse::<Square>().map_err(|e| CommandError { code: "bad_square", message: e.to_string() })
 }
 
-fn pusher<R: tauri::Runtime>(app: tauri::AppHandle<R>) -> impl Fn(TableView) + Send + 'static {
+/// Pushes each view of the network table as a `chaturaji` event.
+pub fn pusher<R: tauri::Runtime>(app: tauri::AppHandle<R>) -> impl Fn(TableView) + Send + 'static {
     move |view| {
         let _ = app.emit("chaturaji", view);
     }
@@ -370,9 +371,14 @@ pub fn chaturaji_net_view(state: tauri::State<'_, NetState>) -> Result<TableView
     state.view()
 }
 
-/// Closes the network table (the seat stays; the room's CPU plays it).
+/// Closes the network table (the seat stays; the room's CPU plays it). A table this device hosts
+/// on the Wi-Fi stops with it.
 #[tauri::command]
-pub async fn chaturaji_net_leave(state: tauri::State<'_, NetState>) -> Result<(), CommandError> {
+pub async fn chaturaji_net_leave(
+    state: tauri::State<'_, NetState>,
+    hosting: tauri::State<'_, crate::chaturaji_lan::ChaturajiLan>,
+) -> Result<(), CommandError> {
+    hosting.stop(&state).await;
     state.leave().await;
     Ok(())
 }

@@ -116,6 +116,8 @@ pub struct HostView {
     pub address: Option<String>,
     /// The variant, if the host said.
     pub variant: Option<Variant>,
+    /// A Chaturaji table (joined from the Chaturaji screen's network options).
+    pub chaturaji: bool,
     /// Hidden setup (armies built in secret).
     pub hidden: bool,
     /// The host's app version.
@@ -137,6 +139,7 @@ impl From<&HostInfo> for HostView {
             name: h.display_name.clone(),
             address: h.address.map(|a| a.to_string()),
             variant: h.variant,
+            chaturaji: h.chaturaji,
             hidden: h.hidden_setup,
             app_version: h.app_version.clone(),
             compatible: reason.is_none(),
@@ -360,7 +363,7 @@ fn join_error(address: SocketAddr, e: NetError) -> CommandError {
     }
 }
 
-fn parse_room(text: &str) -> Result<AccessCode, CommandError> {
+pub(crate) fn parse_room(text: &str) -> Result<AccessCode, CommandError> {
     text.parse::<AccessCode>()
         .map_err(|e| error("bad_room_code", format!("“{}” is not a room code: {e}", text.trim())))
 }
@@ -405,7 +408,7 @@ pub fn qr(text: &str) -> Option<QrView> {
     Some(QrView { size, modules })
 }
 
-fn clean_name(name: &str) -> Result<String, CommandError> {
+pub(crate) fn clean_name(name: &str) -> Result<String, CommandError> {
     let name: String = name.chars().filter(|c| !c.is_control()).collect();
     let name = name.trim();
     if name.is_empty() {
@@ -549,18 +552,22 @@ impl Lan {
         }
     }
 
-    /// Joins a host; browsing stops.
+    /// Where `target` points: the host's address, the room code, and whether it is a Chaturaji
+    /// table (known only for a list entry; false otherwise).
     ///
     /// # Errors
-    /// `bad_address`, `bad_room_code`, `bad_join_code` for bad input; `lan_unknown_host`,
-    /// `lan_incompatible` for a list entry; `lan_unreachable`, `lan_no_room`, `lan_full`,
-    /// `lan_version`, `lan` when the host refuses or cannot be reached; `lan_busy`.
-    pub async fn join(&self, target: JoinTarget) -> Result<LanStatus, CommandError> {
-        let (address, room) = match &target {
-            JoinTarget::Address { address, room } => (parse_address(address)?, parse_room(room)?),
+    /// `bad_address`, `bad_room_code`, `bad_join_code`, `lan_unknown_host`, `lan_incompatible`.
+    pub async fn resolve(
+        &self,
+        target: &JoinTarget,
+    ) -> Result<(SocketAddr, AccessCode, bool), CommandError> {
+        Ok(match target {
+            JoinTarget::Address { address, room } => {
+                (parse_address(address)?, parse_room(room)?, false)
+            }
             JoinTarget::Code { code } => {
                 let code = parse_join_code(code)?;
-                (SocketAddr::V4(code.addr), code.room)
+                (SocketAddr::V4(code.addr), code.room, false)
             }
             JoinTarget::Host { id } => {
                 let inner = self.inner.lock().await;
@@ -579,7 +586,7 @@ impl Lan {
                     ));
                 }
                 match (h.address, h.code.clone()) {
-                    (Some(a), Some(c)) => (a, c),
+                    (Some(a), Some(c)) => (a, c, h.chaturaji),
                     _ => {
                         return Err(error(
                             "lan_incompatible",
@@ -588,7 +595,23 @@ impl Lan {
                     }
                 }
             }
-        };
+        })
+    }
+
+    /// Joins a host; browsing stops.
+    ///
+    /// # Errors
+    /// `bad_address`, `bad_room_code`, `bad_join_code` for bad input; `lan_unknown_host`,
+    /// `lan_incompatible` for a list entry; `lan_chaturaji` for a Chaturaji table; `lan_unreachable`, `lan_no_room`, `lan_full`,
+    /// `lan_version`, `lan` when the host refuses or cannot be reached; `lan_busy`.
+    pub async fn join(&self, target: JoinTarget) -> Result<LanStatus, CommandError> {
+        let (address, room, chaturaji) = self.resolve(&target).await?;
+        if chaturaji {
+            return Err(error(
+                "lan_chaturaji",
+                "That is a Chaturaji table: join it from Chaturaji's network options.",
+            ));
+        }
         {
             let mut inner = self.inner.lock().await;
             Lan::reap(&mut inner).await;

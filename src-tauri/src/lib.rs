@@ -10,6 +10,7 @@
 //! - [`clock`]: the Fischer clock with injected time.
 //! - [`store`]: saved games and settings in SQLite.
 //! - [`chaturaji`]: the local Chaturaji table (people and CPU seats), its commands and worker.
+//! - [`chaturaji_lan`]: a Chaturaji table hosted on this device over the Wi-Fi, and joining one.
 //! - [`chaturaji_net`]: a Chaturaji seat of a room on a server (online or a LAN host).
 //! - [`computer`]: the computer opponent's move choice.
 //! - [`lan`]: two devices on one Wi-Fi: host, browse, join.
@@ -18,6 +19,7 @@
 pub mod app;
 pub mod builder;
 pub mod chaturaji;
+pub mod chaturaji_lan;
 pub mod chaturaji_net;
 pub mod clock;
 pub mod commands;
@@ -75,6 +77,7 @@ pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
                 };
             }));
             app.manage(lan::Lan::new(lan::LanConfig::from_env(), lan::emit_to(handle.clone())));
+            app.manage(chaturaji_lan::ChaturajiLan::new(lan::LanConfig::from_env()));
             spawn_computer(handle.clone(), receiver);
             spawn_ticker(handle);
             Ok(())
@@ -148,6 +151,9 @@ pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
             chaturaji_net::chaturaji_net_resign,
             chaturaji_net::chaturaji_net_view,
             chaturaji_net::chaturaji_net_leave,
+            chaturaji_lan::commands::chaturaji_lan_host,
+            chaturaji_lan::commands::chaturaji_lan_hosted,
+            chaturaji_lan::commands::chaturaji_lan_join,
         ])
 }
 

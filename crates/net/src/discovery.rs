@@ -7,8 +7,8 @@
 //! | `pv` | protocol version ([`maharajah_protocol::PROTOCOL_VERSION`]) |
 //! | `av` | app version |
 //! | `name` | the host's display name |
-//! | `variant` | `chess`, `maharajah` or `horde` |
-//! | `seats` | open seats (0 or 1) |
+//! | `variant` | `chess`, `maharajah`, `horde`, or `chaturaji` (a four-seat Chaturaji table) |
+//! | `seats` | open seats (0 or 1; a Chaturaji table: its people seats not yet taken, 0–3) |
 //! | `code` | the room's access code (the guest joins it) |
 //! | `hidden` | `1` for a hidden setup (Maharajah armies built in secret) |
 //!
@@ -75,6 +75,9 @@ fn stop_daemon(d: &ServiceDaemon) {
     }
 }
 
+/// The TXT `variant` of a Chaturaji table.
+const CHATURAJI: &str = "chaturaji";
+
 fn variant_name(v: Variant) -> &'static str {
     match v {
         Variant::Chess => "chess",
@@ -97,11 +100,13 @@ fn variant_from_name(s: &str) -> Option<Variant> {
 pub struct HostAd {
     /// The display name shown in the guests' list (e.g. the phone's owner).
     pub display_name: String,
-    /// The room's variant.
+    /// The room's variant (ignored for a Chaturaji table).
     pub variant: Variant,
+    /// A Chaturaji table (joined with the Chaturaji client, not a chess room).
+    pub chaturaji: bool,
     /// Hidden setup.
     pub hidden_setup: bool,
-    /// Open seats (1 while waiting for the guest).
+    /// Open seats (1 while waiting for the guest; a Chaturaji table: people seats not taken).
     pub open_seats: u8,
     /// The room to join.
     pub code: AccessCode,
@@ -122,7 +127,8 @@ impl HostAd {
             name.pop();
         }
         p.insert("name".into(), name);
-        p.insert("variant".into(), variant_name(self.variant).into());
+        let variant = if self.chaturaji { CHATURAJI } else { variant_name(self.variant) };
+        p.insert("variant".into(), variant.into());
         p.insert("seats".into(), self.open_seats.to_string());
         p.insert("code".into(), self.code.as_str().into());
         p.insert("hidden".into(), if self.hidden_setup { "1" } else { "0" }.into());
@@ -264,8 +270,10 @@ pub struct HostInfo {
     pub protocol_version: Option<u32>,
     /// The host's app version.
     pub app_version: String,
-    /// The variant, if known.
+    /// The variant, if known (None for a Chaturaji table).
     pub variant: Option<Variant>,
+    /// A Chaturaji table: join it with the Chaturaji client.
+    pub chaturaji: bool,
     /// Hidden setup.
     pub hidden_setup: bool,
     /// Open seats.
@@ -314,6 +322,7 @@ impl HostInfo {
             protocol_version,
             app_version: get("av").unwrap_or_default(),
             variant: get("variant").and_then(|s| variant_from_name(&s)),
+            chaturaji: get("variant").as_deref() == Some(CHATURAJI),
             hidden_setup: get("hidden").as_deref() == Some("1"),
             open_seats: get("seats").and_then(|s| s.parse().ok()).unwrap_or(0),
             code,
@@ -493,6 +502,7 @@ mod tests {
         let ad = HostAd {
             display_name: "ñ".repeat(100),
             variant: Variant::Horde,
+            chaturaji: false,
             hidden_setup: false,
             open_seats: 1,
             code: "ABCD2345".parse().unwrap(),
@@ -506,5 +516,15 @@ mod tests {
         assert_eq!(p["code"], "ABCD2345");
         assert_eq!(p["name"].chars().count(), 60);
         assert!(p.values().all(|v| v.len() < 250));
+        let table = HostAd { chaturaji: true, open_seats: 3, ..ad };
+        let p = table.properties();
+        assert_eq!(p["variant"], "chaturaji");
+        assert_eq!(p["seats"], "3");
+        let seen =
+            HostInfo::from_txt("t._maharajah._tcp.local.", 4000, vec![], |k| p.get(k).cloned());
+        assert!(seen.chaturaji);
+        assert_eq!(seen.variant, None);
+        assert_eq!(seen.open_seats, 3);
+        assert!(!info(Some("1"), Some("ABCD2345"), vec![]).chaturaji);
     }
 }

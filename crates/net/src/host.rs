@@ -278,6 +278,7 @@ impl LanHost {
         let ad = HostAd {
             display_name: options.display_name.clone(),
             variant: options.room.variant,
+            chaturaji: false,
             hidden_setup: options.room.hidden_setup,
             open_seats: 1,
             code: seat.code.clone(),
@@ -374,6 +375,89 @@ impl LanHost {
         }
         if let Some(t) = self.server.take() {
             let _ = t.await;
+        }
+    }
+}
+
+/// The server library embedded on an ephemeral port with no room of its own: a Chaturaji table
+/// hosted on this device is created on it by the host's own Chaturaji client over loopback
+/// ([`LanServer::local_url`]), and guests join it at [`LanServer::addr`]. Advertising is the
+/// caller's (it follows the table's open seats).
+#[derive(Debug)]
+pub struct LanServer {
+    addr: SocketAddr,
+    local: SocketAddr,
+    lan: Option<Ipv4Addr>,
+    stop: Option<oneshot::Sender<()>>,
+    server: Option<JoinHandle<Result<(), maharajah_server::ServerError>>>,
+}
+
+impl LanServer {
+    /// Starts the server on an ephemeral port of `bind`. `lan_address`: the address to announce
+    /// and put in join codes (None: found from the routing table).
+    ///
+    /// # Errors
+    ///
+    /// When the port cannot be opened.
+    pub async fn start(
+        bind: IpAddr,
+        lan_address: Option<Ipv4Addr>,
+    ) -> Result<LanServer, std::io::Error> {
+        let listener = tokio::net::TcpListener::bind(SocketAddr::new(bind, 0)).await?;
+        let port = listener.local_addr()?.port();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let config = maharajah_server::Config::default();
+        let server = tokio::spawn(maharajah_server::run(listener, config, async move {
+            let _ = stopped.await;
+        }));
+        let own_ip = if bind.is_unspecified() { IpAddr::V4(Ipv4Addr::LOCALHOST) } else { bind };
+        let lan = lan_address.or_else(lan_ipv4);
+        let addr =
+            lan.map_or(SocketAddr::new(bind, port), |ip| SocketAddr::new(IpAddr::V4(ip), port));
+        Ok(LanServer {
+            addr,
+            local: SocketAddr::new(own_ip, port),
+            lan,
+            stop: Some(stop),
+            server: Some(server),
+        })
+    }
+
+    /// The address guests connect to (the LAN address when known).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The URL this device's own client connects to (loopback unless bound to one address).
+    pub fn local_url(&self) -> String {
+        ws_url(self.local)
+    }
+
+    /// The LAN address announced (None when none was found).
+    pub fn lan_address(&self) -> Option<Ipv4Addr> {
+        self.lan
+    }
+
+    /// The join code of `room` on this server (None without a LAN address).
+    pub fn join_code(&self, room: AccessCode) -> Option<JoinCode> {
+        self.lan.map(|ip| JoinCode { addr: SocketAddrV4::new(ip, self.addr.port()), room })
+    }
+
+    /// Stops the server (connected clients see it go and retry).
+    pub async fn stop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.server.take() {
+            let _ = t.await;
+        }
+    }
+}
+
+impl Drop for LanServer {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
         }
     }
 }

@@ -29,7 +29,7 @@ pub use client::{ConnectOptions, Connection, NetError, NetEvent, RoomState, Seat
 pub use discovery::{
     Advertiser, Browser, Compatibility, DiscoveryError, HostAd, HostEvent, HostInfo, SERVICE_TYPE,
 };
-pub use host::{JoinCode, JoinCodeError, LanHost, LanHostError, LanHostOptions};
+pub use host::{JoinCode, JoinCodeError, LanHost, LanHostError, LanHostOptions, LanServer};
 pub use setup::{HiddenSetup, RevealError, SetupError};
 
 /// Version of this crate (the app's networking), for the About screen and the mDNS TXT record.

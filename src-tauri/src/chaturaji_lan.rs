@@ -1,0 +1,304 @@
+//! A Chaturaji table hosted on this device over the Wi-Fi (issue #9: seats for 2–4 people on
+//! several devices).
+//!
+//! [`ChaturajiLan::host`] starts the server library embedded on an ephemeral port
+//! ([`LanServer`], no room of its own), has this device's [`NetState`] create the table on it over
+//! loopback (so the host plays through the same network session as an online table), and
+//! advertises it over mDNS with TXT `variant=chaturaji` and the number of people seats still open.
+//! The advertisement follows the table: each pushed view recounts the open seats, and when the
+//! last person seat is taken it is withdrawn.
+//!
+//! Guests see the table in the LAN list ([`Lan::browse`], entries with `chaturaji: true`) and join
+//! it with [`ChaturajiLan::join`], which resolves the entry (or a typed address and room code, or a
+//! join code) through [`Lan::resolve`] and takes a seat with the Chaturaji client, not the chess
+//! session. Leaving the table on the host ([`ChaturajiLan::stop`], also done by
+//! `chaturaji_net_leave`) stops the server; the guests' clients then retry, and the room's CPU
+//! plays nobody's seat because the room itself is gone.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use maharajah_chaturaji::Settings;
+use maharajah_net::discovery::{Advertiser, HostAd};
+use maharajah_net::host::{ws_url, LanServer};
+use maharajah_protocol::Variant;
+use serde::Serialize;
+
+use crate::chaturaji::TableView;
+use crate::chaturaji_net::NetState;
+use crate::commands::CommandError;
+use crate::lan::{clean_name, join_url, parse_room, qr, JoinTarget, Lan, LanConfig, QrView};
+
+/// What the host's Chaturaji screen shows so others can join without the list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChaturajiHosted {
+    /// The name guests see in their list.
+    pub name: String,
+    /// `address:port` of this device's server (typed by a guest with the room code).
+    pub address: String,
+    /// The table's room code.
+    pub room: String,
+    /// The 18-character join code (None without a LAN address).
+    pub join_code: Option<String>,
+    /// The link the QR code carries.
+    pub join_url: Option<String>,
+    /// The QR code of `join_url`.
+    pub qr: Option<QrView>,
+}
+
+/// The host's table with what to show about hosting.
+#[derive(Clone, Debug, Serialize)]
+pub struct HostedTable {
+    /// How to join.
+    pub hosted: ChaturajiHosted,
+    /// The table as this device's seat sees it (the first person seat).
+    pub table: TableView,
+}
+
+struct Hosting {
+    server: LanServer,
+    advertiser: Arc<Mutex<Option<Advertiser>>>,
+    hosted: ChaturajiHosted,
+}
+
+/// The Chaturaji table this device hosts, if any (managed Tauri state).
+pub struct ChaturajiLan {
+    config: LanConfig,
+    hosting: tokio::sync::Mutex<Option<Hosting>>,
+}
+
+impl std::fmt::Debug for ChaturajiLan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChaturajiLan").field("config", &self.config).finish_non_exhaustive()
+    }
+}
+
+fn error(code: &'static str, message: impl Into<String>) -> CommandError {
+    CommandError { code, message: message.into() }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// People seats of `view`'s table nobody has taken yet.
+#[must_use]
+pub fn open_seats(view: &TableView) -> u8 {
+    let Some(seats) = view.remote.as_ref().and_then(|r| r.seats.as_ref()) else {
+        return 0;
+    };
+    let open = seats.iter().filter(|(_, s)| s.person && !s.taken).count();
+    u8::try_from(open).unwrap_or(u8::MAX)
+}
+
+/// Brings the advertisement in line with `open` (an advertising failure must not stop the game;
+/// the address and join code still work).
+fn follow(advertiser: &Mutex<Option<Advertiser>>, open: u8) {
+    if let Some(a) = lock(advertiser).as_mut() {
+        let now = a.ad().map_or(0, |ad| ad.open_seats);
+        if now != open {
+            let _ = a.set_open_seats(open);
+        }
+    }
+}
+
+impl ChaturajiLan {
+    /// Hosting with `config` (the same as the chess LAN's: scope, bind address, LAN address).
+    #[must_use]
+    pub fn new(config: LanConfig) -> ChaturajiLan {
+        ChaturajiLan { config, hosting: tokio::sync::Mutex::new(None) }
+    }
+
+    /// Hosts a table with `settings` (2–4 people seats, the others CPU): starts the server,
+    /// creates the table through `net` (this device takes the first person seat), advertises it
+    /// as `name`. A table hosted before is stopped first.
+    ///
+    /// # Errors
+    /// `bad_name`; `lan_host` when the server cannot start or the table cannot be announced;
+    /// as [`NetState::create`] (`net_refused` for invalid settings).
+    pub async fn host(
+        &self,
+        name: &str,
+        settings: Settings,
+        net: &NetState,
+        on_change: impl Fn(TableView) + Send + 'static,
+    ) -> Result<HostedTable, CommandError> {
+        let name = clean_name(name)?;
+        self.stop(net).await;
+        let mut hosting = self.hosting.lock().await;
+        let mut server = LanServer::start(self.config.bind, self.config.lan_address)
+            .await
+            .map_err(|e| error("lan_host", format!("Cannot open a port to host on: {e}")))?;
+        let advertiser: Arc<Mutex<Option<Advertiser>>> = Arc::new(Mutex::new(None));
+        let followed = advertiser.clone();
+        let created = net
+            .create(&server.local_url(), settings, move |view| {
+                follow(&followed, open_seats(&view));
+                on_change(view);
+            })
+            .await;
+        let table = match created {
+            Ok(t) => t,
+            Err(e) => {
+                server.stop().await;
+                return Err(e);
+            }
+        };
+        let code = table.remote.as_ref().map(|r| r.code.clone()).unwrap_or_default();
+        let room = match parse_room(&code) {
+            Ok(r) => r,
+            Err(e) => {
+                net.leave().await;
+                server.stop().await;
+                return Err(e);
+            }
+        };
+        let ad = HostAd {
+            display_name: name.clone(),
+            variant: Variant::Chess,
+            chaturaji: true,
+            hidden_setup: false,
+            open_seats: open_seats(&table),
+            code: room.clone(),
+            port: server.addr().port(),
+            addresses: self.config.lan_address.into_iter().collect(),
+        };
+        match Advertiser::start(ad, self.config.scope) {
+            Ok(a) => *lock(&advertiser) = Some(a),
+            Err(e) => {
+                net.leave().await;
+                server.stop().await;
+                return Err(error(
+                    "lan_host",
+                    format!(
+                        "Cannot announce the table on this network ({e}). Nothing was started."
+                    ),
+                ));
+            }
+        }
+        // A seat may have been taken between creating and advertising.
+        if let Ok(now) = net.view() {
+            follow(&advertiser, open_seats(&now));
+        }
+        let join_code = server.join_code(room);
+        let join_url = join_code.as_ref().map(join_url);
+        let hosted = ChaturajiHosted {
+            name,
+            address: server.addr().to_string(),
+            room: code,
+            join_code: join_code.as_ref().map(ToString::to_string),
+            qr: join_url.as_deref().and_then(qr),
+            join_url,
+        };
+        *hosting = Some(Hosting { server, advertiser, hosted: hosted.clone() });
+        Ok(HostedTable { hosted, table })
+    }
+
+    /// How to join the table this device hosts (None when not hosting).
+    pub async fn hosted(&self) -> Option<ChaturajiHosted> {
+        self.hosting.lock().await.as_ref().map(|h| h.hosted.clone())
+    }
+
+    /// The open people seats advertised now (None when not hosting or withdrawn).
+    pub async fn advertised_open_seats(&self) -> Option<u8> {
+        let hosting = self.hosting.lock().await;
+        let a = lock(&hosting.as_ref()?.advertiser).as_ref()?.ad()?.open_seats;
+        Some(a)
+    }
+
+    /// Stops hosting: leaves the table on `net` when it is the hosted one, withdraws the
+    /// advertisement and stops the server. Nothing happens when not hosting.
+    pub async fn stop(&self, net: &NetState) {
+        let Some(mut hosting) = self.hosting.lock().await.take() else {
+            return;
+        };
+        let hosted_code = hosting.hosted.room.clone();
+        let on_it = net.view().is_ok_and(|v| v.remote.is_some_and(|r| r.code == hosted_code));
+        if on_it {
+            net.leave().await;
+        }
+        let advertiser = lock(&hosting.advertiser).take();
+        if let Some(a) = advertiser {
+            let _ = tokio::task::spawn_blocking(move || a.shutdown()).await;
+        }
+        hosting.server.stop().await;
+    }
+
+    /// Joins a Chaturaji table on the LAN: a list entry of `lan`'s browsing, a typed address and
+    /// room code, or a join code. Browsing stops once seated.
+    ///
+    /// # Errors
+    /// As [`Lan::resolve`]; `lan_not_chaturaji` for a chess host's entry; as [`NetState::join`]
+    /// (`net_connect`, `net_refused` when the table is full or gone).
+    pub async fn join(
+        &self,
+        lan: &Lan,
+        target: &JoinTarget,
+        net: &NetState,
+        on_change: impl Fn(TableView) + Send + 'static,
+    ) -> Result<TableView, CommandError> {
+        let (address, room, chaturaji) = lan.resolve(target).await?;
+        if matches!(target, JoinTarget::Host { .. }) && !chaturaji {
+            return Err(error(
+                "lan_not_chaturaji",
+                "That host plays chess, not Chaturaji: join it from the LAN screen.",
+            ));
+        }
+        let view = net.join(&ws_url(address), room.as_str(), on_change).await?;
+        lan.stop_browsing().await;
+        Ok(view)
+    }
+}
+
+/// The Chaturaji LAN commands the UI invokes (registered in the crate root).
+pub mod commands {
+    use tauri::State;
+
+    use super::{ChaturajiHosted, ChaturajiLan, HostedTable};
+    use crate::chaturaji::TableView;
+    use crate::chaturaji_net::{pusher, NetState};
+    use crate::commands::CommandError;
+    use crate::lan::{JoinTarget, Lan};
+
+    /// Hosts a Chaturaji table on this device's Wi-Fi and takes its first person seat.
+    ///
+    /// # Errors
+    /// As [`ChaturajiLan::host`]; `bad_settings` for unreadable settings.
+    #[tauri::command]
+    pub async fn chaturaji_lan_host<R: tauri::Runtime>(
+        app: tauri::AppHandle<R>,
+        hosting: State<'_, ChaturajiLan>,
+        net: State<'_, NetState>,
+        name: String,
+        settings: serde_json::Value,
+    ) -> Result<HostedTable, CommandError> {
+        let settings = serde_json::from_value(settings)
+            .map_err(|e| CommandError { code: "bad_settings", message: e.to_string() })?;
+        hosting.host(&name, settings, &net, pusher(app)).await
+    }
+
+    /// How to join the hosted table (null when not hosting).
+    ///
+    /// # Errors
+    /// Never.
+    #[tauri::command]
+    pub async fn chaturaji_lan_hosted(
+        hosting: State<'_, ChaturajiLan>,
+    ) -> Result<Option<ChaturajiHosted>, CommandError> {
+        Ok(hosting.hosted().await)
+    }
+
+    /// Joins a Chaturaji table from the LAN list, by address and room code, or by join code.
+    ///
+    /// # Errors
+    /// As [`ChaturajiLan::join`].
+    #[tauri::command]
+    pub async fn chaturaji_lan_join<R: tauri::Runtime>(
+        app: tauri::AppHandle<R>,
+        hosting: State<'_, ChaturajiLan>,
+        lan: State<'_, Lan>,
+        net: State<'_, NetState>,
+        target: JoinTarget,
+    ) -> Result<TableView, CommandError> {
+        hosting.join(&lan, &target, &net, pusher(app)).await
+    }
+}
