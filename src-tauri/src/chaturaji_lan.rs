@@ -17,6 +17,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
+use maharajah_chaturaji::settings::Player;
 use maharajah_chaturaji::Settings;
 use maharajah_net::discovery::{Advertiser, HostAd};
 use maharajah_net::host::{ws_url, LanServer};
@@ -80,19 +81,27 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// People seats of `view`'s table nobody has taken yet.
+/// People seats of `view`'s network table nobody has taken yet (None until the room's seats have
+/// arrived).
 #[must_use]
-pub fn open_seats(view: &TableView) -> u8 {
-    let Some(seats) = view.remote.as_ref().and_then(|r| r.seats.as_ref()) else {
-        return 0;
-    };
+pub fn open_seats(view: &TableView) -> Option<u8> {
+    let seats = view.remote.as_ref()?.seats.as_ref()?;
     let open = seats.iter().filter(|(_, s)| s.person && !s.taken).count();
-    u8::try_from(open).unwrap_or(u8::MAX)
+    Some(u8::try_from(open).unwrap_or(u8::MAX))
+}
+
+/// People seats of a new table with `settings` other than its creator's.
+fn others(settings: &Settings) -> u8 {
+    let people = settings.players.iter().filter(|(_, p)| matches!(p, Player::Person)).count();
+    u8::try_from(people.saturating_sub(1)).unwrap_or(u8::MAX)
 }
 
 /// Brings the advertisement in line with `open` (an advertising failure must not stop the game;
 /// the address and join code still work).
-fn follow(advertiser: &Mutex<Option<Advertiser>>, open: u8) {
+fn follow(advertiser: &Mutex<Option<Advertiser>>, open: Option<u8>) {
+    let Some(open) = open else {
+        return;
+    };
     if let Some(a) = lock(advertiser).as_mut() {
         let now = a.ad().map_or(0, |ad| ad.open_seats);
         if now != open {
@@ -123,6 +132,7 @@ impl ChaturajiLan {
         on_change: impl Fn(TableView) + Send + 'static,
     ) -> Result<HostedTable, CommandError> {
         let name = clean_name(name)?;
+        let open = others(&settings);
         self.stop(net).await;
         let mut hosting = self.hosting.lock().await;
         let mut server = LanServer::start(self.config.bind, self.config.lan_address)
@@ -157,7 +167,7 @@ impl ChaturajiLan {
             variant: Variant::Chess,
             chaturaji: true,
             hidden_setup: false,
-            open_seats: open_seats(&table),
+            open_seats: open_seats(&table).unwrap_or(open),
             code: room.clone(),
             port: server.addr().port(),
             addresses: self.config.lan_address.into_iter().collect(),
