@@ -127,3 +127,7 @@ export const chaturajiNetEndTurn = () => call('chaturaji_net_end_turn');
 export const chaturajiNetResign = () => call('chaturaji_net_resign');
 export const chaturajiNetView = () => call('chaturaji_net_view');
 export const chaturajiNetLeave = () => call('chaturaji_net_leave');
+/** Hosts a Chaturaji table on this device's Wi-Fi: { hosted, table }. */
+export const chaturajiLanHost = (name, settings) => call('chaturaji_lan_host', { name, settings });
+/** Joins a Chaturaji table on the Wi-Fi: target { kind: 'host', id } | { kind: 'code', code } | { kind: 'address', address, room }. */
+export const chaturajiLanJoin = (target) => call('chaturaji_lan_join', { target });

@@ -34,6 +34,25 @@ async function startNet(store, join) {
   await tableCall(store, join ? api.chaturajiNetJoin(url, setup.net_code) : api.chaturajiNetCreate(url, settings));
 }
 
+async function hostOnLan(store) {
+  const setup = store.state.chaturaji.setup;
+  try {
+    const { hosted, table } = await api.chaturajiLanHost(setup.lan_name, settingsOf(setup));
+    store.dispatch({ type: 'chaturaji/hosted', hosted });
+    store.dispatch({ type: 'chaturaji/loaded', table });
+  } catch (error) {
+    store.dispatch({ type: 'chaturaji/error', error });
+  }
+}
+
+async function browseLan(store) {
+  try {
+    store.dispatch({ type: 'chaturaji/lan-hosts', list: await api.lanBrowse() });
+  } catch (error) {
+    store.dispatch({ type: 'chaturaji/error', error });
+  }
+}
+
 function decide(store, decision) {
   switch (decision.kind) {
     case 'select':
@@ -90,6 +109,18 @@ export async function chaturajiEffects(action, store) {
     case 'chaturaji/net-join':
       await startNet(store, true);
       break;
+    case 'chaturaji/lan-host':
+      await hostOnLan(store);
+      break;
+    case 'chaturaji/lan-browse':
+      await browseLan(store);
+      break;
+    case 'chaturaji/lan-join':
+      await tableCall(store, api.chaturajiLanJoin({ kind: 'host', id: action.id }));
+      break;
+    case 'chaturaji/lan-join-code':
+      await tableCall(store, api.chaturajiLanJoin({ kind: 'code', code: cj.setup.lan_code }));
+      break;
     case 'chaturaji/roll':
       tableCall(store, backend(store).roll());
       break;
@@ -119,6 +150,8 @@ export async function chaturajiEffects(action, store) {
       } catch {
         // Leaving still returns to the menu; the table was saved with its last action.
       }
+      // Leaving a network table this device hosted stopped the host too.
+      if (cj.hosted && cj.table?.remote) store.dispatch({ type: 'chaturaji/hosted', hosted: null });
       store.dispatch({ type: 'back' });
       break;
     default:
@@ -150,6 +183,11 @@ function tickTurnTime(store) {
 /** Listens for tables the backend pushes (CPU steps, time-outs). */
 export function subscribeChaturaji(store) {
   setInterval(() => tickTurnTime(store), 250);
+  api.subscribe('lan-hosts', (list) => {
+    if (store.state.screen === 'chaturaji' && store.state.chaturaji?.page === 'setup') {
+      store.dispatch({ type: 'chaturaji/lan-hosts', list });
+    }
+  });
   return api.subscribe('chaturaji', (table) => {
     const cj = store.state.chaturaji;
     if (store.state.screen === 'chaturaji' && cj && cj.table && cj.table.id === table.id) {

@@ -23,6 +23,8 @@ export function defaultSetup() {
     first_seat_rule: 'rotating',
     net_url: 'ws://127.0.0.1:7878',
     net_code: '',
+    lan_name: '',
+    lan_code: '',
   };
 }
 
@@ -38,6 +40,8 @@ function fresh(previous) {
     dialog: null,
     record: null,
     error: null,
+    hosted: previous?.hosted ?? null,
+    lanTables: null,
   };
 }
 
@@ -90,6 +94,19 @@ export function serverUrl(setup) {
   const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `ws://${text}`;
   if (!/^wss?:\/\/[^\s/]+/.test(url) || !text) throw { code: 'bad_url', field: 'net_url', message: 'net_url' };
   return url;
+}
+
+/** The Chaturaji tables of a LAN host list (null when not browsing). */
+export function lanTables(list) {
+  if (!list || !list.browsing) return null;
+  return { searching: Boolean(list.searching), hosts: list.hosts.filter((h) => h.chaturaji) };
+}
+
+/** What hosting shows on the table page when `table` is the hosted one (else null). */
+export function hostedFor(cj, table) {
+  const hosted = cj.hosted;
+  if (!hosted || !table || !table.remote || table.remote.code !== hosted.room) return null;
+  return hosted;
 }
 
 export function isPerson(table, seat) {
@@ -276,6 +293,10 @@ export function reduceChaturaji(state, action) {
       return put({ dialog: action.dialog });
     case 'chaturaji/record':
       return put({ record: action.record, dialog: 'record' });
+    case 'chaturaji/hosted':
+      return put({ hosted: action.hosted });
+    case 'chaturaji/lan-hosts':
+      return put({ lanTables: lanTables(action.list) });
     case 'chaturaji/error':
       return put({ error: action.error, selected: null });
     default:

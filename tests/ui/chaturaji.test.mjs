@@ -103,3 +103,26 @@ test('a network table lets this device act only for its own seat, once everyone 
   assert.throws(() => serverUrl({ net_url: 'http://x' }), (e) => e.field === 'net_url');
   assert.throws(() => serverUrl({ net_url: '  ' }), (e) => e.field === 'net_url');
 });
+
+test('the LAN list keeps its Chaturaji tables, and the host line shows on the hosted table only', async () => {
+  const { lanTables, hostedFor } = await import('../../ui/chaturaji-store.js');
+  assert.equal(lanTables(null), null);
+  assert.equal(lanTables({ browsing: false, searching: false, hosts: [] }), null, 'not browsing: no list');
+  const chess = { id: 'a', name: 'Ana', chaturaji: false, compatible: true };
+  const table = { id: 'b', name: 'Bea', chaturaji: true, compatible: true };
+  assert.deepEqual(lanTables({ browsing: true, searching: true, hosts: [chess, table] }), { searching: true, hosts: [table] });
+  let state = reduceChaturaji({ screen: 'menu' }, { type: 'chaturaji/open' });
+  assert.equal(state.chaturaji.lanTables, null);
+  assert.equal(state.chaturaji.setup.lan_name, '');
+  state = reduceChaturaji(state, { type: 'chaturaji/lan-hosts', list: { browsing: true, searching: false, hosts: [chess] } });
+  assert.deepEqual(state.chaturaji.lanTables, { searching: false, hosts: [] });
+  const hosted = { name: 'Bea', address: '192.168.1.20:40123', room: 'ABCD2345', join_code: 'X' };
+  state = reduceChaturaji(state, { type: 'chaturaji/hosted', hosted });
+  assert.equal(hostedFor(state.chaturaji, { remote: { code: 'ABCD2345' } }), hosted);
+  assert.equal(hostedFor(state.chaturaji, { remote: { code: 'ZZZZ2345' } }), null, 'another network table');
+  assert.equal(hostedFor(state.chaturaji, { remote: null }), null, 'a table on this device');
+  // Reopening the screen keeps the hosting (the table is still hosted), not the list.
+  state = reduceChaturaji(state, { type: 'chaturaji/open' });
+  assert.equal(state.chaturaji.hosted, hosted);
+  assert.equal(state.chaturaji.lanTables, null);
+});

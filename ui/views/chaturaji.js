@@ -4,7 +4,7 @@
 import { h, s, screen } from './dom.js';
 import { inkedShape } from '../pieces.js';
 import {
-  CPU_LEVELS, SEATS, SYMBOLS, destinations, movable, personToMove, promotionMarks,
+  CPU_LEVELS, SEATS, SYMBOLS, destinations, hostedFor, movable, personToMove, promotionMarks,
   screenDirection, sharedPlaces, squareAtCell, viewCell,
 } from '../chaturaji-store.js';
 
@@ -130,7 +130,43 @@ function renderSetupPage(state, { t, intent }) {
       h('div', { class: 'cj-join' },
         h('label', { class: 'cj-number' }, t('cj.net.code'),
           h('input', { type: 'text', id: 'cj-net-code', autocapitalize: 'characters', value: setup.net_code, oninput: (e) => typed('net_code')(e.target.value) })),
-        h('button', { type: 'button', class: 'action', id: 'cj-net-join', onclick: () => intent({ type: 'chaturaji/net-join' }) }, t('cj.net.join')))));
+        h('button', { type: 'button', class: 'action', id: 'cj-net-join', onclick: () => intent({ type: 'chaturaji/net-join' }) }, t('cj.net.join'))),
+      lanOptions(cj, ctx, typed)));
+}
+
+/** Host a table on this Wi-Fi, or find one (the LAN list's Chaturaji entries) or type its join code. */
+function lanOptions(cj, ctx, typed) {
+  const { t, intent } = ctx;
+  const setup = cj.setup;
+  const tables = cj.lanTables;
+  let found = null;
+  if (tables) {
+    found = tables.hosts.length
+      ? h('ul', { class: 'lan-hosts', id: 'cj-lan-tables' }, tables.hosts.map((host) => h('li', {},
+        h('button', {
+          type: 'button',
+          class: 'action',
+          'data-host': host.id,
+          disabled: !host.compatible,
+          title: host.reason ?? '',
+          onclick: () => intent({ type: 'chaturaji/lan-join', id: host.id }),
+        }, t('cj.lan.joinEntry', { name: host.name })),
+        h('span', { class: 'muted' }, ' ', host.address ?? '', host.reason ? ` · ${host.reason}` : ''))))
+      : h('p', { class: 'muted', id: 'cj-lan-none' }, t(tables.searching ? 'cj.lan.none' : 'cj.lan.searching'));
+  }
+  return h('div', { class: 'cj-lan', id: 'cj-lan' },
+    h('h3', {}, t('cj.lan.title')),
+    h('p', { class: 'muted hint' }, t('cj.lan.hint')),
+    h('label', { class: 'cj-number' }, t('cj.lan.name'),
+      h('input', { type: 'text', id: 'cj-lan-name', maxlength: 40, value: setup.lan_name, oninput: (e) => typed('lan_name')(e.target.value) })),
+    h('div', { class: 'actions wrap' },
+      h('button', { type: 'button', class: 'action', id: 'cj-lan-host', onclick: () => intent({ type: 'chaturaji/lan-host' }) }, t('cj.lan.host')),
+      h('button', { type: 'button', class: 'action', id: 'cj-lan-browse', onclick: () => intent({ type: 'chaturaji/lan-browse' }) }, t('cj.lan.browse'))),
+    found,
+    h('div', { class: 'cj-join' },
+      h('label', { class: 'cj-number' }, t('cj.lan.joinCode'),
+        h('input', { type: 'text', id: 'cj-lan-code', autocapitalize: 'characters', placeholder: 'XXXXXX-XXXXXX-XXXXXX', value: setup.lan_code, oninput: (e) => typed('lan_code')(e.target.value) })),
+      h('button', { type: 'button', class: 'action', id: 'cj-lan-join-code', onclick: () => intent({ type: 'chaturaji/lan-join-code' }) }, t('cj.lan.joinWithCode'))));
 }
 
 function errorText(error, t) {
@@ -463,6 +499,11 @@ function renderTablePage(state, ctx) {
         t('cj.net.room', { code: table.remote.code, seat: seatName(table.remote.seat, t) }),
         table.remote.connected ? null : h('span', { class: 'error' }, ' · ', t('cj.net.offline')),
         table.remote.started ? null : h('strong', { id: 'cj-waiting' }, ' · ', t('cj.net.waiting')))
+      : null,
+    hostedFor(cj, table)
+      ? h('p', { class: 'cj-remote', id: 'cj-hosted' }, t('cj.lan.hosting', {
+        address: cj.hosted.address, code: cj.hosted.room, join: cj.hosted.join_code ?? '—',
+      }))
       : null,
     h('div', { class: 'cj-layout' },
       h('div', { class: 'board-frame cj-frame' }, renderBoardSvg(state, ctx)),
