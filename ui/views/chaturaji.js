@@ -131,7 +131,7 @@ function renderSetupPage(state, { t, intent }) {
         h('label', { class: 'cj-number' }, t('cj.net.code'),
           h('input', { type: 'text', id: 'cj-net-code', autocapitalize: 'characters', value: setup.net_code, oninput: (e) => typed('net_code')(e.target.value) })),
         h('button', { type: 'button', class: 'action', id: 'cj-net-join', onclick: () => intent({ type: 'chaturaji/net-join' }) }, t('cj.net.join'))),
-      lanOptions(cj, ctx, typed)));
+      lanOptions(cj, { t, intent }, typed)));
 }
 
 /** Host a table on this Wi-Fi, or find one (the LAN list's Chaturaji entries) or type its join code. */

@@ -1,0 +1,103 @@
+// End-to-end: a Chaturaji table hosted on this Wi-Fi from the real app, inside a private network
+// namespace (../shared/notes/lan-testing.md): this file re-runs itself under `unshare --net` with
+// only `lo` up, so the app's mDNS never sends a packet outside it. In there the app hosts a table
+// (two people, two CPU seats), its table page shows the hosting line (address, room, join code)
+// and waits for Blue; the app's own LAN list finds the table as a Chaturaji entry; a malformed
+// join code is refused with the reason. (The guest's side is covered in
+// src-tauri/tests/chaturaji_lan.rs, where a second device joins from the list and both play.)
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startDriver, waitFor } from './webdriver.mjs';
+
+const INSIDE = process.env.MAHARAJAH_IN_NETNS === '1';
+const self = fileURLToPath(import.meta.url);
+
+if (!INSIDE) {
+  test('A Chaturaji table on this Wi-Fi, inside a private network namespace', () => {
+    const probe = spawnSync('unshare', ['--net', 'true']);
+    if (probe.status !== 0) {
+      const why = `unshare --net is not allowed here: ${String(probe.stderr).trim()}`;
+      assert.notEqual(process.env.CI, 'true', `${why} (under CI this must work)`);
+      console.log(`SKIPPED: ${why}`);
+      return;
+    }
+    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+    const run = spawnSync('unshare', ['--net', '--', 'sh', '-c',
+      'ip link set lo up && exec node --test --test-concurrency=1 --test-reporter=tap "$0"', self], {
+      env: { ...env, MAHARAJAH_IN_NETNS: '1' },
+      encoding: 'utf8',
+      maxBuffer: 16 << 20,
+      timeout: 300000,
+    });
+    console.log(run.stdout);
+    console.error(run.stderr);
+    assert.equal(run.status, 0, 'the tests inside the namespace pass');
+    assert.match(run.stdout, /^# pass 1$/m, 'the test ran inside the namespace');
+    assert.match(run.stdout, /^# fail 0$/m);
+  });
+} else {
+  let d;
+
+  before(async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-chaturaji-lan-'));
+    d = await startDriver({ MAHARAJAH_DATA_DIR: dataDir, MAHARAJAH_LAN_SCOPE: 'loopback' });
+    await d.open(390, 844);
+  });
+
+  after(async () => {
+    if (d) await d.stop();
+  });
+
+  const q = (source, args = []) => d.script(source, args);
+  const type = (id, value) => q('const i = document.getElementById(arguments[0]); i.value = arguments[1]; i.dispatchEvent(new Event("input", { bubbles: true }));', [id, value]);
+
+  async function chooseSeat(seat, value) {
+    await q('const s = document.getElementById(arguments[0]); s.value = arguments[1]; s.dispatchEvent(new Event("change", { bubbles: true }));', [`cj-seat-${seat}`, value]);
+    await waitFor(`${seat} set to ${value}`, async () => (await q('return document.getElementById(arguments[0]).value;', [`cj-seat-${seat}`])) === value);
+  }
+
+  test('the app hosts a Chaturaji table on the Wi-Fi and finds it in the list', async () => {
+    await waitFor('the menu', async () => (await d.findAll('.menu-item')).length === 10);
+    await waitFor('Chaturaji ready', async () => (await q('return document.getElementById("menu-chaturaji").dataset.ready ?? null;')) === 'true', 30000);
+    await d.tap('#menu-chaturaji');
+    await waitFor('the table setup', () => d.find('#cj-lan-host'), 30000).catch(async (e) => {
+      console.log('PAGE', await q('return document.body.innerText.slice(0, 300);'));
+      throw e;
+    });
+    await chooseSeat('red', 'person');
+    await chooseSeat('blue', 'person');
+    await chooseSeat('yellow', 'greedy');
+    await chooseSeat('green', 'greedy');
+    // Without a name, hosting is refused with the reason.
+    await d.tap('#cj-lan-host');
+    assert.match(await d.text(await waitFor('the error', () => d.find('#cj-error'))), /name/);
+    await type('cj-lan-name', 'Bea’s tablet');
+    await d.tap('#cj-lan-host');
+    await waitFor('the hosted table', () => q('return Boolean(document.querySelector("#cj-hosted"));'), 20000);
+    const hosted = await d.text(await d.find('#cj-hosted'));
+    const m = hosted.match(/at 127\.0\.0\.1:(\d+) · room ([A-Z0-9]{8}) · join code ([A-Z0-9]{6}-[A-Z0-9]{6}-[A-Z0-9]{6})/);
+    assert.ok(m, hosted);
+    assert.match(await d.text(await d.find('#cj-remote')), new RegExp(`Room ${m[2]} · you play ● Red`));
+    assert.ok(await q('return Boolean(document.querySelector("#cj-waiting"));'), 'waiting for Blue');
+    await q('window.scrollTo(0, 0);');
+    await d.screenshot('chaturaji-lan-hosting-390x844.png');
+
+    // A new table's setup: the LAN list finds the hosted table (this device sees its own advert).
+    await d.tap('#cj-new');
+    await waitFor('the setup', () => d.find('#cj-lan-browse'));
+    await d.tap('#cj-lan-browse');
+    const entry = await waitFor('the table in the list', () => q('return [...document.querySelectorAll("#cj-lan-tables button")].map((b) => b.textContent).find((t) => t.includes("Bea")) ?? null;'), 15000);
+    assert.equal(entry, 'Join Bea’s tablet');
+    await q('document.getElementById("cj-lan").scrollIntoView();');
+    await d.screenshot('chaturaji-lan-list-390x844.png');
+    // A malformed join code is refused with the reason.
+    await type('cj-lan-code', 'nope');
+    await d.tap('#cj-lan-join-code');
+    assert.match(await d.text(await waitFor('the error', () => d.find('#cj-error'))), /18 letters/);
+  });
+}
