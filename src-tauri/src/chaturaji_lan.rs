@@ -28,6 +28,7 @@ use crate::chaturaji::TableView;
 use crate::chaturaji_net::NetState;
 use crate::commands::CommandError;
 use crate::lan::{clean_name, join_url, parse_room, qr, JoinTarget, Lan, LanConfig, QrView};
+use crate::multicast::{Hold, Use};
 
 /// What the host's Chaturaji screen shows so others can join without the list.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -56,6 +57,8 @@ pub struct HostedTable {
 }
 
 struct Hosting {
+    /// The multicast lock's use while advertising.
+    _hold: Hold,
     server: LanServer,
     advertiser: Arc<Mutex<Option<Advertiser>>>,
     hosted: ChaturajiHosted,
@@ -199,7 +202,12 @@ impl ChaturajiLan {
             qr: join_url.as_deref().and_then(qr),
             join_url,
         };
-        *hosting = Some(Hosting { server, advertiser, hosted: hosted.clone() });
+        *hosting = Some(Hosting {
+            _hold: Hold::start(Use::Advertising),
+            server,
+            advertiser,
+            hosted: hosted.clone(),
+        });
         Ok(HostedTable { hosted, table })
     }
 

@@ -39,6 +39,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::commands::CommandError;
+use crate::multicast::{Hold, Use};
 use crate::netplay::{NetPlay, NetView};
 
 /// Environment variable shortening [`LanConfig::host_gone_after`] (milliseconds; end-to-end tests).
@@ -314,6 +315,8 @@ pub struct LanGame {
 }
 
 struct Browsing {
+    /// The multicast lock's use while the list is shown.
+    _hold: crate::multicast::Hold,
     stop: oneshot::Sender<()>,
     task: JoinHandle<()>,
     hosts: Arc<Mutex<Vec<HostInfo>>>,
@@ -322,6 +325,8 @@ struct Browsing {
 #[derive(Default)]
 struct Inner {
     host: Option<LanHost>,
+    /// The multicast lock's use while hosting.
+    advertising: Option<Hold>,
     hosted: Option<HostedView>,
     browsing: Option<Browsing>,
     game: Option<LanGame>,
@@ -494,6 +499,7 @@ impl Lan {
         inner.game =
             Some(self.watch(Role::Host, host::ws_url(own), address, seat, connection, events));
         inner.host = Some(lan_host);
+        inner.advertising = Some(Hold::start(Use::Advertising));
         inner.hosted = Some(hosted.clone());
         Ok(hosted)
     }
@@ -538,7 +544,7 @@ impl Lan {
             }
             let _ = tokio::task::spawn_blocking(move || browser.shutdown()).await;
         });
-        inner.browsing = Some(Browsing { stop, task, hosts });
+        inner.browsing = Some(Browsing { _hold: Hold::start(Use::Browsing), stop, task, hosts });
         Ok(list(true, false, &[]))
     }
 
@@ -665,6 +671,7 @@ impl Lan {
         if closed {
             inner.game = None;
             inner.hosted = None;
+            inner.advertising = None;
             if let Some(mut h) = inner.host.take() {
                 h.stop().await;
             }
@@ -690,6 +697,7 @@ impl Lan {
             game.connection.close().await;
         }
         inner.hosted = None;
+        inner.advertising = None;
         if let Some(mut h) = inner.host.take() {
             h.stop().await;
         }

@@ -10,6 +10,7 @@
 //! - [`clock`]: the Fischer clock with injected time.
 //! - [`store`]: saved games and settings in SQLite.
 //! - [`chaturaji`]: the local Chaturaji table (people and CPU seats), its commands and worker.
+//! - [`multicast`]: Android's Wi-Fi multicast lock, held while browsing or advertising.
 //! - [`chaturaji_lan`]: a Chaturaji table hosted on this device over the Wi-Fi, and joining one.
 //! - [`chaturaji_net`]: a Chaturaji seat of a room on a server (online or a LAN host).
 //! - [`computer`]: the computer opponent's move choice.
@@ -25,6 +26,7 @@ pub mod clock;
 pub mod commands;
 pub mod computer;
 pub mod lan;
+pub mod multicast;
 pub mod netplay;
 pub mod session;
 pub mod store;
@@ -48,7 +50,10 @@ pub const EXPORT_DIR_ENV: &str = "MAHARAJAH_EXPORT_DIR";
 ///
 /// Separate from [`run`] so tests can drive the same command set on a mock runtime.
 pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
-    tauri::Builder::<R>::new()
+    let builder = tauri::Builder::<R>::new();
+    #[cfg(target_os = "android")]
+    let builder = builder.plugin(multicast::android::init());
+    builder
         .setup(|app| {
             let handle = app.handle().clone();
             let data_dir = std::env::var_os(DATA_DIR_ENV)

@@ -18,6 +18,7 @@ use maharajah_lib::chaturaji::TableView;
 use maharajah_lib::chaturaji_lan::{open_seats, ChaturajiLan};
 use maharajah_lib::chaturaji_net::NetState;
 use maharajah_lib::lan::{HostList, JoinTarget, Lan, LanConfig, LanPush};
+use maharajah_lib::multicast;
 use maharajah_net::netns;
 use maharajah_net::JoinCode;
 use tokio::sync::mpsc;
@@ -137,6 +138,7 @@ fn a_chaturaji_table_hosted_found_joined_and_played_over_the_lan() {
                 assert_eq!(code.room.as_str(), remote.code);
                 assert_eq!(hosting.hosted().await, Some(hosted.hosted.clone()));
                 assert_eq!(hosting.advertised_open_seats().await, Some(1));
+                assert!(multicast::held(), "browsing and advertising hold the multicast lock");
 
                 // B's list shows the table as Chaturaji with its address.
                 let list = next_list(&mut guest_pushes, "the table listed", |l| {
@@ -209,6 +211,7 @@ fn a_chaturaji_table_hosted_found_joined_and_played_over_the_lan() {
                 guest_net.leave().await;
                 late_lan.leave().await;
                 guest_lan.leave().await;
+                assert!(!multicast::held(), "nothing browses or advertises any more");
             });
         })
     })
