@@ -3,7 +3,8 @@
 // only `lo` up, so the app's mDNS never sends a packet outside it. In there the app hosts a table
 // (two people, two CPU seats), its table page shows the hosting line (address, room, join code)
 // and waits for Blue; the app's own LAN list finds the table as a Chaturaji entry; a malformed
-// join code is refused with the reason. (The guest's side is covered in
+// join code is refused with the reason; the chess LAN screen greys the table and says where to
+// join it. (The guest's side is covered in
 // src-tauri/tests/chaturaji_lan.rs, where a second device joins from the list and both play.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -99,5 +100,16 @@ if (!INSIDE) {
     await type('cj-lan-code', 'nope');
     await d.tap('#cj-lan-join-code');
     assert.match(await d.text(await waitFor('the error', () => d.find('#cj-error'))), /18 letters/);
+
+    // The chess LAN list shows the table greyed, saying where to join it.
+    await d.tap('#back');
+    await waitFor('the menu', async () => (await d.findAll('.menu-item')).length === 10);
+    await d.tap('#menu-lan');
+    await d.tap('#lan-tab-join');
+    const shown = await waitFor('the table on the LAN screen', async () => {
+      const names = await q("return [...document.querySelectorAll('.lan-host')].map((e) => e.textContent + (e.classList.contains('incompatible') ? ' [greyed]' : ''));");
+      return names.find((n) => n.startsWith('Bea')) ?? null;
+    }, 15000);
+    assert.match(shown, /127\.0\.0\.1:\d+.*join it from Chaturaji.*\[greyed\]$/);
   });
 }

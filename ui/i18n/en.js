@@ -292,6 +292,7 @@ export default {
   'lan.list.searching': 'Looking for games on this Wi-Fi… A game appears here as soon as another device hosts one.',
   'lan.list.off': 'Not looking for games right now.',
   'lan.entry.hidden': 'secret armies',
+  'lan.entry.chaturaji': 'A Chaturaji table: join it from Chaturaji › Play over the network › On this Wi-Fi',
   'lan.fallback.title': 'Not in the list?',
   'lan.fallback.hint': 'Some networks block discovery. Type the join code the host shows, or its address and room code.',
   'lan.join.code': 'Join with the code',

@@ -292,6 +292,7 @@ export default {
   'lan.list.searching': 'Buscando partidas en esta wifi… Una partida aparece aquí en cuanto otro dispositivo la aloja.',
   'lan.list.off': 'No se están buscando partidas ahora.',
   'lan.entry.hidden': 'ejércitos secretos',
+  'lan.entry.chaturaji': 'Una mesa de Chaturaji: únete desde Chaturaji › Jugar en red › En esta wifi',
   'lan.fallback.title': '¿No aparece en la lista?',
   'lan.fallback.hint': 'Algunas redes bloquean la búsqueda. Escribe el código de unión que muestra el anfitrión, o su dirección y código de sala.',
   'lan.join.code': 'Unirse con el código',

@@ -97,17 +97,20 @@ function hostCard(lan, { t, intent }) {
 
 function hostEntry(host, t, intent) {
   const details = [host.variant ? t(`variant.${host.variant}`) : null, host.hidden ? t('lan.entry.hidden') : null, host.address].filter(Boolean).join(' · ');
+  // A Chaturaji table is joined from the Chaturaji screen (its own session), not as a chess game.
+  const joinable = host.compatible && !host.chaturaji;
+  const reason = host.chaturaji ? t('lan.entry.chaturaji') : host.reason;
   return h('li', {},
     h('button', {
       type: 'button',
-      class: `lan-host${host.compatible ? '' : ' incompatible'}`,
+      class: `lan-host${joinable ? '' : ' incompatible'}`,
       'data-id': host.id,
-      'aria-disabled': host.compatible ? null : 'true',
-      onclick: () => { if (host.compatible) intent({ type: 'lan/join', target: { kind: 'host', id: host.id } }); },
+      'aria-disabled': joinable ? null : 'true',
+      onclick: () => { if (joinable) intent({ type: 'lan/join', target: { kind: 'host', id: host.id } }); },
     },
     h('span', { class: 'lan-host-name' }, host.name),
     h('span', { class: 'lan-host-details muted' }, details),
-    host.compatible ? null : h('span', { class: 'lan-host-reason' }, host.reason)));
+    joinable ? null : h('span', { class: 'lan-host-reason' }, reason)));
 }
 
 function joinTab(lan, { t, intent }) {
