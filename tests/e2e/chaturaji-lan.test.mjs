@@ -4,16 +4,19 @@
 // (two people, two CPU seats), its table page shows the hosting line (address, room, join code)
 // and waits for Blue; the app's own LAN list finds the table as a Chaturaji entry; a malformed
 // join code is refused with the reason; the chess LAN screen greys the table and says where to
-// join it. (The guest's side is covered in
-// src-tauri/tests/chaturaji_lan.rs, where a second device joins from the list and both play.)
+// join it. Then the app is the guest: a bot (`maharajah-lan-bot --chaturaji`) hosts a table whose
+// Red seat the room's CPU plays; the app finds it in its list, joins as Blue and rolls on its turn.
+// (Two people playing to the end over the LAN: src-tauri/tests/chaturaji_lan.rs.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startDriver, waitFor } from './webdriver.mjs';
+import readline from 'node:readline';
+import { application, startDriver, waitFor } from './webdriver.mjs';
 
 const INSIDE = process.env.MAHARAJAH_IN_NETNS === '1';
 const self = fileURLToPath(import.meta.url);
@@ -38,7 +41,7 @@ if (!INSIDE) {
     console.log(run.stdout);
     console.error(run.stderr);
     assert.equal(run.status, 0, 'the tests inside the namespace pass');
-    assert.match(run.stdout, /^# pass 1$/m, 'the test ran inside the namespace');
+    assert.match(run.stdout, /^# pass 2$/m, 'both tests ran inside the namespace');
     assert.match(run.stdout, /^# fail 0$/m);
   });
 } else {
@@ -111,5 +114,38 @@ if (!INSIDE) {
       return names.find((n) => n.startsWith('Bea')) ?? null;
     }, 15000);
     assert.match(shown, /127\.0\.0\.1:\d+.*join it from Chaturaji.*\[greyed\]$/);
+  });
+
+  test('the app joins a Chaturaji table a bot hosts on the Wi-Fi, from its list, and plays Blue', async () => {
+    const bot = process.env.MAHARAJAH_LAN_BOT ?? path.join(path.dirname(application), 'maharajah-lan-bot');
+    assert.ok(existsSync(bot), `${bot} is built (cargo build -p maharajah-net --bin maharajah-lan-bot)`);
+    const child = spawn(bot, ['--chaturaji', '--name', 'Bot table'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      const ready = await new Promise((resolve, reject) => {
+        readline.createInterface({ input: child.stdout }).once('line', (line) => resolve(JSON.parse(line)));
+        child.once('exit', (code) => reject(new Error(`the bot exited (${code})`)));
+      });
+      assert.match(ready.address, /^127\.0\.0\.1:\d+$/);
+      await d.tap('#back');
+      await waitFor('the menu', async () => (await d.findAll('.menu-item')).length === 10);
+      await d.tap('#menu-chaturaji');
+      await waitFor('a Chaturaji page', async () => (await d.findAll('#cj-lan-browse, #cj-new')).length > 0, 20000);
+      if ((await d.findAll('#cj-new')).length) await d.tap('#cj-new');
+      await waitFor('the setup', () => d.find('#cj-lan-browse'));
+      await d.tap('#cj-lan-browse');
+      await waitFor('the bot table in the list', () => q('return [...document.querySelectorAll("#cj-lan-tables button")].some((b) => b.textContent === "Join Bot table");'), 15000);
+      await q('[...document.querySelectorAll("#cj-lan-tables button")].find((b) => b.textContent === "Join Bot table").click();');
+      await waitFor('the joined table', () => q('return Boolean(document.querySelector("#cj-remote"));'), 20000);
+      assert.match(await d.text(await d.find('#cj-remote')), new RegExp(`Room ${ready.room} · you play ▲ Blue`));
+      // The room's CPU plays Red; then it is Blue's turn on this device.
+      await waitFor('Blue to roll', () => q('return Boolean(document.querySelector("#cj-roll"));'), 30000);
+      await d.tap('#cj-roll');
+      await waitFor('the dice', async () => (await d.findAll('#cj-dice .cj-die')).length === 2, 15000);
+      await q('window.scrollTo(0, 0);');
+      await d.screenshot('chaturaji-lan-guest-390x844.png');
+    } finally {
+      child.stdin.end();
+      child.kill('SIGTERM');
+    }
   });
 }

@@ -8,7 +8,13 @@
 //! ```text
 //! maharajah-lan-bot [--name NAME] [--incompatible]   # host
 //! maharajah-lan-bot --join JOIN_CODE                 # guest
+//! maharajah-lan-bot --chaturaji [--name NAME]        # host a Chaturaji table
 //! ```
+//!
+//! `--chaturaji` hosts a Chaturaji table (Red and Blue people, Yellow and Green CPU) on the
+//! embedded server ([`LanServer`]), takes Red, advertises the table (`variant=chaturaji`, one open
+//! seat) and then lets its seat go, so the room's CPU plays Red: the app joins as Blue and plays
+//! against three CPU-played seats.
 //!
 //! A host advertises its game over mDNS on loopback; `--incompatible` also advertises a host of a
 //! future protocol version (greyed in the app's list). Hosting refuses to run where any network
@@ -20,7 +26,7 @@ use std::time::Duration;
 
 use maharajah_net::client::{ConnectOptions, Connection, NetEvent};
 use maharajah_net::discovery::{Scope, SERVICE_TYPE};
-use maharajah_net::host::{self, JoinCode, LanHost, LanHostOptions};
+use maharajah_net::host::{self, JoinCode, LanHost, LanHostOptions, LanServer};
 use maharajah_protocol::{Color, RoomEvent, RoomOptions, Variant};
 use tokio::sync::mpsc;
 
@@ -78,12 +84,13 @@ async fn play_black(conn: Connection, mut events: mpsc::UnboundedReceiver<NetEve
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut name = "Bot".to_owned();
-    let (mut incompatible, mut join) = (false, None);
+    let (mut incompatible, mut join, mut chaturaji) = (false, None, false);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--name" => name = it.next().cloned().unwrap_or_else(|| fail("--name needs a value")),
             "--incompatible" => incompatible = true,
+            "--chaturaji" => chaturaji = true,
             "--join" => {
                 join = Some(it.next().cloned().unwrap_or_else(|| fail("--join needs a code")))
             }
@@ -126,6 +133,10 @@ fn main() {
             conn.close().await;
             return;
         }
+        if chaturaji {
+            host_chaturaji(name, stdin_closed).await;
+            return;
+        }
         let mut options = LanHostOptions::new(
             name,
             RoomOptions {
@@ -158,6 +169,58 @@ fn main() {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     });
+}
+
+/// Hosts a Chaturaji table until standard input closes (see the module's documentation).
+async fn host_chaturaji(name: String, stdin_closed: tokio::task::JoinHandle<()>) {
+    use maharajah_chaturaji::cpu::Level;
+    use maharajah_chaturaji::settings::Player;
+    use maharajah_chaturaji::Settings;
+    use maharajah_net::chaturaji::ChaturajiClient;
+    use maharajah_net::discovery::{Advertiser, HostAd};
+
+    let mut server = LanServer::start(IpAddr::V4(Ipv4Addr::LOCALHOST), Some(Ipv4Addr::LOCALHOST))
+        .await
+        .unwrap_or_else(|e| fail(&format!("cannot listen: {e}")));
+    let (client, _events) = ChaturajiClient::connect(
+        &server.local_url(),
+        ConnectOptions::default(),
+        "maharajah-lan-bot-table",
+    )
+    .await
+    .unwrap_or_else(|e| fail(&format!("cannot connect to the embedded server: {e}")));
+    let mut settings = Settings::default();
+    settings.players.red = Player::Person;
+    settings.players.blue = Player::Person;
+    settings.players.yellow = Player::Cpu { level: Level::Random };
+    settings.players.green = Player::Cpu { level: Level::Random };
+    let seat = client
+        .create_table(settings, Some(Level::Random))
+        .await
+        .unwrap_or_else(|e| fail(&format!("cannot create the table: {e}")));
+    let ad = HostAd {
+        display_name: name,
+        variant: Variant::Chess,
+        chaturaji: true,
+        hidden_setup: false,
+        open_seats: 1,
+        code: seat.code.clone(),
+        port: server.addr().port(),
+        addresses: vec![Ipv4Addr::LOCALHOST],
+    };
+    let advertiser = Advertiser::start(ad, Scope::LoopbackOnly)
+        .unwrap_or_else(|e| fail(&format!("cannot advertise: {e}")));
+    let code = server.join_code(seat.code.clone()).map(|c| c.to_string()).unwrap_or_default();
+    say(&format!(
+        "{{\"address\":\"{}\",\"room\":\"{}\",\"join_code\":\"{code}\"}}",
+        server.addr(),
+        seat.code
+    ));
+    // Red's person leaves: the room's CPU plays Red from now on.
+    client.close().await;
+    let _ = stdin_closed.await;
+    let _ = tokio::task::spawn_blocking(move || advertiser.shutdown()).await;
+    server.stop().await;
 }
 
 /// Advertises a host of protocol 99 on loopback (the app greys it out with the reason).
