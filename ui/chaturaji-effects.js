@@ -115,6 +115,12 @@ export async function chaturajiEffects(action, store) {
     case 'chaturaji/lan-browse':
       await browseLan(store);
       break;
+    case 'chaturaji/setup-back':
+      // The list of tables is not shown any more: stop browsing (and so the multicast lock).
+      if (cj.lanTables) api.lanStopBrowsing().catch(() => {});
+      store.dispatch({ type: 'chaturaji/lan-hosts', list: null });
+      store.dispatch({ type: 'back' });
+      break;
     case 'chaturaji/lan-join':
       await tableCall(store, api.chaturajiLanJoin({ kind: 'host', id: action.id }));
       break;

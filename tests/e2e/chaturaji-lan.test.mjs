@@ -133,8 +133,8 @@ if (!INSIDE) {
       if ((await d.findAll('#cj-new')).length) await d.tap('#cj-new');
       await waitFor('the setup', () => d.find('#cj-lan-browse'));
       await d.tap('#cj-lan-browse');
-      await waitFor('the bot table in the list', () => q('return [...document.querySelectorAll("#cj-lan-tables button")].some((b) => b.textContent === "Join Bot table");'), 15000);
-      await q('[...document.querySelectorAll("#cj-lan-tables button")].find((b) => b.textContent === "Join Bot table").click();');
+      // The list is redrawn as pushes come: find and tap the entry in one step.
+      await waitFor('the bot table in the list, tapped', () => q('const b = [...document.querySelectorAll("#cj-lan-tables button")].find((e) => e.textContent === "Join Bot table"); if (b) b.click(); return Boolean(b);'), 15000);
       await waitFor('the joined table', () => q('return Boolean(document.querySelector("#cj-remote"));'), 20000);
       assert.match(await d.text(await d.find('#cj-remote')), new RegExp(`Room ${ready.room} · you play ▲ Blue`));
       // The room's CPU plays Red; then it is Blue's turn on this device.

@@ -100,7 +100,7 @@ function renderSetupPage(state, { t, intent }) {
       CPU_LEVELS.map((level) => h('option', { value: level, selected: setup.seats[seat] === level }, t('cj.cpu', { level: t(`cj.level.${level}`) }))))));
   const number = (id, key, label) => h('label', { class: 'cj-number' }, label,
     h('input', { type: 'number', min: 1, max: 999, id, value: setup[key], oninput: (e) => typed(key)(e.target.value) }));
-  return screen('chaturaji-setup', t('cj.setup.title'), t('nav.back'), () => intent({ type: 'back' }),
+  return screen('chaturaji-setup', t('cj.setup.title'), t('nav.back'), () => intent({ type: 'chaturaji/setup-back' }),
     h('p', { class: 'muted' }, t('cj.setup.intro')),
     h('fieldset', { class: 'group', id: 'cj-seats' }, h('legend', {}, t('cj.setup.players')), seatRows,
       h('p', { class: 'muted hint' }, t('cj.setup.players.hint'))),
