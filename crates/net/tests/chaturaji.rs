@@ -240,10 +240,14 @@ async fn three_people_and_a_cpu_play_to_the_end_through_a_drop_and_a_return() {
     });
     assert!(by_blue_itself, "Blue played its own turn after coming back");
 
-    // Every replica agrees on the finished game; the ranking lists four seats.
-    let steps = red.client.table().steps;
+    // Every replica agrees on the finished game; the ranking lists four seats. `play_until` returns
+    // as soon as one replica sees the end, so wait until every replica has the last step and the
+    // outcome before comparing them.
     let wait = async {
-        while [&blue, &yellow].iter().any(|p| p.client.table().steps < steps) {
+        while [&red, &blue, &yellow].iter().any(|p| {
+            let t = p.client.table();
+            t.outcome.is_none() || !t.game.as_ref().is_some_and(|g| g.is_over())
+        }) {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     };
