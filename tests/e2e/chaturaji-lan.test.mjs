@@ -9,41 +9,18 @@
 // (Two people playing to the end over the LAN: src-tauri/tests/chaturaji_lan.rs.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import readline from 'node:readline';
 import { application, startDriver, waitFor } from './webdriver.mjs';
+import { INSIDE, runInsidePrivateNetwork } from './netns.mjs';
 
-const INSIDE = process.env.MAHARAJAH_IN_NETNS === '1';
-const self = fileURLToPath(import.meta.url);
 
 if (!INSIDE) {
-  test('A Chaturaji table on this Wi-Fi, inside a private network namespace', () => {
-    const probe = spawnSync('unshare', ['--net', 'true']);
-    if (probe.status !== 0) {
-      const why = `unshare --net is not allowed here: ${String(probe.stderr).trim()}`;
-      assert.notEqual(process.env.CI, 'true', `${why} (under CI this must work)`);
-      console.log(`SKIPPED: ${why}`);
-      return;
-    }
-    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-    const run = spawnSync('unshare', ['--net', '--', 'sh', '-c',
-      'ip link set lo up && exec node --test --test-concurrency=1 --test-reporter=tap "$0"', self], {
-      env: { ...env, MAHARAJAH_IN_NETNS: '1' },
-      encoding: 'utf8',
-      maxBuffer: 16 << 20,
-      timeout: 300000,
-    });
-    console.log(run.stdout);
-    console.error(run.stderr);
-    assert.equal(run.status, 0, 'the tests inside the namespace pass');
-    assert.match(run.stdout, /^# pass 2$/m, 'both tests ran inside the namespace');
-    assert.match(run.stdout, /^# fail 0$/m);
-  });
+  runInsidePrivateNetwork('A Chaturaji table on this Wi-Fi, inside a private network namespace', import.meta.url, 2, 300000);
 } else {
   let d;
 

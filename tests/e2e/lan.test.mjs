@@ -7,43 +7,19 @@
 // the list; the app hosts and a bot joins it by the join code the app shows, and they play. Screenshots at phone size go to tests/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { application, startDriver, waitFor } from './webdriver.mjs';
+import { INSIDE, runInsidePrivateNetwork } from './netns.mjs';
 
-const INSIDE = process.env.MAHARAJAH_IN_NETNS === '1';
-const self = fileURLToPath(import.meta.url);
 const bot = process.env.MAHARAJAH_LAN_BOT ?? path.join(path.dirname(application), 'maharajah-lan-bot');
 
 if (!INSIDE) {
-  test('Local network play, inside a private network namespace', () => {
-    const probe = spawnSync('unshare', ['--net', 'true']);
-    if (probe.status !== 0) {
-      const why = `unshare --net is not allowed here: ${String(probe.stderr).trim()}`;
-      assert.notEqual(process.env.CI, 'true', `${why} (under CI this must work)`);
-      console.log(`SKIPPED: ${why}`);
-      return;
-    }
-    // A fresh test runner in there (without this runner's context, which would make it skip).
-    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-    const run = spawnSync('unshare', ['--net', '--', 'sh', '-c',
-      'ip link set lo up && exec node --test --test-concurrency=1 --test-reporter=tap "$0"', self], {
-      env: { ...env, MAHARAJAH_IN_NETNS: '1' },
-      encoding: 'utf8',
-      maxBuffer: 16 << 20,
-      timeout: 600000,
-    });
-    console.log(run.stdout);
-    console.error(run.stderr);
-    assert.equal(run.status, 0, 'the Local network tests inside the namespace pass');
-    assert.match(run.stdout, /^# pass 5$/m, 'all five ran inside the namespace');
-    assert.match(run.stdout, /^# fail 0$/m);
-  });
+  runInsidePrivateNetwork('Local network play, inside a private network namespace', import.meta.url, 5, 600000);
 } else {
   /** Starts a bot; resolves with its first JSON line and a way to read the next ones. */
   async function startBot(args) {
