@@ -326,7 +326,9 @@ impl Connection {
     }
 
     /// Connects and takes back a seat held before (e.g. after the app was closed), asking for
-    /// the events after `last_seq` (0 for a snapshot).
+    /// the events after `last_seq`. The room replays them while its event ring still holds
+    /// them (so 0 replays a short game from its first event) and sends a snapshot otherwise;
+    /// a `last_seq` beyond the room's newest event (e.g. `u64::MAX`) always gets a snapshot.
     ///
     /// # Errors
     ///
