@@ -280,3 +280,133 @@ proptest! {
         }
     }
 }
+
+/// A searcher with `threads` threads (Lazy SMP) and a small table.
+fn smp(threads: usize) -> Searcher {
+    let mut s = Searcher::new(4);
+    s.set_threads(threads);
+    assert_eq!(s.threads(), threads);
+    s
+}
+
+#[test]
+fn several_threads_find_the_same_mates() {
+    for threads in [2, 4] {
+        let mut searcher = smp(threads);
+        for (variant, fen, n) in MATES {
+            let p = pos(variant, fen);
+            searcher.clear();
+            let stop = AtomicBool::new(false);
+            let r = searcher.think(
+                &Game::new(p.clone()),
+                &Limits::depth(2 * n as u32 + 1),
+                &stop,
+                &|| Duration::ZERO,
+                &mut |_| {},
+            );
+            assert_eq!(r.score, Score::Mate(n), "{threads} threads, {fen}: {r:?}");
+            let best = r.best_move.unwrap();
+            let mut after = p.clone();
+            after.play_unchecked(best);
+            assert!(
+                n == 1 && matches!(after.outcome(), Some(Outcome::Decisive { .. }))
+                    || n > 1 && !forced_win(&after, 1),
+                "{threads} threads, {fen}: {best}"
+            );
+        }
+    }
+}
+
+#[test]
+fn helper_threads_search_and_their_nodes_count() {
+    // Depth-limited: the helpers run until the main thread finishes its last iteration, and
+    // their nodes are added to the result's.
+    let p = Position::new(Variant::Maharajah);
+    let stop = AtomicBool::new(false);
+    let one = Searcher::new(4).think(
+        &Game::new(p.clone()),
+        &Limits::depth(7),
+        &stop,
+        &|| Duration::ZERO,
+        &mut |_| {},
+    );
+    let mut reported = 0;
+    let two = smp(2).think(
+        &Game::new(p.clone()),
+        &Limits::depth(7),
+        &stop,
+        &|| Duration::ZERO,
+        &mut |i| reported = i.nodes,
+    );
+    assert_eq!(two.depth, 7);
+    assert!(p.is_legal(two.best_move.unwrap()));
+    // The last report counted every thread's published nodes; the result adds the rest.
+    assert!(reported > 0 && two.nodes >= reported, "{} vs reported {reported}", two.nodes);
+    // A one-thread search to depth 7 is deterministic; with a helper sharing the table the
+    // count cannot come out the same unless the helper did nothing.
+    assert_ne!(two.nodes, one.nodes, "two threads searched exactly like one");
+}
+
+#[test]
+fn a_node_limit_counts_every_thread() {
+    let p = Position::new(Variant::Chess);
+    let stop = AtomicBool::new(false);
+    let r = smp(2).think(
+        &Game::new(p.clone()),
+        &Limits::nodes(200_000),
+        &stop,
+        &|| Duration::ZERO,
+        &mut |_| {},
+    );
+    // The main thread stops once the total (its own + the helper's published count) reaches the
+    // limit; the helper stops within one poll interval after that.
+    assert!(r.nodes >= 100_000 && r.nodes <= 200_000 + 4 * 1024, "{}", r.nodes);
+    assert!(p.is_legal(r.best_move.unwrap()));
+}
+
+#[test]
+fn stop_flag_ends_a_multi_threaded_infinite_search() {
+    let p = Position::new(Variant::Horde);
+    let stop = AtomicBool::new(false);
+    let start = std::time::Instant::now();
+    let r = std::thread::scope(|s| {
+        let h = s.spawn(|| {
+            smp(3).think(
+                &Game::new(p.clone()),
+                &Limits::infinite(),
+                &stop,
+                &|| start.elapsed(),
+                &mut |_| {},
+            )
+        });
+        std::thread::sleep(Duration::from_millis(150));
+        stop.store(true, Ordering::Relaxed);
+        h.join().unwrap()
+    });
+    assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
+    assert!(p.is_legal(r.best_move.unwrap()));
+    assert!(r.nodes > 0);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn best_move_is_always_legal_with_helper_threads(seed in any::<u64>(), plies in 0usize..80, v in 0usize..3, nodes in 1u64..20_000) {
+        let variant = [Variant::Chess, Variant::Maharajah, Variant::Horde][v];
+        let p = random_position(variant, seed, plies);
+        let stop = AtomicBool::new(false);
+        let r = smp(2).think(&Game::new(p.clone()), &Limits::nodes(nodes), &stop, &|| Duration::ZERO, &mut |_| {});
+        match r.best_move {
+            Some(m) => {
+                prop_assert!(p.is_legal(m), "{} {}", p, m);
+                let mut q = p.clone();
+                for mv in &r.pv {
+                    prop_assert!(q.is_legal(*mv), "pv {:?} in {}", r.pv, p);
+                    q.play_unchecked(*mv);
+                }
+            }
+            None => prop_assert!(p.legal_moves().is_empty()),
+        }
+    }
+}

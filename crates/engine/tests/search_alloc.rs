@@ -1,5 +1,6 @@
 //! The search loop does not allocate: a counting global allocator shows that a search of many
-//! more nodes makes no more allocations than a small one beyond one PV copy per iteration.
+//! more nodes makes no more allocations than a small one beyond one PV copy per iteration, with
+//! one thread and with helper threads.
 #![allow(clippy::unwrap_used)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -59,6 +60,22 @@ fn allocations_do_not_grow_with_nodes() {
     assert!(
         large <= small + 2 * 5,
         "{small} allocations for {} nodes, {large} for {}",
+        r_small.nodes,
+        r_large.nodes
+    );
+
+    // With a helper thread (Lazy SMP): starting it costs a fixed few allocations per search (its
+    // name and handle), its search none. (One test, not two: the counter is global.)
+    searcher.set_threads(2);
+    let _ = counted(&mut searcher, &game, 2);
+    searcher.clear();
+    let (small, r_small) = counted(&mut searcher, &game, 2);
+    searcher.clear();
+    let (large, r_large) = counted(&mut searcher, &game, 7);
+    assert!(r_large.nodes > 50 * r_small.nodes, "{} vs {}", r_large.nodes, r_small.nodes);
+    assert!(
+        large <= small + 2 * 5,
+        "two threads: {small} allocations for {} nodes, {large} for {}",
         r_small.nodes,
         r_large.nodes
     );

@@ -4,10 +4,12 @@
 //! Commands: `uci`, `isready`, `ucinewgame`, `setoption name <Hash|Threads|Level|UCI_Variant>
 //! value <v>`, `position startpos|fen <fen> [moves ...]`, `go` with `depth`, `nodes`,
 //! `movetime`, `wtime`, `btime`, `winc`, `binc`, `movestogo`, `infinite` (or `go perft <n>`),
-//! `stop`, `bench [depth]`, `d`, `quit`. The search runs on a worker thread, so `stop` and
-//! `isready` are answered while it thinks. A `position` or `go` that arrives while a bounded
+//! `stop`, `bench [depth [threads]]`, `d`, `quit`. The search runs on a worker thread, so `stop`
+//! and `isready` are answered while it thinks. A `position` or `go` that arrives while a bounded
 //! search runs waits for its `bestmove`; during `go infinite` it is refused until `stop`. Bad
-//! input gets an `info string error: ...` line and the program keeps running.
+//! input gets an `info string error: ...` line and the program keeps running. `Threads` above 1
+//! searches with Lazy SMP (helper threads sharing the hash table); `bench` uses one thread
+//! unless given a count, so its node count stays deterministic.
 
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,7 +17,9 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use maharajah_engine::search::{self, Clock, Info, Level, Limits, SearchResult, Searcher};
+use maharajah_engine::search::{
+    self, Clock, Info, Level, Limits, SearchResult, Searcher, MAX_THREADS,
+};
 use maharajah_engine::{Game, Move, Position, Variant};
 
 const DEFAULT_HASH_MB: usize = 16;
@@ -44,6 +48,7 @@ struct Session {
     game: Game,
     level: Level,
     hash_mb: usize,
+    threads: usize,
     searcher: Option<Searcher>,
     running: Option<Running>,
 }
@@ -55,6 +60,7 @@ impl Session {
             game: Game::new(Position::new(Variant::Chess)),
             level: Level::STRONGEST,
             hash_mb: DEFAULT_HASH_MB,
+            threads: 1,
             searcher: Some(Searcher::new(DEFAULT_HASH_MB)),
             running: None,
         }
@@ -71,7 +77,7 @@ impl Session {
                 emit(&format!(
                     "option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"
                 ));
-                emit("option name Threads type spin default 1 min 1 max 1");
+                emit(&format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"));
                 emit("option name Level type spin default 8 min 1 max 8");
                 emit("option name UCI_Variant type combo default chess var chess var maharajah var horde");
                 emit("uciok");
@@ -129,7 +135,7 @@ impl Session {
                 Ok(searcher) => self.searcher = Some(searcher),
                 Err(_) => {
                     emit("info string error: search thread failed; a new searcher is used");
-                    self.searcher = Some(Searcher::new(self.hash_mb));
+                    self.searcher = Some(self.new_searcher());
                 }
             }
         }
@@ -138,6 +144,13 @@ impl Session {
     /// `true` while a `go infinite` search has not printed its bestmove.
     fn is_searching_infinite(&self) -> bool {
         self.running.as_ref().is_some_and(|r| r.infinite && !r.done.load(Ordering::Acquire))
+    }
+
+    /// A fresh searcher with the session's hash size and thread count.
+    fn new_searcher(&self) -> Searcher {
+        let mut searcher = Searcher::new(self.hash_mb);
+        searcher.set_threads(self.threads);
+        searcher
     }
 
     fn setoption(&mut self, args: &[&str]) -> Result<(), String> {
@@ -161,10 +174,16 @@ impl Session {
             let mb = number(1, MAX_HASH_MB)?;
             self.finish(true);
             self.hash_mb = mb;
-            self.searcher = Some(Searcher::new(mb));
+            self.searcher = Some(self.new_searcher());
             Ok(())
         } else if name.eq_ignore_ascii_case("Threads") {
-            number(1, 1).map(|_| ())
+            let n = number(1, MAX_THREADS)?;
+            self.finish(true);
+            self.threads = n;
+            if let Some(searcher) = self.searcher.as_mut() {
+                searcher.set_threads(n);
+            }
+            Ok(())
         } else if name.eq_ignore_ascii_case("Level") {
             let n = number(1, 8)?;
             self.level = Level::new(n as u8);
@@ -207,7 +226,7 @@ impl Session {
             return Err("already searching with go infinite (send stop first)".into());
         }
         self.finish(false);
-        let mut searcher = self.searcher.take().unwrap_or_else(|| Searcher::new(self.hash_mb));
+        let mut searcher = self.searcher.take().unwrap_or_else(|| self.new_searcher());
         let game = self.game.clone();
         let level = self.level;
         let stop = Arc::new(AtomicBool::new(false));
@@ -265,9 +284,17 @@ impl Session {
                 d.parse().ok().filter(|d| (1..=30).contains(d)).ok_or(format!("bad depth {d:?}"))?
             }
         };
+        let threads = match args.get(1) {
+            None => 1,
+            Some(t) => t
+                .parse()
+                .ok()
+                .filter(|t| (1..=MAX_THREADS).contains(t))
+                .ok_or(format!("bad thread count {t:?} (1 to {MAX_THREADS})"))?,
+        };
         self.finish(true);
         let start = Instant::now();
-        let results = search::bench::run(depth);
+        let results = search::bench::run_with_threads(depth, threads);
         let time = start.elapsed();
         let nodes: u64 = results.iter().map(|r| r.nodes).sum();
         for ((variant, fen), r) in search::bench::POSITIONS.iter().zip(&results) {
@@ -278,6 +305,7 @@ impl Session {
             ));
         }
         emit(&format!("Depth: {depth}"));
+        emit(&format!("Threads: {threads}"));
         emit(&format!("Nodes searched: {nodes}"));
         emit(&format!("Time: {} ms", time.as_millis()));
         emit(&format!("Nodes/second: {}", nps(nodes, time)));

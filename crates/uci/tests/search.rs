@@ -186,7 +186,7 @@ fn options_and_levels() {
 #[test]
 fn bad_search_input_reports_errors() {
     let out = run("go depth x\ngo sideways\ngo nodes\nsetoption name Level value 9\n\
-         setoption name Hash value 0\nsetoption name Threads value 4\nbench -3\nisready\n");
+         setoption name Hash value 0\nsetoption name Threads value 0\nbench -3\nisready\n");
     assert_eq!(out.matches("info string error:").count(), 7, "{out}");
     assert!(out.contains("readyok"), "{out}");
     assert!(!out.contains("bestmove"), "{out}");

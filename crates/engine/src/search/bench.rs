@@ -36,8 +36,16 @@ pub const POSITIONS: [(Variant, &str); 10] = [
 /// Never: the built-in FENs are valid (checked by a test).
 #[must_use]
 pub fn run(depth: u32) -> Vec<SearchResult> {
+    run_with_threads(depth, 1)
+}
+
+/// Like [`run`] with `threads` search threads (Lazy SMP): the time to reach the depth shows
+/// what the helpers buy; the node count is no longer deterministic above one thread.
+#[must_use]
+pub fn run_with_threads(depth: u32, threads: usize) -> Vec<SearchResult> {
     let stop = AtomicBool::new(false);
     let mut searcher = Searcher::new(16);
+    searcher.set_threads(threads);
     POSITIONS
         .iter()
         .filter_map(|(variant, fen)| Position::from_fen(*variant, fen).ok())

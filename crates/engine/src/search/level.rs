@@ -137,15 +137,16 @@ pub fn pick_move_for_level(
     info: &mut dyn FnMut(&Info<'_>),
 ) -> SearchResult {
     let noise = level.noise_cp();
-    searcher.root_noise.clear();
+    let mut drawn = Vec::new();
     if noise > 0 {
         for mv in game.position().legal_moves().iter() {
             let n = rng.random_range(-noise..=noise) + rng.random_range(-noise..=noise);
-            searcher.root_noise.push((*mv, n / 2));
+            drawn.push((*mv, n / 2));
         }
     }
+    searcher.set_root_noise(drawn);
     let result = searcher.think(game, limits, stop, elapsed, info);
-    searcher.root_noise.clear();
+    searcher.set_root_noise([]);
     result
 }
 

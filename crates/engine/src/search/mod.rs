@@ -1,7 +1,8 @@
 //! The computer opponent: alpha-beta search, playing levels, the army builder and the bench.
 //!
-//! Pure like the rest of the crate: no threads, no wall clock, no hidden randomness. The caller
-//! hands in a stop flag (set it from any thread to end the search at once), a function telling
+//! Pure like the rest of the crate: no wall clock, no hidden randomness, and no threads unless
+//! asked for ([`Searcher::set_threads`]: Lazy SMP in scoped threads that end with the search,
+//! sharing a lock-free transposition table). The caller hands in a stop flag (set it from any thread to end the search at once), a function telling
 //! the time elapsed since the search started, and for the levels and the army builder a random
 //! number generator.
 //!
@@ -41,7 +42,7 @@ pub mod level;
 pub mod see;
 mod tt;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use crate::eval::{evaluate, role_value};
@@ -240,19 +241,18 @@ struct Ply {
 
 /// What one search is allowed to do, borrowed for its duration.
 struct Control<'a> {
+    /// The transposition table, shared by every thread of the search.
+    tt: &'a Table,
     stop: &'a AtomicBool,
     elapsed: &'a dyn Fn() -> Duration,
     hard: Option<Duration>,
     nodes: u64,
+    /// Nodes searched by all threads, each publishing its count every [`POLL`] nodes.
+    searched: &'a AtomicU64,
 }
 
-/// A search engine with its memory: transposition table, history, killers and scratch space,
-/// all allocated by [`Searcher::new`]; thinking allocates nothing inside the search loop.
-///
-/// Keep one per game: the table and history carry over from move to move. Call
-/// [`Searcher::clear`] for a new game.
-pub struct Searcher {
-    tt: Table,
+/// Everything one search thread owns: history, killers, scratch space, the current line.
+struct Worker {
     history: Box<[[i32; 64]; 128]>,
     killers: [[Option<Move>; 2]; MAX_PLY],
     plies: Vec<Ply>,
@@ -267,9 +267,30 @@ pub struct Searcher {
     root_noise: Vec<(Move, i32)>,
 }
 
+/// A search engine with its memory: transposition table, and per thread history, killers and
+/// scratch space, all allocated by [`Searcher::new`] and [`Searcher::set_threads`]; thinking
+/// allocates nothing inside the search loop.
+///
+/// Keep one per game: the table and history carry over from move to move. Call
+/// [`Searcher::clear`] for a new game.
+///
+/// With more than one thread ([`Searcher::set_threads`]) the search is *Lazy SMP*: helper
+/// threads search the same position at staggered depths and share only the lock-free
+/// transposition table; the main thread's iterations decide the move. Helpers live in scoped
+/// threads that end with the search. A multi-threaded search is not deterministic: node limits
+/// count every thread's nodes, and the move may differ from run to run.
+pub struct Searcher {
+    tt: Table,
+    main: Worker,
+    helpers: Vec<Worker>,
+}
+
 impl std::fmt::Debug for Searcher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Searcher").field("hashfull", &self.tt.hashfull()).finish_non_exhaustive()
+        f.debug_struct("Searcher")
+            .field("threads", &self.threads())
+            .field("hashfull", &self.tt.hashfull())
+            .finish_non_exhaustive()
     }
 }
 
@@ -281,10 +302,20 @@ impl Default for Searcher {
 
 const NO_MOVE: Move = Move::new(crate::types::Square::A1, crate::types::Square::A1);
 
-impl Searcher {
-    /// A searcher with a transposition table of about `hash_mb` megabytes (at least 1).
-    #[must_use]
-    pub fn new(hash_mb: usize) -> Searcher {
+/// Most threads [`Searcher::set_threads`] accepts.
+pub const MAX_THREADS: usize = 64;
+
+/// Stack of a helper thread: the recursion keeps a position per ply.
+const HELPER_STACK: usize = 16 * 1024 * 1024;
+
+/// Depth skipping of the helper threads (Lazy SMP): helper `i` (from 1) skips depth `d` when
+/// `(d + PHASE[j]) / SIZE[j]` is odd, `j = (i - 1) % 20`, so the helpers spread over the next
+/// few depths instead of all searching the main thread's.
+const SKIP_SIZE: [u32; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
+const SKIP_PHASE: [u32; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
+
+impl Worker {
+    fn new() -> Worker {
         let mut lmr = [[0u8; 64]; 64];
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
             for (m, r) in row.iter_mut().enumerate().skip(1) {
@@ -295,8 +326,7 @@ impl Searcher {
         let plies = (0..MAX_PLY + 1)
             .map(|_| Ply { moves: MoveList::new(), scores: [0; MAX_MOVES], quiets: [NO_MOVE; 64] })
             .collect();
-        Searcher {
-            tt: Table::new(hash_mb),
+        Worker {
             history: Box::new([[0; 64]; 128]),
             killers: [[None; 2]; MAX_PLY],
             plies,
@@ -311,11 +341,109 @@ impl Searcher {
         }
     }
 
+    fn clear(&mut self) {
+        self.history.iter_mut().for_each(|row| row.fill(0));
+        self.killers = [[None; 2]; MAX_PLY];
+    }
+
+    /// Readies the worker for a search of `root` after `history`.
+    fn prepare(&mut self, root: &Position, history: &[u64]) {
+        self.line.clear();
+        let keep = (root.halfmove_clock() as usize).min(history.len());
+        self.line.extend_from_slice(&history[history.len() - keep..]);
+        self.line.push(root.hash());
+        self.line.reserve(MAX_PLY + 8);
+        self.nodes = 0;
+        self.seldepth = 0;
+        self.aborted = false;
+        self.pv_len = [0; MAX_PLY + 1];
+        self.killers = [[None; 2]; MAX_PLY];
+        for row in self.history.iter_mut() {
+            for h in row.iter_mut() {
+                *h /= 4;
+            }
+        }
+    }
+
+    /// One iteration at `depth` with an aspiration window around `prev` (the last iteration's
+    /// score); widens the window until the score falls inside or the search is aborted.
+    fn aspiration(&mut self, ctl: &Control<'_>, root: &Position, depth: u32, prev: i32) -> i32 {
+        let d = depth as i32;
+        let mut delta = 30;
+        let (mut alpha, mut beta) =
+            if depth >= 4 { (prev - delta, prev + delta) } else { (-INF, INF) };
+        loop {
+            let v = self.search(ctl, root, d, 0, alpha, beta, false);
+            if self.aborted {
+                return v;
+            }
+            if v <= alpha {
+                alpha = (alpha - delta).max(-INF);
+                beta = (alpha + beta) / 2;
+            } else if v >= beta {
+                beta = (beta + delta).min(INF);
+            } else {
+                return v;
+            }
+            delta += delta;
+            if delta > 1000 {
+                alpha = -INF;
+                beta = INF;
+            }
+        }
+    }
+
+    /// A helper thread's iterative deepening: staggered depths until stopped or `max_depth`.
+    fn help(&mut self, ctl: &Control<'_>, root: &Position, max_depth: u32, id: usize) {
+        let j = (id - 1) % SKIP_SIZE.len();
+        let mut score = 0;
+        for depth in 1..=max_depth {
+            if (depth + SKIP_PHASE[j]) / SKIP_SIZE[j] % 2 == 1 {
+                continue;
+            }
+            let v = self.aspiration(ctl, root, depth, score);
+            if self.aborted {
+                break;
+            }
+            score = v;
+        }
+    }
+}
+
+impl Searcher {
+    /// A one-thread searcher with a transposition table of about `hash_mb` megabytes (at least 1).
+    #[must_use]
+    pub fn new(hash_mb: usize) -> Searcher {
+        Searcher { tt: Table::new(hash_mb), main: Worker::new(), helpers: Vec::new() }
+    }
+
+    /// Searches with `threads` threads (clamped to 1..=[`MAX_THREADS`]) from the next search on;
+    /// each extra thread allocates its own scratch space (about 1 MB) here, once.
+    pub fn set_threads(&mut self, threads: usize) {
+        let n = threads.clamp(1, MAX_THREADS) - 1;
+        self.helpers.truncate(n);
+        while self.helpers.len() < n {
+            self.helpers.push(Worker::new());
+        }
+    }
+
+    /// How many threads a search uses.
+    #[must_use]
+    pub fn threads(&self) -> usize {
+        self.helpers.len() + 1
+    }
+
     /// Forgets the previous game: clears the table, history and killers (keeps the memory).
     pub fn clear(&mut self) {
         self.tt.clear();
-        self.history.iter_mut().for_each(|row| row.fill(0));
-        self.killers = [[None; 2]; MAX_PLY];
+        self.main.clear();
+        self.helpers.iter_mut().for_each(Worker::clear);
+    }
+
+    /// Sets the score added to each root move (playing levels); empty for none.
+    pub(crate) fn set_root_noise(&mut self, noise: impl IntoIterator<Item = (Move, i32)>) {
+        self.main.root_noise.clear();
+        self.main.root_noise.extend(noise);
     }
 
     /// Searches the current position of `game` (its history counts for repetitions) within
@@ -352,33 +480,13 @@ impl Searcher {
         elapsed: &dyn Fn() -> Duration,
         info: &mut dyn FnMut(&Info<'_>),
     ) -> SearchResult {
-        let (soft, hard) = limits.budget(root.turn());
-        let ctl = Control {
-            stop,
-            elapsed,
-            hard,
-            nodes: if limits.infinite { u64::MAX } else { limits.nodes.unwrap_or(u64::MAX) },
-        };
         let max_depth = if limits.infinite {
             MAX_PLY as u32 - 1
         } else {
             limits.depth.unwrap_or(MAX_PLY as u32 - 1).clamp(1, MAX_PLY as u32 - 1)
         };
-        self.line.clear();
-        let keep = (root.halfmove_clock() as usize).min(history.len());
-        self.line.extend_from_slice(&history[history.len() - keep..]);
-        self.line.push(root.hash());
-        self.line.reserve(MAX_PLY + 8);
         self.tt.new_search();
-        self.nodes = 0;
-        self.seldepth = 0;
-        self.aborted = false;
-        self.killers = [[None; 2]; MAX_PLY];
-        for row in self.history.iter_mut() {
-            for h in row.iter_mut() {
-                *h /= 4;
-            }
-        }
+        self.main.prepare(root, history);
 
         let legal = root.legal_moves();
         let mut result = SearchResult {
@@ -401,31 +509,74 @@ impl Searcher {
             result.pv = vec![mv];
         }
 
+        let searched = AtomicU64::new(0);
+        let node_limit = if limits.infinite { u64::MAX } else { limits.nodes.unwrap_or(u64::MAX) };
+        let ctl = Control {
+            tt: &self.tt,
+            stop,
+            elapsed,
+            hard: limits.budget(root.turn()).1,
+            nodes: node_limit,
+            searched: &searched,
+        };
+        let main = &mut self.main;
+        if self.helpers.is_empty() {
+            main.iterate(&ctl, root, limits, max_depth, legal.len(), info, &mut result);
+        } else {
+            let helpers_stop = AtomicBool::new(false);
+            let tt = &self.tt;
+            std::thread::scope(|s| {
+                for (i, helper) in self.helpers.iter_mut().enumerate() {
+                    helper.prepare(root, history);
+                    helper.root_noise.clone_from(&main.root_noise);
+                    let (helpers_stop, searched) = (&helpers_stop, &searched);
+                    let spawned = std::thread::Builder::new()
+                        .name(format!("search helper {}", i + 1))
+                        .stack_size(HELPER_STACK)
+                        .spawn_scoped(s, move || {
+                            let ctl = Control {
+                                tt,
+                                stop: helpers_stop,
+                                elapsed: &|| Duration::ZERO,
+                                hard: None,
+                                nodes: node_limit,
+                                searched,
+                            };
+                            // Helpers go past a depth limit (only the main thread keeps it): deeper
+                            // entries help its last iteration.
+                            helper.help(&ctl, root, MAX_PLY as u32 - 1, i + 1);
+                        });
+                    // A thread the system refuses only makes the search narrower.
+                    drop(spawned);
+                }
+                main.iterate(&ctl, root, limits, max_depth, legal.len(), info, &mut result);
+                helpers_stop.store(true, Ordering::Relaxed);
+            });
+            result.nodes += self.helpers.iter().map(|h| h.nodes).sum::<u64>();
+        }
+        result.time = elapsed();
+        result
+    }
+}
+
+impl Worker {
+    /// The main thread's iterative deepening: fills `result` after every completed iteration
+    /// and reports it to `info`.
+    #[allow(clippy::too_many_arguments)]
+    fn iterate(
+        &mut self,
+        ctl: &Control<'_>,
+        root: &Position,
+        limits: &Limits,
+        max_depth: u32,
+        legal_count: usize,
+        info: &mut dyn FnMut(&Info<'_>),
+        result: &mut SearchResult,
+    ) {
+        let soft = limits.budget(root.turn()).0;
         let mut score = 0;
         for depth in 1..=max_depth {
-            let d = depth as i32;
-            let mut delta = 30;
-            let (mut alpha, mut beta) =
-                if depth >= 4 { (score - delta, score + delta) } else { (-INF, INF) };
-            let v = loop {
-                let v = self.search(&ctl, root, d, 0, alpha, beta, false);
-                if self.aborted {
-                    break v;
-                }
-                if v <= alpha {
-                    alpha = (alpha - delta).max(-INF);
-                    beta = (alpha + beta) / 2;
-                } else if v >= beta {
-                    beta = (beta + delta).min(INF);
-                } else {
-                    break v;
-                }
-                delta += delta;
-                if delta > 1000 {
-                    alpha = -INF;
-                    beta = INF;
-                }
-            };
+            let v = self.aspiration(ctl, root, depth, score);
             // An aborted iteration still counts for its best move if one root move finished and
             // raised alpha (the PV move first, so it is at least as good as the last result).
             if self.aborted {
@@ -444,25 +595,22 @@ impl Searcher {
             result.depth = depth;
             result.score = Score::from_internal(score);
             result.seldepth = self.seldepth as u32;
-            let now = elapsed();
+            let now = (ctl.elapsed)();
             info(&Info {
                 depth,
                 seldepth: self.seldepth as u32,
                 score: result.score,
-                nodes: self.nodes,
+                nodes: self.total_nodes(ctl),
                 time: now,
-                hashfull: self.tt.hashfull(),
+                hashfull: ctl.tt.hashfull(),
                 pv: &result.pv,
             });
-            if self.aborted {
-                break;
-            }
             // Stop deepening when the next iteration would likely overrun the soft budget, or
             // a forced mate has been found within the depth searched.
-            if soft.is_some_and(|s| now >= s / 2) || (legal.len() == 1 && soft.is_some()) {
+            if soft.is_some_and(|s| now >= s / 2) || (legal_count == 1 && soft.is_some()) {
                 break;
             }
-            if self.nodes >= ctl.nodes {
+            if self.total_nodes(ctl) >= ctl.nodes {
                 break;
             }
             if !limits.infinite
@@ -474,8 +622,13 @@ impl Searcher {
             }
         }
         result.nodes = self.nodes;
-        result.time = elapsed();
-        result
+    }
+
+    /// Nodes of every thread: what all have published and this thread's unpublished rest
+    /// (exact with one thread).
+    #[inline]
+    fn total_nodes(&self, ctl: &Control<'_>) -> u64 {
+        ctl.searched.load(Ordering::Relaxed) + self.nodes % POLL
     }
 
     /// `true` once the search must end: stop flag, node limit or hard time limit.
@@ -487,7 +640,10 @@ impl Searcher {
         if self.nodes >= ctl.nodes {
             self.aborted = true;
         } else if self.nodes % POLL == 0 {
-            if ctl.stop.load(Ordering::Relaxed) {
+            // Every thread counts towards a node limit; each may overrun it by one interval.
+            if ctl.searched.fetch_add(POLL, Ordering::Relaxed) + POLL >= ctl.nodes
+                || ctl.stop.load(Ordering::Relaxed)
+            {
                 self.aborted = true;
             } else if let Some(h) = ctl.hard {
                 if (ctl.elapsed)() >= h {
@@ -557,7 +713,7 @@ impl Searcher {
         }
 
         let key = pos.hash();
-        let hit = self.tt.probe(key);
+        let hit = ctl.tt.probe(key);
         let tt_move = hit.and_then(|h| h.mv);
         if let Some(h) = hit {
             if !pv_node && ply > 0 && h.depth >= depth {
@@ -736,7 +892,7 @@ impl Searcher {
             Bound::Upper
         };
         if self.root_noise.is_empty() || ply > 0 {
-            self.tt.store(key, best_move, score_to_tt(best, ply), static_eval, depth, bound);
+            ctl.tt.store(key, best_move, score_to_tt(best, ply), static_eval, depth, bound);
         }
         best
     }

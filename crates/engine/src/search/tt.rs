@@ -1,5 +1,12 @@
 //! The transposition table: one allocation, sized by the caller in megabytes, 16-byte entries,
 //! always-replace except that a deeper entry of the current search survives a shallower one.
+//!
+//! Lock-free, for the threads of one search to share: a slot is two atomic words, the packed
+//! data and the key XOR the data. A probe that reads the words of two different writes (a torn
+//! entry) sees a key that does not match and treats the slot as empty, so a thread never takes
+//! another position's entry for its own. Relaxed loads and stores cost the same as plain ones.
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::moves::Move;
 use crate::types::{Role, Square};
@@ -15,16 +22,70 @@ pub(crate) enum Bound {
     Exact = 3,
 }
 
-/// One slot: the full key, a packed move, score, static eval, depth, bound and age.
-#[derive(Debug, Clone, Copy, Default)]
+/// One slot's contents: a packed move, score, static eval, depth, bound and age.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Entry {
-    key: u64,
     mv: u16,
     score: i16,
     eval: i16,
     depth: u8,
     /// Bound in the low 2 bits, generation in the high 6.
     flags: u8,
+}
+
+impl Entry {
+    #[inline]
+    fn pack(self) -> u64 {
+        u64::from(self.mv)
+            | u64::from(self.score as u16) << 16
+            | u64::from(self.eval as u16) << 32
+            | u64::from(self.depth) << 48
+            | u64::from(self.flags) << 56
+    }
+
+    #[inline]
+    fn unpack(data: u64) -> Entry {
+        Entry {
+            mv: data as u16,
+            score: (data >> 16) as u16 as i16,
+            eval: (data >> 32) as u16 as i16,
+            depth: (data >> 48) as u8,
+            flags: (data >> 56) as u8,
+        }
+    }
+}
+
+/// A slot: `[key ^ data, data]`.
+#[derive(Debug, Default)]
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+impl Slot {
+    /// The entry if it belongs to `key` and is whole.
+    #[inline]
+    fn load(&self, key: u64) -> Option<Entry> {
+        let data = self.data.load(Ordering::Relaxed);
+        let check = self.check.load(Ordering::Relaxed);
+        (check ^ data == key && data != 0).then(|| Entry::unpack(data))
+    }
+
+    /// The entry whatever its key (for replacement decisions and statistics), and whether it
+    /// is `key`'s.
+    #[inline]
+    fn peek(&self, key: u64) -> (Entry, bool) {
+        let data = self.data.load(Ordering::Relaxed);
+        let check = self.check.load(Ordering::Relaxed);
+        (Entry::unpack(data), check ^ data == key && data != 0)
+    }
+
+    #[inline]
+    fn save(&self, key: u64, e: Entry) {
+        let data = e.pack();
+        self.data.store(data, Ordering::Relaxed);
+        self.check.store(key ^ data, Ordering::Relaxed);
+    }
 }
 
 /// A probe hit.
@@ -39,7 +100,7 @@ pub(crate) struct Hit {
 
 /// The table.
 pub(crate) struct Table {
-    entries: Vec<Entry>,
+    slots: Vec<Slot>,
     generation: u8,
 }
 
@@ -68,15 +129,18 @@ pub(crate) fn unpack(bits: u16) -> Option<Move> {
 }
 
 impl Table {
-    /// A table of about `mb` megabytes (at least one entry).
+    /// A table of about `mb` megabytes (at least one slot).
     pub(crate) fn new(mb: usize) -> Table {
-        let n = (mb.max(1) * 1024 * 1024 / std::mem::size_of::<Entry>()).max(1);
-        Table { entries: vec![Entry::default(); n], generation: 0 }
+        let n = (mb.max(1) * 1024 * 1024 / std::mem::size_of::<Slot>()).max(1);
+        Table { slots: std::iter::repeat_with(Slot::default).take(n).collect(), generation: 0 }
     }
 
     /// Forgets everything (a new game), keeping the allocation.
     pub(crate) fn clear(&mut self) {
-        self.entries.fill(Entry::default());
+        for slot in &mut self.slots {
+            *slot.check.get_mut() = 0;
+            *slot.data.get_mut() = 0;
+        }
         self.generation = 0;
     }
 
@@ -86,21 +150,19 @@ impl Table {
     }
 
     #[inline]
-    fn index(&self, key: u64) -> usize {
-        ((u128::from(key) * self.entries.len() as u128) >> 64) as usize
+    fn slot(&self, key: u64) -> &Slot {
+        &self.slots[((u128::from(key) * self.slots.len() as u128) >> 64) as usize]
     }
 
     /// The entry for `key`, if stored.
     #[inline]
     pub(crate) fn probe(&self, key: u64) -> Option<Hit> {
-        let e = self.entries[self.index(key)];
-        if e.key != key || e.flags & 3 == 0 {
-            return None;
-        }
+        let e = self.slot(key).load(key)?;
         let bound = match e.flags & 3 {
             1 => Bound::Lower,
             2 => Bound::Upper,
-            _ => Bound::Exact,
+            3 => Bound::Exact,
+            _ => return None,
         };
         Some(Hit {
             mv: unpack(e.mv),
@@ -112,9 +174,10 @@ impl Table {
     }
 
     /// Stores a result; scores must already be relative to this node (mate distance adjusted).
+    /// Several threads may store at once: the last whole write wins.
     #[inline]
     pub(crate) fn store(
-        &mut self,
+        &self,
         key: u64,
         mv: Option<Move>,
         score: i32,
@@ -122,31 +185,34 @@ impl Table {
         depth: i32,
         bound: Bound,
     ) {
-        let i = self.index(key);
-        let old = self.entries[i];
+        let slot = self.slot(key);
+        let (old, same) = slot.peek(key);
         let old_gen = old.flags >> 2;
-        if old.key == key || old_gen != self.generation || depth + 2 >= i32::from(old.depth) {
+        if same || old_gen != self.generation || depth + 2 >= i32::from(old.depth) {
             let mv = match mv {
                 Some(m) => pack(m),
-                None if old.key == key => old.mv,
+                None if same => old.mv,
                 None => 0,
             };
-            self.entries[i] = Entry {
+            slot.save(
                 key,
-                mv,
-                score: score.clamp(-32_000, 32_000) as i16,
-                eval: eval.clamp(-32_000, 32_000) as i16,
-                depth: depth.clamp(0, 255) as u8,
-                flags: (bound as u8) | (self.generation << 2),
-            };
+                Entry {
+                    mv,
+                    score: score.clamp(-32_000, 32_000) as i16,
+                    eval: eval.clamp(-32_000, 32_000) as i16,
+                    depth: depth.clamp(0, 255) as u8,
+                    flags: (bound as u8) | (self.generation << 2),
+                },
+            );
         }
     }
 
     /// Permille of the first thousand slots used by the current search (UCI `hashfull`).
     pub(crate) fn hashfull(&self) -> u32 {
-        let n = self.entries.len().min(1000);
-        let used = self.entries[..n]
+        let n = self.slots.len().min(1000);
+        let used = self.slots[..n]
             .iter()
+            .map(|slot| Entry::unpack(slot.data.load(Ordering::Relaxed)))
             .filter(|e| e.flags & 3 != 0 && e.flags >> 2 == self.generation)
             .count();
         (used * 1000 / n.max(1)) as u32
@@ -167,7 +233,7 @@ mod tests {
 
     #[test]
     fn store_then_probe() {
-        let mut t = Table::new(1);
+        let t = Table::new(1);
         let mv: Move = "e2e4".parse().expect("valid move text");
         t.store(12345, Some(mv), -77, 12, 5, Bound::Lower);
         let hit = t.probe(12345).expect("stored");
@@ -176,7 +242,46 @@ mod tests {
             (Some(mv), -77, 12, 5, Bound::Lower)
         );
         assert!(t.probe(54321).is_none());
+        let mut t = t;
         t.clear();
         assert!(t.probe(12345).is_none());
+    }
+
+    #[test]
+    fn entries_pack_and_unpack() {
+        let e = Entry { mv: 0xBEEF, score: -31_000, eval: 517, depth: 200, flags: 0b1111_1110 };
+        assert_eq!(Entry::unpack(e.pack()), e);
+    }
+
+    #[test]
+    fn a_torn_entry_reads_as_empty() {
+        let t = Table::new(1);
+        t.store(12345, None, 50, 0, 3, Bound::Exact);
+        // Another thread's half-written entry: the data of one write, the check of another.
+        let slot = t.slot(12345);
+        let other = Entry { mv: 0, score: 9_999, eval: 0, depth: 30, flags: 3 }.pack();
+        slot.data.store(other, Ordering::Relaxed);
+        assert!(t.probe(12345).is_none(), "a mixed entry must not match the key");
+    }
+
+    #[test]
+    fn threads_store_and_probe_at_once() {
+        let t = Table::new(1);
+        std::thread::scope(|s| {
+            for id in 0..4u64 {
+                let t = &t;
+                s.spawn(move || {
+                    for k in 1..20_000u64 {
+                        let key = k.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ id;
+                        t.store(key, None, (k % 500) as i32, id as i32, 4, Bound::Lower);
+                        if let Some(hit) = t.probe(key) {
+                            // Whatever survives is one whole write for this key.
+                            assert_eq!(hit.score, (k % 500) as i32);
+                            assert_eq!(hit.eval, id as i32);
+                        }
+                    }
+                });
+            }
+        });
     }
 }
