@@ -1,6 +1,7 @@
 //! The computer opponent: the engine's own search (`maharajah_engine::search`) at a level 1–8,
 //! thinking on the caller's thread (the app gives it its own) and cancellable through a shared
-//! `stop` flag (takeback, leaving the game). One [`Computer`] keeps the searcher's memory.
+//! `stop` flag (takeback, leaving the game). One [`Computer`] keeps the searcher's memory. The
+//! strongest level searches with helper threads on devices with cores to spare ([`threads_for`]).
 
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -57,6 +58,7 @@ impl Computer {
             movestogo: None,
         });
         let limits = level.limits(clock.as_ref(), game.position().turn());
+        self.searcher.set_threads(threads_for(level));
         let start = Instant::now();
         let elapsed = move || start.elapsed();
         let mut rng = rand::rng();
@@ -71,6 +73,19 @@ impl Computer {
             &mut |_| {},
         )
         .best_move
+    }
+}
+
+/// Search threads at `level`: the strongest level, limited only by time, takes the device's
+/// cores but one (for the interface), at most four; the other levels are limited by nodes and
+/// stay on one thread, where they play the same way on every device.
+#[must_use]
+pub fn threads_for(level: Level) -> usize {
+    if level == Level::STRONGEST {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        cores.saturating_sub(1).clamp(1, 4)
+    } else {
+        1
     }
 }
 
@@ -173,5 +188,15 @@ mod tests {
         let start = Instant::now();
         let _ = Computer::new().choose(&game, 8, None, &stop);
         assert!(start.elapsed() < Duration::from_secs(2));
+    }
+
+    #[test]
+    fn only_the_strongest_level_uses_helper_threads() {
+        for n in 1..8 {
+            assert_eq!(threads_for(Level::new(n)), 1, "level {n}");
+        }
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let top = threads_for(Level::STRONGEST);
+        assert!((1..=4).contains(&top) && top < cores.max(2), "{top} threads on {cores} cores");
     }
 }

@@ -215,3 +215,20 @@ fn back_to_back_commands_wait_for_the_running_search() {
     assert_eq!(moves[3], "bestmove 0000", "{out}");
     assert!(!out.contains("error"), "{out}");
 }
+
+#[test]
+fn threads_option_searches_with_helpers() {
+    let out =
+        run("uci\nsetoption name Threads value 3\nucinewgame\nposition startpos moves e2e4\n\
+         go depth 8\nposition startpos\nbench 5 2\nsetoption name Threads value 65\nisready\n");
+    assert!(out.contains("option name Threads type spin default 1 min 1 max 64"), "{out}");
+    let mut pos = Position::new(Variant::Chess);
+    pos.play_unchecked("e2e4".parse().unwrap());
+    assert!(pos.is_legal(bestmove(&out)), "{out}");
+    assert!(out.contains("info depth 8 "), "{out}");
+    assert!(out.contains("Threads: 2"), "{out}");
+    // (`position` waited for the search to reach depth 8.) Only the out-of-range count is an
+    // error.
+    assert_eq!(out.matches("info string error:").count(), 1, "{out}");
+    assert!(out.contains("Threads must be a number from 1 to 64"), "{out}");
+}
