@@ -18,14 +18,65 @@ fn pos(variant: Variant, fen: &str) -> Position {
 }
 
 fn think(position: &Position, limits: Limits) -> SearchResult {
+    think_with(&mut Searcher::new(4), position, limits)
+}
+
+fn think_with(searcher: &mut Searcher, position: &Position, limits: Limits) -> SearchResult {
     let stop = AtomicBool::new(false);
-    Searcher::new(4).think(
-        &Game::new(position.clone()),
-        &limits,
-        &stop,
-        &|| Duration::ZERO,
-        &mut |_| {},
-    )
+    searcher.think(&Game::new(position.clone()), &limits, &stop, &|| Duration::ZERO, &mut |_| {})
+}
+
+/// Runs an infinite search of `p` on another thread, raises the stop flag after `wait` and
+/// returns the result and how long the whole took.
+fn stopped_after(mut searcher: Searcher, p: &Position, wait: Duration) -> (SearchResult, Duration) {
+    let stop = AtomicBool::new(false);
+    let start = std::time::Instant::now();
+    let r = std::thread::scope(|s| {
+        let h = s.spawn(|| {
+            searcher.think(
+                &Game::new(p.clone()),
+                &Limits::infinite(),
+                &stop,
+                &|| start.elapsed(),
+                &mut |_| {},
+            )
+        });
+        std::thread::sleep(wait);
+        stop.store(true, Ordering::Relaxed);
+        h.join().unwrap()
+    });
+    (r, start.elapsed())
+}
+
+/// The search's answer is right for a mate in `n`: that score, and a move that mates (n = 1) or
+/// leaves the opponent no escape (n > 1, checked by the solver).
+fn assert_mates(p: &Position, r: &SearchResult, n: i32, what: &str) {
+    assert_eq!(r.score, Score::Mate(n), "{what}: {r:?}");
+    let best = r.best_move.unwrap();
+    assert!(p.is_legal(best), "{what}: {best}");
+    let mut after = p.clone();
+    after.play_unchecked(best);
+    assert!(
+        n == 1 && matches!(after.outcome(), Some(Outcome::Decisive { .. }))
+            || n > 1 && !forced_win(&after, 1) && forced_win(p, n as u32),
+        "{what}: {best}"
+    );
+}
+
+/// The best move and the whole PV are legal; no move only when there is none.
+fn check_legal_answer(p: &Position, r: &SearchResult) -> Result<(), TestCaseError> {
+    match r.best_move {
+        Some(m) => {
+            prop_assert!(p.is_legal(m), "{} {}", p, m);
+            let mut q = p.clone();
+            for mv in &r.pv {
+                prop_assert!(q.is_legal(*mv), "pv {:?} in {}", r.pv, p);
+                q.play_unchecked(*mv);
+            }
+        }
+        None => prop_assert!(p.legal_moves().is_empty()),
+    }
+    Ok(())
 }
 
 /// `true` if the side to move can force a win (mate or capture-all) within `n` of its moves.
@@ -83,16 +134,7 @@ fn mates_are_found_and_agree_with_the_solver() {
         let r = think(&p, Limits::depth(2 * n as u32 + 1));
         // The solver is the referee: report both if they disagree.
         assert_eq!(solver_n, Some(n as u32), "solver on {fen}");
-        assert_eq!(r.score, Score::Mate(n), "{fen}: {r:?}");
-        let best = r.best_move.unwrap();
-        assert!(p.is_legal(best));
-        let mut after = p.clone();
-        after.play_unchecked(best);
-        assert!(
-            n == 1 && matches!(after.outcome(), Some(Outcome::Decisive { .. }))
-                || n > 1 && !forced_win(&after, 1) && forced_win(&p, n as u32),
-            "{fen}: {best}"
-        );
+        assert_mates(&p, &r, n, fen);
     }
 }
 
@@ -147,23 +189,8 @@ fn stop_flag_set_before_returns_a_legal_move_at_once() {
 #[test]
 fn stop_flag_from_another_thread_ends_an_infinite_search() {
     let p = Position::new(Variant::Chess);
-    let stop = AtomicBool::new(false);
-    let start = std::time::Instant::now();
-    let r = std::thread::scope(|s| {
-        let h = s.spawn(|| {
-            Searcher::new(1).think(
-                &Game::new(p.clone()),
-                &Limits::infinite(),
-                &stop,
-                &|| start.elapsed(),
-                &mut |_| {},
-            )
-        });
-        std::thread::sleep(Duration::from_millis(100));
-        stop.store(true, Ordering::Relaxed);
-        h.join().unwrap()
-    });
-    assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
+    let (r, took) = stopped_after(Searcher::new(1), &p, Duration::from_millis(100));
+    assert!(took < Duration::from_secs(2), "{took:?}");
     assert!(p.is_legal(r.best_move.unwrap()));
 }
 
@@ -266,18 +293,7 @@ proptest! {
         let variant = [Variant::Chess, Variant::Maharajah, Variant::Horde][v];
         let p = random_position(variant, seed, plies);
         let r = think(&p, Limits::nodes(nodes));
-        match r.best_move {
-            Some(m) => {
-                prop_assert!(p.is_legal(m), "{} {}", p, m);
-                // The whole PV is playable.
-                let mut q = p.clone();
-                for mv in &r.pv {
-                    prop_assert!(q.is_legal(*mv), "pv {:?} in {}", r.pv, p);
-                    q.play_unchecked(*mv);
-                }
-            }
-            None => prop_assert!(p.legal_moves().is_empty()),
-        }
+        check_legal_answer(&p, &r)?;
     }
 }
 
@@ -296,23 +312,8 @@ fn several_threads_find_the_same_mates() {
         for (variant, fen, n) in MATES {
             let p = pos(variant, fen);
             searcher.clear();
-            let stop = AtomicBool::new(false);
-            let r = searcher.think(
-                &Game::new(p.clone()),
-                &Limits::depth(2 * n as u32 + 1),
-                &stop,
-                &|| Duration::ZERO,
-                &mut |_| {},
-            );
-            assert_eq!(r.score, Score::Mate(n), "{threads} threads, {fen}: {r:?}");
-            let best = r.best_move.unwrap();
-            let mut after = p.clone();
-            after.play_unchecked(best);
-            assert!(
-                n == 1 && matches!(after.outcome(), Some(Outcome::Decisive { .. }))
-                    || n > 1 && !forced_win(&after, 1),
-                "{threads} threads, {fen}: {best}"
-            );
+            let r = think_with(&mut searcher, &p, Limits::depth(2 * n as u32 + 1));
+            assert_mates(&p, &r, n, &format!("{threads} threads, {fen}"));
         }
     }
 }
@@ -323,13 +324,7 @@ fn helper_threads_search_and_their_nodes_count() {
     // their nodes are added to the result's.
     let p = Position::new(Variant::Maharajah);
     let stop = AtomicBool::new(false);
-    let one = Searcher::new(4).think(
-        &Game::new(p.clone()),
-        &Limits::depth(7),
-        &stop,
-        &|| Duration::ZERO,
-        &mut |_| {},
-    );
+    let one = think(&p, Limits::depth(7));
     let mut reported = 0;
     let two = smp(2).think(
         &Game::new(p.clone()),
@@ -350,14 +345,7 @@ fn helper_threads_search_and_their_nodes_count() {
 #[test]
 fn a_node_limit_counts_every_thread() {
     let p = Position::new(Variant::Chess);
-    let stop = AtomicBool::new(false);
-    let r = smp(2).think(
-        &Game::new(p.clone()),
-        &Limits::nodes(200_000),
-        &stop,
-        &|| Duration::ZERO,
-        &mut |_| {},
-    );
+    let r = think_with(&mut smp(2), &p, Limits::nodes(200_000));
     // The main thread stops once the total (its own + the helper's published count) reaches the
     // limit; the helper stops within one poll interval after that.
     assert!(r.nodes >= 100_000 && r.nodes <= 200_000 + 4 * 1024, "{}", r.nodes);
@@ -367,23 +355,8 @@ fn a_node_limit_counts_every_thread() {
 #[test]
 fn stop_flag_ends_a_multi_threaded_infinite_search() {
     let p = Position::new(Variant::Horde);
-    let stop = AtomicBool::new(false);
-    let start = std::time::Instant::now();
-    let r = std::thread::scope(|s| {
-        let h = s.spawn(|| {
-            smp(3).think(
-                &Game::new(p.clone()),
-                &Limits::infinite(),
-                &stop,
-                &|| start.elapsed(),
-                &mut |_| {},
-            )
-        });
-        std::thread::sleep(Duration::from_millis(150));
-        stop.store(true, Ordering::Relaxed);
-        h.join().unwrap()
-    });
-    assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
+    let (r, took) = stopped_after(smp(3), &p, Duration::from_millis(150));
+    assert!(took < Duration::from_secs(2), "{took:?}");
     assert!(p.is_legal(r.best_move.unwrap()));
     assert!(r.nodes > 0);
 }
@@ -395,18 +368,7 @@ proptest! {
     fn best_move_is_always_legal_with_helper_threads(seed in any::<u64>(), plies in 0usize..80, v in 0usize..3, nodes in 1u64..20_000) {
         let variant = [Variant::Chess, Variant::Maharajah, Variant::Horde][v];
         let p = random_position(variant, seed, plies);
-        let stop = AtomicBool::new(false);
-        let r = smp(2).think(&Game::new(p.clone()), &Limits::nodes(nodes), &stop, &|| Duration::ZERO, &mut |_| {});
-        match r.best_move {
-            Some(m) => {
-                prop_assert!(p.is_legal(m), "{} {}", p, m);
-                let mut q = p.clone();
-                for mv in &r.pv {
-                    prop_assert!(q.is_legal(*mv), "pv {:?} in {}", r.pv, p);
-                    q.play_unchecked(*mv);
-                }
-            }
-            None => prop_assert!(p.legal_moves().is_empty()),
-        }
+        let r = think_with(&mut smp(2), &p, Limits::nodes(nodes));
+        check_legal_answer(&p, &r)?;
     }
 }

@@ -43,6 +43,25 @@ fn counted(searcher: &mut Searcher, game: &Game, depth: u32) -> (usize, SearchRe
     (ALLOCATIONS.load(Ordering::Relaxed) - before, r)
 }
 
+/// Allocations of a depth-2 and a depth-7 search with `threads` threads (fresh tables).
+fn small_and_large(searcher: &mut Searcher, game: &Game, threads: usize) {
+    searcher.set_threads(threads);
+    let _ = counted(searcher, game, 2); // warm up the slider tables (and the threads' memory)
+    searcher.clear();
+    let (small, r_small) = counted(searcher, game, 2);
+    searcher.clear();
+    let (large, r_large) = counted(searcher, game, 7);
+    assert!(r_large.nodes > 50 * r_small.nodes, "{} vs {}", r_large.nodes, r_small.nodes);
+    // At most one PV vector per extra iteration, whatever the node count; with helper threads
+    // a fixed few more per search (a thread's name and handle), none in their search.
+    assert!(
+        large <= small + 2 * 5,
+        "{threads} threads: {small} allocations for {} nodes, {large} for {}",
+        r_small.nodes,
+        r_large.nodes
+    );
+}
+
 #[test]
 fn allocations_do_not_grow_with_nodes() {
     let game = Game::new(
@@ -50,33 +69,7 @@ fn allocations_do_not_grow_with_nodes() {
             .unwrap(),
     );
     let mut searcher = Searcher::new(2);
-    let _ = counted(&mut searcher, &game, 2); // warm up the slider tables
-    searcher.clear();
-    let (small, r_small) = counted(&mut searcher, &game, 2);
-    searcher.clear();
-    let (large, r_large) = counted(&mut searcher, &game, 7);
-    assert!(r_large.nodes > 50 * r_small.nodes, "{} vs {}", r_large.nodes, r_small.nodes);
-    // At most one PV vector per extra iteration, whatever the node count.
-    assert!(
-        large <= small + 2 * 5,
-        "{small} allocations for {} nodes, {large} for {}",
-        r_small.nodes,
-        r_large.nodes
-    );
-
-    // With a helper thread (Lazy SMP): starting it costs a fixed few allocations per search (its
-    // name and handle), its search none. (One test, not two: the counter is global.)
-    searcher.set_threads(2);
-    let _ = counted(&mut searcher, &game, 2);
-    searcher.clear();
-    let (small, r_small) = counted(&mut searcher, &game, 2);
-    searcher.clear();
-    let (large, r_large) = counted(&mut searcher, &game, 7);
-    assert!(r_large.nodes > 50 * r_small.nodes, "{} vs {}", r_large.nodes, r_small.nodes);
-    assert!(
-        large <= small + 2 * 5,
-        "two threads: {small} allocations for {} nodes, {large} for {}",
-        r_small.nodes,
-        r_large.nodes
-    );
+    small_and_large(&mut searcher, &game, 1);
+    // (One test, not two: the counter is global.)
+    small_and_large(&mut searcher, &game, 2);
 }
