@@ -2,12 +2,11 @@
 // Taps report {type:'square'}, drags report {type:'drop'}; the legal destinations come from the
 // backend's snapshot. Every square is a labelled button for screen readers ("e4, white knight").
 import { s } from './dom.js';
-import { pieceShape } from '../pieces.js';
 import { destinations, isFlipped } from '../store.js';
+import { cornerLabels, pieceOn } from './boardart.js';
+import { attachDrag } from './pointer.js';
 
 const FILES = 'abcdefgh';
-/** Pieces fill about 80% of a square (their art spans ~34 of its 45 units). */
-const PIECE_SCALE = 2.36;
 
 function squareXY(square, flipped) {
   const file = FILES.indexOf(square[0]);
@@ -96,12 +95,8 @@ export function renderBoard(state, { t, intent }) {
       },
       s('rect', { x, y, width: 100, height: 100, class: light ? 'light' : 'dark' }),
       marks,
-      showRank ? s('text', { x: x + 5, y: y + 20, class: `coord ${light ? 'on-light' : 'on-dark'}`, 'aria-hidden': 'true' }, String(rank)) : null,
-      showFile ? s('text', { x: x + 94, y: y + 94, 'text-anchor': 'end', class: `coord ${light ? 'on-light' : 'on-dark'}`, 'aria-hidden': 'true' }, FILES[f]) : null));
-      if (piece) {
-        pieces.push(s('g', { class: 'piece', 'data-piece-square': square, 'data-piece': `${piece.color}-${piece.role}`, 'pointer-events': 'none' },
-          s('g', { transform: `translate(${x + 50 - 22.5 * PIECE_SCALE} ${y + 50 - 23.3 * PIECE_SCALE}) scale(${PIECE_SCALE})` }, pieceShape(piece.color, piece.role))));
-      }
+      cornerLabels(x, y, light, showRank ? String(rank) : null, showFile ? FILES[f] : null)));
+      if (piece) pieces.push(pieceOn(square, piece, x, y));
     }
   }
 
@@ -128,7 +123,17 @@ export function renderBoard(state, { t, intent }) {
   }
   lastAnimated = key ?? lastAnimated;
 
-  if (!reviewing) attachDrag(svg, state, flipped, intent);
+  if (!reviewing) {
+    attachDrag(svg, {
+      squareAt: (x, y) => squareAt(x, y, flipped),
+      canDrag: (from) => {
+        const piece = game.board.pieces.find((p) => p.square === from);
+        return Boolean(piece) && piece.color === game.board.turn && destinations(game, from).length > 0;
+      },
+      drop: (from, to) => intent({ type: 'drop', from, to }),
+      select: (square) => intent({ type: 'select', square }),
+    });
+  }
   // After a keyboard tap re-renders the board, the focus goes back to the same square.
   if (keyboardActive && keyboardSquare) {
     // A microtask runs once the new board is in the document, before any further key press.
@@ -138,57 +143,4 @@ export function renderBoard(state, { t, intent }) {
   }
   svg.addEventListener('pointerdown', () => { keyboardActive = false; });
   return svg;
-}
-
-/** Drag and drop with pointer events; a drag that ends on another square reports a drop. */
-function attachDrag(svg, state, flipped, intent) {
-  let drag = null;
-  let suppressClickUntil = 0;
-  svg.addEventListener('click', (event) => {
-    if (Date.now() < suppressClickUntil) event.stopPropagation();
-  }, { capture: true });
-  const toBoard = (event) => {
-    const rect = svg.getBoundingClientRect();
-    return [((event.clientX - rect.left) * 800) / rect.width, ((event.clientY - rect.top) * 800) / rect.height];
-  };
-  svg.addEventListener('pointerdown', (event) => {
-    if (event.button !== 0) return;
-    const [x, y] = toBoard(event);
-    const from = squareAt(x, y, flipped);
-    const game = state.game;
-    const piece = from && game.board.pieces.find((p) => p.square === from);
-    if (!piece || piece.color !== game.board.turn || !destinations(game, from).length) return;
-    const node = svg.querySelector(`[data-piece-square="${from}"]`);
-    drag = { from, x, y, node, moved: false, pointer: event.pointerId };
-  });
-  svg.addEventListener('pointermove', (event) => {
-    if (!drag || event.pointerId !== drag.pointer) return;
-    const [x, y] = toBoard(event);
-    if (!drag.moved && Math.hypot(x - drag.x, y - drag.y) < 12) return;
-    if (!drag.moved) {
-      drag.moved = true;
-      svg.setPointerCapture?.(event.pointerId);
-      drag.node?.parentNode?.append(drag.node); // on top of the other pieces
-      drag.node?.classList.add('dragging');
-    }
-    drag.node?.setAttribute('style', `transform: translate(${x - drag.x}px, ${y - drag.y}px)`);
-  });
-  const end = (event) => {
-    if (!drag || event.pointerId !== drag.pointer) return;
-    const { from, moved } = drag;
-    drag.node?.removeAttribute('style');
-    drag.node?.classList.remove('dragging');
-    drag = null;
-    if (!moved) return; // a tap: the click handler reports it
-    const [x, y] = toBoard(event);
-    const to = squareAt(x, y, flipped);
-    suppressClickUntil = Date.now() + 400; // the click that ends a drag is not a tap
-    if (to && to !== from) intent({ type: 'drop', from, to });
-    else intent({ type: 'select', square: from });
-  };
-  svg.addEventListener('pointerup', end);
-  svg.addEventListener('pointercancel', () => {
-    if (drag) drag.node?.removeAttribute('style');
-    drag = null;
-  });
 }

@@ -3,6 +3,8 @@
 // allows (or why not); scores, round, end turn; the final ranking with shared places.
 import { h, s, screen } from './dom.js';
 import { inkedShape } from '../pieces.js';
+import { cornerLabels } from './boardart.js';
+import { attachDrag } from './pointer.js';
 import {
   CPU_LEVELS, SEATS, SYMBOLS, destinations, hostedFor, movable, personToMove, promotionMarks,
   screenDirection, sharedPlaces, squareAtCell, viewCell,
@@ -221,8 +223,9 @@ function renderBoardSvg(state, { t, intent }) {
           ? s('circle', { cx: x + 50, cy: y + 50, r: 44, class: 'hl-capture' })
           : s('circle', { cx: x + 50, cy: y + 50, r: 15, class: 'hl-dest' }));
       }
-      if (col === 0) layers.push(s('text', { x: x + 5, y: y + 20, class: `coord ${light ? 'on-light' : 'on-dark'}`, 'aria-hidden': 'true' }, facing === 'red' || facing === 'yellow' ? String(rank) : 'abcdefgh'[f]));
-      if (row === 7) layers.push(s('text', { x: x + 94, y: y + 94, 'text-anchor': 'end', class: `coord ${light ? 'on-light' : 'on-dark'}`, 'aria-hidden': 'true' }, facing === 'red' || facing === 'yellow' ? 'abcdefgh'[f] : String(rank)));
+      // The left edge names ranks and the bottom edge files when Red or Yellow faces the viewer.
+      const [onLeft, onBottom] = facing === 'red' || facing === 'yellow' ? [String(rank), 'abcdefgh'[f]] : ['abcdefgh'[f], String(rank)];
+      layers.push(...cornerLabels(x, y, light, col === 0 ? onLeft : null, row === 7 ? onBottom : null));
       squares.push(s('g', {
         class: `sq ${light ? 'light' : 'dark'}${targets.has(square) ? ' target' : ''}${movers.has(square) ? ' movable' : ''}`,
         'data-square': square,
@@ -257,61 +260,13 @@ function renderBoardSvg(state, { t, intent }) {
     'aria-label': t('cj.board.label', { seat: t(`cj.seat.${facing}`) }),
     'data-facing': facing,
   }, s('g', { class: 'squares' }, squares), s('g', { class: 'pieces' }, pieces));
-  attachDrag(svg, state, intent);
+  attachDrag(svg, {
+    squareAt: (x, y) => squareAtCell(Math.floor(x / 100), Math.floor(y / 100), facing),
+    canDrag: (from) => personToMove(table) && movable(table, cj.die).has(from),
+    drop: (from, to) => intent({ type: 'chaturaji/drop', from, to }),
+    select: (square) => intent({ type: 'chaturaji/select', square }),
+  });
   return svg;
-}
-
-/** Drag a piece with the pointer; a drop on another square is reported as chaturaji/drop. */
-function attachDrag(svg, state, intent) {
-  const cj = state.chaturaji;
-  let drag = null;
-  let suppressClickUntil = 0;
-  svg.addEventListener('click', (event) => {
-    if (Date.now() < suppressClickUntil) event.stopPropagation();
-  }, { capture: true });
-  const toBoard = (event) => {
-    const rect = svg.getBoundingClientRect();
-    return [((event.clientX - rect.left) * 800) / rect.width, ((event.clientY - rect.top) * 800) / rect.height];
-  };
-  const cellOf = (x, y) => squareAtCell(Math.floor(x / 100), Math.floor(y / 100), cj.facing);
-  svg.addEventListener('pointerdown', (event) => {
-    if (event.button !== 0 || !personToMove(cj.table)) return;
-    const [x, y] = toBoard(event);
-    const from = cellOf(x, y);
-    if (!from || !movable(cj.table, cj.die).has(from)) return;
-    drag = { from, x, y, node: svg.querySelector(`[data-piece-square="${from}"]`), moved: false, pointer: event.pointerId };
-  });
-  svg.addEventListener('pointermove', (event) => {
-    if (!drag || event.pointerId !== drag.pointer) return;
-    const [x, y] = toBoard(event);
-    if (!drag.moved && Math.hypot(x - drag.x, y - drag.y) < 12) return;
-    if (!drag.moved) {
-      drag.moved = true;
-      svg.setPointerCapture?.(event.pointerId);
-      drag.node?.parentNode?.append(drag.node);
-      drag.node?.classList.add('dragging');
-    }
-    const rect = svg.getBoundingClientRect();
-    const scale = rect.width / 800;
-    drag.node?.setAttribute('style', `transform: translate(${(x - drag.x) * scale}px, ${(y - drag.y) * scale}px)`);
-  });
-  const end = (event) => {
-    if (!drag || event.pointerId !== drag.pointer) return;
-    const { from, moved } = drag;
-    drag.node?.removeAttribute('style');
-    drag = null;
-    if (!moved) return;
-    const [x, y] = toBoard(event);
-    const to = cellOf(x, y);
-    suppressClickUntil = Date.now() + 400;
-    if (to && to !== from) intent({ type: 'chaturaji/drop', from, to });
-    else intent({ type: 'chaturaji/select', square: from });
-  };
-  svg.addEventListener('pointerup', end);
-  svg.addEventListener('pointercancel', () => {
-    if (drag) drag.node?.removeAttribute('style');
-    drag = null;
-  });
 }
 
 // ----- dice, scores, log ---------------------------------------------------------------------

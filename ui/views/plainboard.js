@@ -2,10 +2,9 @@
 // and piece set as the game board, with highlights given by the caller. Every square is a
 // labelled button reporting taps; the pieces come from pieces.js.
 import { s } from './dom.js';
-import { pieceShape } from '../pieces.js';
+import { cornerLabels, pieceOn } from './boardart.js';
 
 const FILES = 'abcdefgh';
-const PIECE_SCALE = 2.36;
 
 /**
  * pieces: [{square, color, role}]; marks: {square: ['place'|'refused'|'slide'|'leap'|'selected']};
@@ -50,12 +49,8 @@ export function renderPlainBoard({ id, pieces, marks = {}, flipped = false, them
       },
       s('rect', { x, y, width: 100, height: 100, class: light ? 'light' : 'dark' }),
       shapes,
-      showRank ? s('text', { x: x + 5, y: y + 20, class: `coord ${light ? 'on-light' : 'on-dark'}`, 'aria-hidden': 'true' }, String(rank)) : null,
-      showFile ? s('text', { x: x + 94, y: y + 94, 'text-anchor': 'end', class: `coord ${light ? 'on-light' : 'on-dark'}`, 'aria-hidden': 'true' }, FILES[f]) : null));
-      if (piece) {
-        drawn.push(s('g', { class: 'piece', 'data-piece-square': square, 'data-piece': `${piece.color}-${piece.role}`, 'pointer-events': 'none' },
-          s('g', { transform: `translate(${x + 50 - 22.5 * PIECE_SCALE} ${y + 50 - 23.3 * PIECE_SCALE}) scale(${PIECE_SCALE})` }, pieceShape(piece.color, piece.role))));
-      }
+      cornerLabels(x, y, light, showRank ? String(rank) : null, showFile ? FILES[f] : null)));
+      if (piece) drawn.push(pieceOn(square, piece, x, y));
     }
   }
   return s('svg', { viewBox: '0 0 800 800', class: `board theme-${theme}`, id, role: 'group', 'aria-label': label },
