@@ -10,6 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { chooseSeat, dragPiece, menuShown, setValue } from './steps.mjs';
 import { application, freePort, startDriver, waitFor } from './webdriver.mjs';
 
 let d;
@@ -33,9 +34,9 @@ const dice = () => q(`return [...document.querySelectorAll("#cj-dice .cj-die")].
   status: b.querySelector(".cj-die-status").textContent }));`);
 const points = () => q('return Object.fromEntries(["red","blue","yellow","green"].map((s) => [s, document.querySelector(`#cj-points-${s}`)?.textContent]));');
 
-async function chooseSeat(seat, value) {
-  await q('const s = document.getElementById(arguments[0]); s.value = arguments[1]; s.dispatchEvent(new Event("change", { bubbles: true }));', [`cj-seat-${seat}`, value]);
-  await waitFor(`${seat} set to ${value}`, async () => (await q('return document.getElementById(arguments[0]).value;', [`cj-seat-${seat}`])) === value);
+/** Seats the four players ("person" or a CPU level), Red, Blue, Yellow, Green in that order. */
+async function chooseSeats(red, blue, yellow, green) {
+  for (const [seat, value] of Object.entries({ red, blue, yellow, green })) await chooseSeat(d, seat, value);
 }
 
 /**
@@ -73,7 +74,7 @@ async function playRedTurn() {
 }
 
 test('one person and three CPU seats: roll, move, scores and the turn going round', async () => {
-  await waitFor('the menu', async () => (await d.findAll('.menu-item')).length === 10);
+  await menuShown(d);
   assert.equal(await q('return document.getElementById("menu-chaturaji").dataset.ready;'), 'true');
   await d.tap('#menu-chaturaji');
   await waitFor('the table setup', () => d.find('#cj-start'));
@@ -84,15 +85,12 @@ test('one person and three CPU seats: roll, move, scores and the turn going roun
   }
   assert.equal(await q('return document.getElementById("cj-boat-triumph").checked;'), true, 'boat triumph is on by default');
   assert.equal(await q('return document.getElementById("cj-throne-points").checked;'), false, 'throne points are off by default');
-  await chooseSeat('red', 'person');
-  await chooseSeat('blue', 'greedy');
-  await chooseSeat('yellow', 'medium');
-  await chooseSeat('green', 'strong');
+  await chooseSeats('person', 'greedy', 'medium', 'strong');
   // A bad round limit is refused with a message naming it.
-  await q('const i = document.getElementById("cj-round-limit"); i.value = "0"; i.dispatchEvent(new Event("input", { bubbles: true }));');
+  await setValue(d, '#cj-round-limit', '0');
   await d.tap('#cj-start');
   assert.match(await d.text(await waitFor('the error', () => d.find('#cj-error'))), /round limit/i);
-  await q('const i = document.getElementById("cj-round-limit"); i.value = "30"; i.dispatchEvent(new Event("input", { bubbles: true }));');
+  await setValue(d, '#cj-round-limit', '30');
   await d.screenshot('chaturaji-setup-390x844.png');
   await d.tap('#cj-start');
   await waitFor('the board', () => d.find('#cj-board'));
@@ -150,7 +148,7 @@ test('the unfinished table comes back after the app restarts', async () => {
   const pieces = await q('return [...document.querySelectorAll("#cj-board .piece")].map((p) => p.dataset.pieceSquare + p.dataset.piece).sort().join(" ");');
   await d.close();
   await d.open(390, 844);
-  await waitFor('the menu', async () => (await d.findAll('.menu-item')).length === 10);
+  await menuShown(d);
   await d.tap('#menu-chaturaji');
   await waitFor('the table', () => d.find('#cj-board'));
   assert.equal(await roundText(), round);
@@ -169,15 +167,12 @@ test('a network table on a real server shows its code and waits for the other pe
   try {
     await d.tap('#cj-new');
     await waitFor('the table setup', () => d.find('#cj-net-create'));
-    await chooseSeat('red', 'person');
-    await chooseSeat('blue', 'person');
-    await chooseSeat('yellow', 'greedy');
-    await chooseSeat('green', 'greedy');
+    await chooseSeats('person', 'person', 'greedy', 'greedy');
     // A bad address is refused with a message naming it.
-    await q('const i = document.getElementById("cj-net-url"); i.value = "http://localhost"; i.dispatchEvent(new Event("input", { bubbles: true }));');
+    await setValue(d, '#cj-net-url', 'http://localhost');
     await d.tap('#cj-net-create');
     assert.match(await d.text(await waitFor('the error', () => d.find('#cj-error'))), /ws:\/\//);
-    await q('const i = document.getElementById("cj-net-url"); i.value = arguments[0]; i.dispatchEvent(new Event("input", { bubbles: true }));', [`ws://127.0.0.1:${port}/`]);
+    await setValue(d, '#cj-net-url', `ws://127.0.0.1:${port}/`);
     await waitFor('the server to listen', () => new Promise((resolve) => {
       const socket = net.connect(port, '127.0.0.1', () => { socket.end(); resolve(true); });
       socket.on('error', () => resolve(false));
@@ -192,7 +187,7 @@ test('a network table on a real server shows its code and waits for the other pe
     await q('window.scrollTo(0, 0);');
     await d.screenshot('chaturaji-network-waiting-390x844.png');
     await d.tap('#back');
-    await waitFor('the menu', async () => (await d.findAll('.menu-item')).length === 10);
+    await menuShown(d);
   } finally {
     server.kill('SIGTERM');
   }
@@ -203,10 +198,7 @@ test('two people on one device: the board turns to the person to move', async ()
   await waitFor('the table', () => d.find('#cj-board'));
   await d.tap('#cj-new');
   await waitFor('the table setup', () => d.find('#cj-start'));
-  await chooseSeat('red', 'person');
-  await chooseSeat('blue', 'person');
-  await chooseSeat('yellow', 'random');
-  await chooseSeat('green', 'random');
+  await chooseSeats('person', 'person', 'random', 'random');
   await d.tap('#cj-start');
   await waitFor('the new table', async () => (await roundText()) === 'Round 1 of 30' && (await turnSeat()) === 'red');
   if (!(await q('return document.getElementById("cj-turn-board").checked;'))) await d.tap('#cj-turn-board');
@@ -221,4 +213,35 @@ test('two people on one device: the board turns to the person to move', async ()
   assert.ok(await q('return Boolean(document.querySelector("#cj-roll"));'), 'Blue, a person, rolls on this device');
   await q('window.scrollTo(0, 0);');
   await d.screenshot('chaturaji-blue-facing-390x844.png');
+});
+
+test('a person moves by dragging a piece to where it may go, on the turned board', async () => {
+  // Blue (a person, at the bottom) or, if Blue's dice allow nothing, the next person to move.
+  let dragged = false;
+  for (let turn = 0; turn < 6 && !dragged; turn += 1) {
+    await waitFor('a person to roll', () => q('return Boolean(document.querySelector("#cj-roll"));'), 60000);
+    const seat = await turnSeat();
+    await d.tap('#cj-roll');
+    await waitFor('the dice or the turn passing', async () => (await dice()).length === 2 || (await turnSeat()) !== seat);
+    const from = await q('return document.querySelector("#cj-board g.sq.movable")?.dataset.square ?? null;');
+    if ((await turnSeat()) !== seat || !from) {
+      if (await q('return Boolean(document.querySelector("#cj-end-turn:not([disabled])"));')) await d.tap('#cj-end-turn');
+      continue;
+    }
+    assert.equal(await q('return document.getElementById("cj-board").dataset.facing;'), seat, 'the board faces the person to move');
+    const pressed = () => q('return document.querySelector(`#cj-board g.sq[data-square="${arguments[0]}"]`)?.getAttribute("aria-pressed") ?? null;', [from]);
+    // A tap shows where the piece may go; a second tap puts it down again.
+    await d.tap(`#cj-board g.sq[data-square="${from}"] > rect`);
+    await waitFor(`${from} selected`, async () => (await pressed()) === 'true');
+    const to = await q('return document.querySelector("#cj-board g.sq.target")?.dataset.square ?? null;');
+    assert.ok(to, 'the selected piece shows where it may go');
+    await d.tap(`#cj-board g.sq[data-square="${from}"] > rect`);
+    await waitFor(`${from} put down`, async () => (await pressed()) === null);
+    const piece = await q('return document.querySelector(`[data-piece-square="${arguments[0]}"]`).dataset.piece;', [from]);
+    await dragPiece(d, '#cj-board', from, to);
+    await waitFor(`${from}-${to} played by dragging`, async () => (await q('return document.querySelector(`[data-piece-square="${arguments[0]}"]`)?.dataset.piece ?? null;', [to])) === piece);
+    assert.match(await q('return document.getElementById("cj-log").textContent;'), new RegExp(`${from}–${to}`), 'the move is in the log');
+    dragged = true;
+  }
+  assert.ok(dragged, 'a person moved a piece by dragging');
 });

@@ -6,6 +6,10 @@ import assert from 'node:assert/strict';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import {
+  dragPiece, importGame, newGame as stepNewGame, pieceAt as stepPieceAt, plies as stepPlies, setValue, tapMove,
+  toMenu as stepToMenu, typeMoves,
+} from './steps.mjs';
 import { startDriver, waitFor } from './webdriver.mjs';
 
 let d;
@@ -21,42 +25,12 @@ after(async () => {
   if (d) await d.stop();
 });
 
-const plies = () => d.script('return document.querySelectorAll("#moves .san").length;');
-const pieceAt = (square) => d.script('const p = document.querySelector(`[data-piece-square="${arguments[0]}"]`); return p && p.getAttribute("data-piece");', [square]);
-
-/** Taps `from` then `to` on the board and waits for the move list to grow. */
-async function move(from, to) {
-  const before = await plies();
-  await d.tap(`g.sq[data-square="${from}"] > rect`);
-  await waitFor(`${from} selected`, async () => (await d.script('return document.querySelector(`g.sq[data-square="${arguments[0]}"]`).getAttribute("aria-pressed");', [from])) === 'true');
-  await d.tap(`g.sq[data-square="${to}"] > rect`);
-  await waitFor(`${from}${to} played`, async () => (await plies()) > before);
-}
-
-/** Types a move (SAN or UCI) into the keyboard entry. */
-async function typeMove(text) {
-  const before = await plies();
-  await d.typeInto('#move-input', text);
-  await d.tap('#move-submit');
-  await waitFor(`${text} played`, async () => (await plies()) > before);
-}
-
-async function toMenu() {
-  for (const close of ['#result-close', '#export-close', '#promotion-cancel', '#resign-cancel']) {
-    if (await d.script('return Boolean(document.querySelector(arguments[0]));', [close])) await d.tap(close);
-  }
-  if (await d.script('return Boolean(document.querySelector("#screen-game"));')) await d.tap('#back');
-  await waitFor('the menu', async () => (await d.findAll('.menu-item')).length === 10);
-}
-
-async function newGame(entry, choose = async () => {}) {
-  await toMenu();
-  await d.tap(`#menu-${entry}`);
-  await waitFor('the setup screen', () => d.find('#start-game'));
-  await choose();
-  await d.tap('#start-game');
-  await waitFor('the board', () => d.find('#board'));
-}
+const plies = () => stepPlies(d);
+const pieceAt = (square) => stepPieceAt(d, square);
+const move = (from, to) => tapMove(d, from, to);
+const typeMove = (text) => typeMoves(d, text);
+const toMenu = () => stepToMenu(d);
+const newGame = (entry, choose) => stepNewGame(d, entry, choose);
 
 test("Fool's mate by taps ends in the result dialog; the PGN export matches", async () => {
   await newGame('classic');
@@ -92,11 +66,7 @@ test("Fool's mate by taps ends in the result dialog; the PGN export matches", as
 });
 
 test('a promotion offers exactly the side\'s set in the picker', async () => {
-  await toMenu();
-  await d.tap('#menu-history');
-  await d.typeInto('#import-text', '8/P6k/8/8/8/8/8/K7 w - - 0 1');
-  await d.tap('#import-submit');
-  await waitFor('the board', () => d.find('#board'));
+  await importGame(d, '8/P6k/8/8/8/8/8/K7 w - - 0 1');
   await d.tap('g.sq[data-square="a7"] > rect');
   await d.tap('g.sq[data-square="a8"] > rect');
   await waitFor('the picker', () => d.find('#promotion'));
@@ -177,11 +147,7 @@ test('a game and the settings survive closing and opening the app', async () => 
 });
 
 test('all nine piece types of both colours, drawn on the board', async () => {
-  await toMenu();
-  await d.tap('#menu-history');
-  await d.typeInto('#import-text', 'rnbqkbnr/pppppppp/8/2cam3/2CAM3/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1');
-  await d.tap('#import-submit');
-  await waitFor('the board', () => d.find('#board'));
+  await importGame(d, 'rnbqkbnr/pppppppp/8/2cam3/2CAM3/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1');
   const kinds = await d.script('return [...new Set([...document.querySelectorAll("#board .piece")].map((p) => p.dataset.piece))].sort();');
   const roles = ['archbishop', 'bishop', 'chancellor', 'king', 'knight', 'maharajah', 'pawn', 'queen', 'rook'];
   assert.deepEqual(kinds, [...roles.map((r) => `black-${r}`), ...roles.map((r) => `white-${r}`)]);
@@ -199,19 +165,7 @@ test('the game screen at desktop size puts the moves beside the board', async ()
 test('drag a piece, review the move list, take back, offer a draw and resign', async () => {
   await newGame('classic');
   // Drag e2 → e4 with pointer actions.
-  const from = await d.find('g.sq[data-square="e2"] > rect');
-  const to = await d.find('g.sq[data-square="e4"] > rect');
-  const origin = (id) => ({ 'element-6066-11e4-a52e-4f735466cecf': id });
-  await d.wd('POST', `/session/${d.session}/actions`, { actions: [{
-    type: 'pointer', id: 'finger', parameters: { pointerType: 'mouse' },
-    actions: [
-      { type: 'pointerMove', duration: 0, origin: origin(from), x: 0, y: 0 },
-      { type: 'pointerDown', button: 0 },
-      { type: 'pointerMove', duration: 150, origin: origin(to), x: 0, y: 0 },
-      { type: 'pointerUp', button: 0 },
-    ],
-  }] });
-  await d.wd('DELETE', `/session/${d.session}/actions`);
+  await dragPiece(d, '#board', 'e2', 'e4');
   await waitFor('e4 dragged', async () => (await pieceAt('e4')) === 'white-pawn');
   await move('e7', 'e5');
   await move('g1', 'f3');
@@ -284,8 +238,8 @@ test('the computer thinks visibly, and a takeback cancels it', async () => {
 test('a flag falls on the backend clock and the result names time', async () => {
   await newGame('classic', async () => {
     await d.tap('#time-custom');
-    await d.script('const m = document.querySelector("#custom-minutes"); m.value = "0.05"; m.dispatchEvent(new Event("input", { bubbles: true }));');
-    await d.script('const i = document.querySelector("#custom-increment"); i.value = "0"; i.dispatchEvent(new Event("input", { bubbles: true }));');
+    await setValue(d, '#custom-minutes', '0.05');
+    await setValue(d, '#custom-increment', '0');
   });
   assert.equal(await d.text(await d.find('#clock-black')), '0:03.0');
   await move('e2', 'e4'); // Black's clock starts
@@ -321,12 +275,7 @@ test('an unreadable import says why; the game screen speaks Spanish', async () =
 });
 
 test('a Maharajah variant side is offered the compound pieces when promoting', async () => {
-  await toMenu();
-  await d.tap('#menu-history');
-  await d.script('const a = document.querySelector("#import-text"); a.value = ""; a.dispatchEvent(new Event("input", { bubbles: true }));');
-  await d.typeInto('#import-text', '7k/P7/8/8/8/8/6p1/K3M3 w - - 0 1');
-  await d.tap('#import-submit');
-  await waitFor('the board', () => d.find('#board'));
+  await importGame(d, '7k/P7/8/8/8/8/6p1/K3M3 w - - 0 1');
   await d.tap('g.sq[data-square="a7"] > rect');
   await d.tap('g.sq[data-square="a8"] > rect');
   await waitFor('the picker', () => d.find('#promotion'));

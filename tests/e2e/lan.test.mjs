@@ -13,6 +13,7 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { tapMove } from './steps.mjs';
 import { application, startDriver, waitFor } from './webdriver.mjs';
 import { INSIDE, runInsidePrivateNetwork } from './netns.mjs';
 
@@ -65,16 +66,9 @@ if (!INSIDE) {
 
   const textOf = async (css) => d.text(await d.find(css));
   const attr = (css, name) => d.script('const n = document.querySelector(arguments[0]); return n ? n.getAttribute(arguments[1]) : null;', [css, name]);
-  const plies = () => d.script('return document.querySelectorAll("#moves .san").length;');
 
   /** Plays from→to on the network game board by tapping. */
-  async function move(from, to) {
-    const before = await plies();
-    await d.tap(`g.sq[data-square="${from}"] > rect`);
-    await waitFor(`${from} selected`, async () => (await attr(`g.sq[data-square="${from}"]`, 'aria-pressed')) === 'true');
-    await d.tap(`g.sq[data-square="${to}"] > rect`);
-    await waitFor(`${from}${to} played`, async () => (await plies()) > before);
-  }
+  const move = (from, to) => tapMove(d, from, to);
 
   /** Waits for the network game screen with this device to move. */
   const myMove = () => waitFor('our move on the game screen', async () => (await attr('#status', 'data-turn')) === 'mine');

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { newGame as stepNewGame, toMenu as stepToMenu, typeMoves as stepTypeMoves } from './steps.mjs';
 import { startDriver, waitFor } from './webdriver.mjs';
 
 let d;
@@ -43,25 +44,8 @@ async function assertFits(what) {
   assert.deepEqual(problems, [], `${what}: ${problems.join('; ')}`);
 }
 
-async function toMenu() {
-  for (const close of ['#result-close', '#export-close', '#promotion-cancel', '#resign-cancel']) {
-    if (await d.script('return Boolean(document.querySelector(arguments[0]));', [close])) await d.tap(close);
-  }
-  while (!(await d.script('return Boolean(document.querySelector("#screen-menu"));'))) {
-    await d.tap('#back');
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  await waitFor('the menu', async () => (await d.findAll('.menu-item')).length === 10);
-}
-
-async function newGame(entry, choose = async () => {}) {
-  await toMenu();
-  await d.tap(`#menu-${entry}`);
-  await waitFor('the setup screen', () => d.find('#start-game'));
-  await choose();
-  await d.tap('#start-game');
-  await waitFor('the board', () => d.find('#board .piece'));
-}
+const toMenu = () => stepToMenu(d);
+const newGame = (entry, choose) => stepNewGame(d, entry, choose);
 
 /** The screenshot shows the top of the page, as a person sees it on arrival. */
 async function shoot(name) {
@@ -70,14 +54,7 @@ async function shoot(name) {
   await d.screenshot(name);
 }
 
-async function typeMoves(...moves) {
-  for (const text of moves) {
-    const before = await d.script('return document.querySelectorAll("#moves .san").length;');
-    await d.typeInto('#move-input', text);
-    await d.tap('#move-submit');
-    await waitFor(`${text} played`, async () => (await d.script('return document.querySelectorAll("#moves .san").length;')) > before);
-  }
-}
+const typeMoves = (...moves) => stepTypeMoves(d, ...moves);
 
 for (const [width, height] of SIZES) {
   const size = `${width}x${height}`;

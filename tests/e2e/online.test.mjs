@@ -10,6 +10,7 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { tapMove } from './steps.mjs';
 import { application, startDriver, waitFor } from './webdriver.mjs';
 
 const bin = path.dirname(application);
@@ -76,13 +77,7 @@ const exists = (css) => d.script('return Boolean(document.querySelector(argument
 const textOf = (css) => d.script('const n = document.querySelector(arguments[0]); return n ? n.textContent : null;', [css]);
 const attr = (css, name) => d.script('const n = document.querySelector(arguments[0]); return n ? n.getAttribute(arguments[1]) : null;', [css, name]);
 
-async function move(from, to) {
-  const before = await plies();
-  await d.tap(`g.sq[data-square="${from}"] > rect`);
-  await waitFor(`${from} selected`, async () => (await attr(`g.sq[data-square="${from}"]`, 'aria-pressed')) === 'true');
-  await d.tap(`g.sq[data-square="${to}"] > rect`);
-  await waitFor(`${from}${to} played`, async () => (await plies()) > before);
-}
+const move = (from, to) => tapMove(d, from, to);
 
 /** The Online screen with the test server's address typed in. */
 async function onlineScreen() {
