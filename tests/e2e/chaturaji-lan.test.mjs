@@ -15,6 +15,7 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { chooseSeat, menuShown, setValue } from './steps.mjs';
 import { application, startDriver, waitFor } from './webdriver.mjs';
 import { INSIDE, runInsidePrivateNetwork } from './netns.mjs';
 
@@ -35,25 +36,20 @@ if (!INSIDE) {
   });
 
   const q = (source, args = []) => d.script(source, args);
-  const type = (id, value) => q('const i = document.getElementById(arguments[0]); i.value = arguments[1]; i.dispatchEvent(new Event("input", { bubbles: true }));', [id, value]);
-
-  async function chooseSeat(seat, value) {
-    await q('const s = document.getElementById(arguments[0]); s.value = arguments[1]; s.dispatchEvent(new Event("change", { bubbles: true }));', [`cj-seat-${seat}`, value]);
-    await waitFor(`${seat} set to ${value}`, async () => (await q('return document.getElementById(arguments[0]).value;', [`cj-seat-${seat}`])) === value);
-  }
+  const type = (id, value) => setValue(d, `#${id}`, value);
 
   test('the app hosts a Chaturaji table on the Wi-Fi and finds it in the list', async () => {
-    await waitFor('the menu', async () => (await d.findAll('.menu-item')).length === 10);
+    await menuShown(d);
     await waitFor('Chaturaji ready', async () => (await q('return document.getElementById("menu-chaturaji").dataset.ready ?? null;')) === 'true', 30000);
     await d.tap('#menu-chaturaji');
     await waitFor('the table setup', () => d.find('#cj-lan-host'), 30000).catch(async (e) => {
       console.log('PAGE', await q('return document.body.innerText.slice(0, 300);'));
       throw e;
     });
-    await chooseSeat('red', 'person');
-    await chooseSeat('blue', 'person');
-    await chooseSeat('yellow', 'greedy');
-    await chooseSeat('green', 'greedy');
+    await chooseSeat(d, 'red', 'person');
+    await chooseSeat(d, 'blue', 'person');
+    await chooseSeat(d, 'yellow', 'greedy');
+    await chooseSeat(d, 'green', 'greedy');
     // Without a name, hosting is refused with the reason.
     await d.tap('#cj-lan-host');
     assert.match(await d.text(await waitFor('the error', () => d.find('#cj-error'))), /name/);
@@ -83,7 +79,7 @@ if (!INSIDE) {
 
     // The chess LAN list shows the table greyed, saying where to join it.
     await d.tap('#back');
-    await waitFor('the menu', async () => (await d.findAll('.menu-item')).length === 10);
+    await menuShown(d);
     await d.tap('#menu-lan');
     await d.tap('#lan-tab-join');
     const shown = await waitFor('the table on the LAN screen', async () => {
@@ -104,7 +100,7 @@ if (!INSIDE) {
       });
       assert.match(ready.address, /^127\.0\.0\.1:\d+$/);
       await d.tap('#back');
-      await waitFor('the menu', async () => (await d.findAll('.menu-item')).length === 10);
+      await menuShown(d);
       await d.tap('#menu-chaturaji');
       await waitFor('a Chaturaji page', async () => (await d.findAll('#cj-lan-browse, #cj-new')).length > 0, 20000);
       if ((await d.findAll('#cj-new')).length) await d.tap('#cj-new');
