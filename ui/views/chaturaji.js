@@ -2,6 +2,7 @@
 // with seat colours and symbols, pawn directions and promotion marks; the dice with what each
 // allows (or why not); scores, round, end turn; the final ranking with shared places.
 import { h, s, screen } from './dom.js';
+import { segmented } from './forms.js';
 import { inkedShape } from '../pieces.js';
 import { cornerLabels } from './boardart.js';
 import { attachDrag } from './pointer.js';
@@ -69,14 +70,7 @@ function playerLabel(table, seat, t) {
 
 // ----- setup ---------------------------------------------------------------------------------
 
-function radios(name, options, current, label, onchange) {
-  return h('fieldset', { class: 'group', id: `cj-setup-${name}` },
-    h('legend', {}, label),
-    h('div', { class: 'segmented' }, options.map(([value, text]) =>
-      h('label', { class: `seg${String(current) === String(value) ? ' on' : ''}` },
-        h('input', { type: 'radio', name: `cj-${name}`, value, id: `cj-${name}-${value}`, checked: String(current) === String(value), onchange: () => onchange(value) }),
-        h('span', {}, text)))));
-}
+const radios = (name, ...choice) => segmented({ group: `cj-setup-${name}`, input: `cj-${name}` }, ...choice);
 
 function toggle(id, checked, label, hint, onchange) {
   return h('label', { class: 'toggle', id: `${id}-label` },

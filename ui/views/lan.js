@@ -1,17 +1,11 @@
 // Local network: host a game on this device (name, address, codes and a QR code for the guest),
 // or join one from the live list of hosts on the Wi-Fi, by address and room code, or by join code.
 import { h, s, screen } from './dom.js';
+import { customTime, segmented } from './forms.js';
 import { TIME_CONTROLS } from '../store.js';
 import { LAN_COLORS, LAN_VARIANTS, shownHosts, statusKey } from '../lanstate.js';
 
-function radios(name, options, current, label, onchange) {
-  return h('fieldset', { class: 'group', id: `lan-${name}` },
-    h('legend', {}, label),
-    h('div', { class: 'segmented' }, options.map(([value, text]) =>
-      h('label', { class: `seg${String(current) === String(value) ? ' on' : ''}` },
-        h('input', { type: 'radio', name: `lan-${name}`, value, id: `lan-${name}-${value}`, checked: String(current) === String(value), onchange: () => onchange(value) }),
-        h('span', {}, text)))));
-}
+const radios = (name, ...choice) => segmented({ group: `lan-${name}`, input: `lan-${name}` }, ...choice);
 
 /** The QR code as SVG squares (a 4-module quiet zone around it). */
 function qrCode(qr, label) {
@@ -64,9 +58,7 @@ function hostForm(lan, { t, intent }) {
     radios('color', LAN_COLORS.map((c) => [c, c === 'random' ? t('setup.random') : t(`color.${c}`)]), form.color, t('setup.color'), change('color')),
     radios('time', TIME_CONTROLS.map((tc) => [tc, t(`time.${tc}`, { tc })]), form.timeControl, t('setup.time'), change('timeControl')),
     form.timeControl === 'custom'
-      ? h('div', { class: 'custom-time' },
-        h('label', {}, t('setup.minutes'), h('input', { type: 'number', min: 1, max: 180, id: 'lan-minutes', value: form.customMinutes, oninput: (e) => change('customMinutes')(e.target.value) })),
-        h('label', {}, t('setup.increment'), h('input', { type: 'number', min: 0, max: 60, id: 'lan-increment', value: form.customIncrement, oninput: (e) => change('customIncrement')(e.target.value) })))
+      ? customTime('lan', form, t, change)
       : null,
     errorLine(lan, t),
     h('button', { type: 'button', class: 'action accent big', id: 'lan-host-start', disabled: lan.busy === 'host', onclick: () => intent({ type: 'lan/host' }) },

@@ -1,15 +1,9 @@
 // The Online screen: the server address (saved as a setting), create a room, or join one by code.
 import { h, screen } from './dom.js';
+import { segmented } from './forms.js';
 import { NET_COLORS, NET_TIME_CONTROLS, NET_VARIANTS, onlineErrorKey, serverUrlOf } from '../net.js';
 
-function radios(name, options, current, label, onchange) {
-  return h('fieldset', { class: 'group', id: `online-${name}` },
-    h('legend', {}, label),
-    h('div', { class: 'segmented' }, options.map(([value, text]) =>
-      h('label', { class: `seg${String(current) === String(value) ? ' on' : ''}` },
-        h('input', { type: 'radio', name: `online-${name}`, value, id: `online-${name}-${value}`, checked: String(current) === String(value), onchange: () => onchange(value) }),
-        h('span', {}, text)))));
-}
+const radios = (name, ...choice) => segmented({ group: `online-${name}`, input: `online-${name}` }, ...choice);
 
 export function renderOnline(state, { t, intent }) {
   const online = state.online;

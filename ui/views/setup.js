@@ -1,15 +1,9 @@
 // New game: variant is fixed by the menu entry; choose friend or computer, colour, level, clock.
 import { h, screen } from './dom.js';
+import { customTime, segmented } from './forms.js';
 import { LEVELS, TIME_CONTROLS } from '../store.js';
 
-function radios(name, options, current, label, onchange) {
-  return h('fieldset', { class: 'group', id: `setup-${name}` },
-    h('legend', {}, label),
-    h('div', { class: 'segmented' }, options.map(([value, text]) =>
-      h('label', { class: `seg${String(current) === String(value) ? ' on' : ''}` },
-        h('input', { type: 'radio', name, value, id: `${name}-${value}`, checked: String(current) === String(value), onchange: () => onchange(value) }),
-        h('span', {}, text)))));
-}
+const radios = (name, ...choice) => segmented({ group: `setup-${name}`, input: name }, ...choice);
 
 export function renderSetup(state, { t, intent }) {
   const setup = state.setup;
@@ -31,9 +25,7 @@ export function renderSetup(state, { t, intent }) {
     computer ? h('p', { class: 'muted hint' }, t('setup.level.hint')) : null,
     radios('time', TIME_CONTROLS.map((tc) => [tc, t(`time.${tc}`, { tc })]), setup.timeControl, t('setup.time'), change('timeControl')),
     setup.timeControl === 'custom'
-      ? h('div', { class: 'custom-time' },
-        h('label', {}, t('setup.minutes'), h('input', { type: 'number', min: 1, max: 180, id: 'custom-minutes', value: setup.customMinutes, oninput: (e) => change('customMinutes')(e.target.value) })),
-        h('label', {}, t('setup.increment'), h('input', { type: 'number', min: 0, max: 60, id: 'custom-increment', value: setup.customIncrement, oninput: (e) => change('customIncrement')(e.target.value) })))
+      ? customTime('custom', setup, t, change)
       : null,
     state.error ? h('p', { class: 'error', role: 'alert' }, state.error.message) : null,
     h('button', { type: 'button', class: 'action accent big', id: 'start-game', onclick: () => intent({ type: custom ? 'build/start' : 'start-game' }) }, t(custom ? 'setup.build' : 'setup.start')));
