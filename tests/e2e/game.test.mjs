@@ -32,6 +32,15 @@ const typeMove = (text) => typeMoves(d, text);
 const toMenu = () => stepToMenu(d);
 const newGame = (entry, choose) => stepNewGame(d, entry, choose);
 
+/** Opens `fen`, pushes the white pawn on a7 to a8, and returns the roles the picker offers. */
+async function promotionChoices(fen) {
+  await importGame(d, fen);
+  await d.tap('g.sq[data-square="a7"] > rect');
+  await d.tap('g.sq[data-square="a8"] > rect');
+  await waitFor('the picker', () => d.find('#promotion'));
+  return d.script('return [...document.querySelectorAll("#promotion .promo")].map((b) => b.dataset.role);');
+}
+
 test("Fool's mate by taps ends in the result dialog; the PGN export matches", async () => {
   await newGame('classic');
   assert.equal(await d.script('return document.querySelectorAll("#board .piece").length;'), 32);
@@ -66,11 +75,7 @@ test("Fool's mate by taps ends in the result dialog; the PGN export matches", as
 });
 
 test('a promotion offers exactly the side\'s set in the picker', async () => {
-  await importGame(d, '8/P6k/8/8/8/8/8/K7 w - - 0 1');
-  await d.tap('g.sq[data-square="a7"] > rect');
-  await d.tap('g.sq[data-square="a8"] > rect');
-  await waitFor('the picker', () => d.find('#promotion'));
-  const roles = await d.script('return [...document.querySelectorAll("#promotion .promo")].map((b) => b.dataset.role);');
+  const roles = await promotionChoices('8/P6k/8/8/8/8/8/K7 w - - 0 1');
   assert.deepEqual(roles.sort(), ['bishop', 'knight', 'queen', 'rook']);
   await d.screenshot('game-promotion-390x844.png');
   await d.tap('#promotion .promo[data-role="knight"]');
@@ -275,11 +280,7 @@ test('an unreadable import says why; the game screen speaks Spanish', async () =
 });
 
 test('a Maharajah variant side is offered the compound pieces when promoting', async () => {
-  await importGame(d, '7k/P7/8/8/8/8/6p1/K3M3 w - - 0 1');
-  await d.tap('g.sq[data-square="a7"] > rect');
-  await d.tap('g.sq[data-square="a8"] > rect');
-  await waitFor('the picker', () => d.find('#promotion'));
-  const roles = await d.script('return [...document.querySelectorAll("#promotion .promo")].map((b) => b.dataset.role);');
+  const roles = await promotionChoices('7k/P7/8/8/8/8/6p1/K3M3 w - - 0 1');
   assert.deepEqual(roles.sort(), ['archbishop', 'bishop', 'chancellor', 'knight', 'maharajah', 'queen', 'rook']);
   await d.screenshot('game-promotion-variant-390x844.png');
   await d.tap('#promotion .promo[data-role="maharajah"]');

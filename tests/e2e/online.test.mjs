@@ -106,6 +106,19 @@ async function createRoom(choose) {
   return code;
 }
 
+/** A chess room with this device as White and a bot as Black on clock `time` (an id suffix);
+ * returns the room code and the bot once the board shows. */
+async function chessAgainstBot(time) {
+  const code = await createRoom(async () => {
+    await d.tap('#online-variant-chess');
+    await d.tap(`#online-time-${time}`);
+    await d.tap('#online-color-white');
+  });
+  const black = await bot(code);
+  await waitFor('the board', () => exists('#board'));
+  return { code, black };
+}
+
 test('a timed room: the opponent joins by code, moves both ways, pause and resume, mate, About', async () => {
   const code = await createRoom(async () => {
     await d.tap('#online-color-white');
@@ -223,13 +236,7 @@ test('a Maharajah room: both armies are locked in secret and revealed together',
 });
 
 test('the opponent drops while its clock runs: shown disconnected, and its one pause shields it', async () => {
-  const code = await createRoom(async () => {
-    await d.tap('#online-variant-chess');
-    await d.tap('#online-time-5\\+3');
-    await d.tap('#online-color-white');
-  });
-  const black = await bot(code);
-  await waitFor('the board', () => exists('#board'));
+  const { black } = await chessAgainstBot('5\\+3');
   await move('e2', 'e4');
   await black.waitLine('the bot sees e2e4', /^moved 0 e2e4$/);
   black.child.kill('SIGKILL');
@@ -245,13 +252,7 @@ test('the opponent drops while its clock runs: shown disconnected, and its one p
 });
 
 test('the app closes mid-game; opened again, it takes its seat back and plays on', async () => {
-  const code = await createRoom(async () => {
-    await d.tap('#online-variant-chess');
-    await d.tap('#online-time-none');
-    await d.tap('#online-color-white');
-  });
-  const black = await bot(code);
-  await waitFor('the board', () => exists('#board'));
+  const { code, black } = await chessAgainstBot('none');
   await move('e2', 'e4');
   await black.cmd('play e7e5');
   await waitFor('the reply', async () => (await plies()) === 2);
