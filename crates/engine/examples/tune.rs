@@ -49,8 +49,14 @@ fn main() {
     maharajah_engine::attacks::init();
     match args.first().map(String::as_str) {
         Some("gen") => generate(&args),
+        Some("import") => import(&args),
         Some("fit") => fit(&args),
-        _ => eprintln!("usage: tune gen --games N --nodes N --threads N --seed S --out FILE | tune fit FILE [--threads N] [--sweeps N] [--fixed-material] [--only PREFIX,...]"),
+        _ => eprintln!(
+            "usage: tune gen --games N --nodes N --threads N --seed S --out FILE\n\
+             \x20      tune import --variant V --out FILE LOG...\n\
+             \x20      tune fit FILE [--threads N] [--sweeps N] [--fixed-material] \
+             [--only PREFIX,...] [--score-weight W] [--k K] [--rounds N] [--diag]"
+        ),
     }
 }
 
@@ -159,6 +165,67 @@ fn generate(args: &[String]) {
     eprintln!("done: {} positions from {games} games", count.load(Ordering::Relaxed));
 }
 
+/// Turns `uci_match --log` files into position lines: replays every game with a result, keeps
+/// the positions from ply 8 on where the side to move is not in check and the move played is
+/// quiet, and writes `variant|fen|result|score`, where `score` is what the engine that moved
+/// reported for that position (White's view, centipawns; `-` if it reported none).
+fn import(args: &[String]) {
+    let value =
+        |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let variant: Variant = value("--variant")
+        .expect("--variant chess|maharajah|horde")
+        .parse()
+        .expect("--variant chess, maharajah or horde");
+    let out = value("--out").expect("--out FILE");
+    let mut logs = Vec::new();
+    let mut i = 1;
+    while i < args.len() {
+        if args[i].starts_with("--") {
+            i += 2;
+        } else {
+            logs.push(args[i].clone());
+            i += 1;
+        }
+    }
+    assert!(!logs.is_empty(), "name at least one uci_match log");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&out).expect("output file"));
+    let (mut games, mut kept) = (0, 0);
+    for log in &logs {
+        let file = std::fs::File::open(log).unwrap_or_else(|e| panic!("{log}: {e}"));
+        for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+            let line = line.expect("read log");
+            let fields: Vec<&str> = line.split('\t').collect();
+            let [_, _, result, _, fen, moves, rest @ ..] = fields.as_slice() else {
+                panic!("{log}:{}: not a uci_match log line", n + 1);
+            };
+            let result = match *result {
+                "1-0" => "1",
+                "0-1" => "0",
+                "1/2-1/2" => "0.5",
+                _ => continue, // void
+            };
+            let scores: Vec<&str> = rest.first().map_or(Vec::new(), |s| s.split(' ').collect());
+            let mut pos = Position::from_fen(variant, fen)
+                .unwrap_or_else(|e| panic!("{log}:{}: start FEN: {e}", n + 1));
+            games += 1;
+            for (ply, text) in moves.split_whitespace().enumerate() {
+                let mv = text
+                    .parse()
+                    .ok()
+                    .filter(|m| pos.legal_moves().contains(m))
+                    .unwrap_or_else(|| panic!("{log}:{}: illegal move {text}", n + 1));
+                if ply >= 8 && !pos.is_check() && !pos.is_capture(mv) && mv.promotion.is_none() {
+                    let score = scores.get(ply).copied().unwrap_or("-");
+                    writeln!(f, "{variant}|{pos}|{result}|{score}").expect("write");
+                    kept += 1;
+                }
+                pos.play_unchecked(mv);
+            }
+        }
+    }
+    eprintln!("{kept} positions from {games} games");
+}
+
 /// Mean squared error of the weights' predictions over `data`, in parallel.
 fn error(data: &[(Position, f64)], w: &Weights, k: f64, threads: usize) -> f64 {
     let chunk = data.len().div_ceil(threads).max(1);
@@ -183,6 +250,27 @@ fn error(data: &[(Position, f64)], w: &Weights, k: f64, threads: usize) -> f64 {
     total / data.len() as f64
 }
 
+/// The K in 0.01…2.1 that minimises `err`, by a coarse then a fine scan.
+fn scan_k(err: impl Fn(f64) -> f64) -> f64 {
+    let mut k = 1.0;
+    let mut best = f64::MAX;
+    for step in [0.1, 0.01] {
+        let centre = k;
+        for i in -10..=10 {
+            let kk = centre + f64::from(i) * step;
+            if kk <= 0.0 {
+                continue;
+            }
+            let e = err(kk);
+            if e < best {
+                best = e;
+                k = kk;
+            }
+        }
+    }
+    k
+}
+
 fn fit(args: &[String]) {
     let path = args.get(1).expect("fit FILE");
     let threads = arg(args, "--threads", 1).max(1) as usize;
@@ -195,8 +283,24 @@ fn fit(args: &[String]) {
         .and_then(|i| args.get(i + 1))
         .map(|v| v.split(',').map(str::to_string).collect())
         .unwrap_or_default();
+    // `--score-weight W`: the target is (1 − W) · result + W · the result predicted from the
+    // search score stored with the position (see `import`), a less noisy label.
+    let score_weight: f64 = args
+        .iter()
+        .position(|a| a == "--score-weight")
+        .and_then(|i| args.get(i + 1))
+        .map_or(0.0, |v| v.parse().expect("--score-weight needs a number from 0 to 1"));
+    assert!((0.0..=1.0).contains(&score_weight), "--score-weight is between 0 and 1");
+    let fixed_k: Option<f64> = args
+        .iter()
+        .position(|a| a == "--k")
+        .and_then(|i| args.get(i + 1))
+        .map(|v| v.parse().expect("--k needs a number"));
+    let rounds = arg(args, "--rounds", 1).max(1) as usize;
     let mut train = Vec::new();
     let mut test = Vec::new();
+    // (search score, result) of every position that has a score, to fit the score's scale.
+    let mut scored = Vec::new();
     let file = std::fs::File::open(path).expect("positions file");
     for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
         let line = line.expect("read");
@@ -204,6 +308,8 @@ fn fit(args: &[String]) {
         let (Some(v), Some(fen), Some(r)) = (parts.next(), parts.next(), parts.next()) else {
             continue;
         };
+        let score: Option<f64> =
+            parts.next().and_then(|s| s.parse::<f64>().ok()).map(|s| s.clamp(-3000.0, 3000.0));
         let variant: Variant = v.parse().expect("variant");
         let pos = Position::from_fen(variant, fen).expect("FEN written by gen");
         // Keep only quiet positions: the side to move has no capture that wins material
@@ -212,13 +318,39 @@ fn fit(args: &[String]) {
             continue;
         }
         let result: f64 = r.parse().expect("result");
+        if let Some(sc) = score {
+            scored.push((sc, result));
+        }
         if i % 10 == 9 {
-            test.push((pos, result));
+            test.push((pos, result, score));
         } else {
-            train.push((pos, result));
+            train.push((pos, result, score));
         }
     }
     eprintln!("{} training positions, {} held out", train.len(), test.len());
+    // The search scores' own scale: the K that maps them to the results best.
+    let sigmoid = |k: f64, cp: f64| 1.0 / (1.0 + 10f64.powf(-k * cp / 400.0));
+    let ks = if score_weight > 0.0 {
+        assert!(!scored.is_empty(), "--score-weight needs positions with scores (tune import)");
+        let err = |k: f64| {
+            scored.iter().map(|&(sc, r)| (r - sigmoid(k, sc)).powi(2)).sum::<f64>()
+                / scored.len() as f64
+        };
+        let ks = scan_k(err);
+        eprintln!("search scores: K = {ks:.2}, error {:.6}", err(ks));
+        ks
+    } else {
+        1.0
+    };
+    let target = |(pos, result, score): (Position, f64, Option<f64>)| {
+        let t = match score {
+            Some(sc) => (1.0 - score_weight) * result + score_weight * sigmoid(ks, sc),
+            None => result,
+        };
+        (pos, t)
+    };
+    let train: Vec<(Position, f64)> = train.into_iter().map(target).collect();
+    let test: Vec<(Position, f64)> = test.into_iter().map(target).collect();
     if args.iter().any(|a| a == "--diag") {
         // Mean result by evaluation bucket (White's view), to see how well the scale fits.
         let mut buckets = std::collections::BTreeMap::<i32, (usize, f64)>::new();
@@ -236,60 +368,56 @@ fn fit(args: &[String]) {
         return;
     }
     let mut w = WEIGHTS.clone();
-    // The scale K: golden enough with a coarse then fine scan.
-    // K is fitted on the positions where both sides have a king: the hand-set Horde terms
-    // are biased (see the README), and fitting K to them would shrink the whole scale.
+    // The scale K: fixed by `--k`, else fitted on the positions where both sides have a king
+    // (the hand-set Horde terms are biased, see the README, and fitting K to them would shrink
+    // the whole scale) or, with none (Horde-only data), on all positions, then refitted after
+    // each round of weight tuning (`--rounds`).
     let kinged: Vec<(Position, f64)> =
         train.iter().filter(|(p, _)| p.king_of(Color::White).is_some()).cloned().collect();
-    let mut k = 1.0;
-    let mut kbest = f64::MAX;
-    for step in [0.1, 0.01] {
-        let centre = k;
-        for i in -10..=10 {
-            let kk = centre + f64::from(i) * step;
-            if kk <= 0.0 {
-                continue;
-            }
-            let e = error(&kinged, &w, kk, threads);
-            if e < kbest {
-                kbest = e;
-                k = kk;
-            }
-        }
-    }
-    let mut best = error(&train, &w, k, threads);
+    let k_data = if kinged.is_empty() { &train } else { &kinged };
+    let mut k = fixed_k.unwrap_or_else(|| scan_k(|k| error(k_data, &w, k, threads)));
     let test_before = error(&test, &w, k, threads);
-    eprintln!("K = {k:.2}; error train {best:.6}, held out {test_before:.6}");
+    eprintln!(
+        "K = {k:.2}; error train {:.6}, held out {test_before:.6}",
+        error(&train, &w, k, threads)
+    );
     let started = Instant::now();
     let count = w.params_mut().len();
-    for step in [8, 4, 2, 1] {
-        for sweep in 0..max_sweeps {
-            let mut improved = false;
-            for i in 0..count {
-                let name = w.params_mut()[i].0.clone();
-                if fixed_material && name.starts_with("material")
-                    || !only.is_empty() && !only.iter().any(|p| name.starts_with(p.as_str()))
-                {
-                    continue;
-                }
-                for delta in [step, -step] {
-                    *w.params_mut()[i].1 += delta;
-                    let e = error(&train, &w, k, threads);
-                    if e < best {
-                        best = e;
-                        improved = true;
-                        break;
+    for round in 0..rounds {
+        if round > 0 && fixed_k.is_none() {
+            k = scan_k(|k| error(k_data, &w, k, threads));
+            eprintln!("round {round}: K = {k:.2}");
+        }
+        let mut best = error(&train, &w, k, threads);
+        for step in [8, 4, 2, 1] {
+            for sweep in 0..max_sweeps {
+                let mut improved = false;
+                for i in 0..count {
+                    let name = w.params_mut()[i].0.clone();
+                    if fixed_material && name.starts_with("material")
+                        || !only.is_empty() && !only.iter().any(|p| name.starts_with(p.as_str()))
+                    {
+                        continue;
                     }
-                    *w.params_mut()[i].1 -= delta;
+                    for delta in [step, -step] {
+                        *w.params_mut()[i].1 += delta;
+                        let e = error(&train, &w, k, threads);
+                        if e < best {
+                            best = e;
+                            improved = true;
+                            break;
+                        }
+                        *w.params_mut()[i].1 -= delta;
+                    }
                 }
-            }
-            eprintln!(
-                "step {step} sweep {sweep}: train {best:.6}, held out {:.6}, {:.0} s",
-                error(&test, &w, k, threads),
-                started.elapsed().as_secs_f64()
-            );
-            if !improved {
-                break;
+                eprintln!(
+                    "step {step} sweep {sweep}: train {best:.6}, held out {:.6}, {:.0} s",
+                    error(&test, &w, k, threads),
+                    started.elapsed().as_secs_f64()
+                );
+                if !improved {
+                    break;
+                }
             }
         }
     }

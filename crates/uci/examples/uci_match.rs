@@ -10,8 +10,11 @@
 //! Options: `--a PATH`, `--b PATH` (engines; `--a-opt NAME=VALUE` / `--b-opt` set UCI options,
 //! repeatable), `--variant chess|maharajah|horde`, `--pairs N`, `--movetime MS` or `--nodes N`
 //! (the same for both), `--seed S`, `--max-plies N` (then a draw), `--concurrency N` (games at
-//! once), `--log FILE` (one line per game: start FEN, moves, result), `--mirror` (Maharajah:
-//! Black's random army is White's, mirrored, so the start is balanced).
+//! once), `--log FILE` (one line per game, tab-separated: game number, which engine had White
+//! (`A`/`B`), result, how it ended, start FEN, the moves, and the score the mover reported for
+//! each move, from White's view in centipawns, mates as ±100000, `-` if none; `tune import`
+//! turns such logs into tuning positions), `--mirror` (Maharajah: Black's random army is
+//! White's, mirrored, so the start is balanced).
 //!
 //! Starts: chess and Horde play four random legal plies from the start position; Maharajah draws
 //! two random armies with [`Army::random`] (the same generator the app's "random army" uses). A
@@ -309,13 +312,11 @@ enum End {
     Void,
 }
 
+/// A finished game: how it ended, why, the moves, and each move's reported score (White's view).
+type Played = (End, String, Vec<Move>, Vec<Option<i32>>);
+
 /// Plays one game; `engines[0]` is White.
-fn play(
-    o: &Options,
-    start: &Position,
-    white: &mut Engine,
-    black: &mut Engine,
-) -> (End, String, Vec<Move>) {
+fn play(o: &Options, start: &Position, white: &mut Engine, black: &mut Engine) -> Played {
     white.new_game(o.variant, start);
     black.new_game(o.variant, start);
     let go = match (o.movetime, o.nodes) {
@@ -326,35 +327,42 @@ fn play(
     let mut game = Game::new(start.clone());
     let mut streak = [0usize; 2];
     let mut last = [0i32; 2];
+    let mut scores = Vec::new();
     loop {
         match game.outcome() {
             Some(Outcome::Decisive { winner, .. }) => {
                 let s = if winner == Color::White { 1.0 } else { 0.0 };
-                return (End::Score(s), "rules".into(), game.moves().to_vec());
+                return (End::Score(s), "rules".into(), game.moves().to_vec(), scores);
             }
             Some(Outcome::Draw { .. }) => {
-                return (End::Score(0.5), "rules draw".into(), game.moves().to_vec())
+                return (End::Score(0.5), "rules draw".into(), game.moves().to_vec(), scores)
             }
             None => {}
         }
         if game.claimable_draw().is_some() {
-            return (End::Score(0.5), "claimable draw".into(), game.moves().to_vec());
+            return (End::Score(0.5), "claimable draw".into(), game.moves().to_vec(), scores);
         }
         if game.moves().len() >= o.max_plies {
-            return (End::Score(0.5), "max plies".into(), game.moves().to_vec());
+            return (End::Score(0.5), "max plies".into(), game.moves().to_vec(), scores);
         }
         let turn = game.position().turn();
         let engine = if turn == Color::White { &mut *white } else { &mut *black };
         let name = if turn == Color::White { "white" } else { "black" };
         let (text, score) = engine.think(start, game.moves(), &go);
         let Ok(mv) = text.parse::<Move>() else {
-            return (End::Void, format!("{name} sent {text:?}"), game.moves().to_vec());
+            return (End::Void, format!("{name} sent {text:?}"), game.moves().to_vec(), scores);
         };
         if let Err(e) = game.play(mv) {
-            return (End::Void, format!("{name} played illegal {}", e.mv), game.moves().to_vec());
+            return (
+                End::Void,
+                format!("{name} played illegal {}", e.mv),
+                game.moves().to_vec(),
+                scores,
+            );
         }
         let me = turn as usize;
         last[me] = score.unwrap_or(0);
+        scores.push(score.map(|v| if turn == Color::White { v } else { -v }));
         // Adjudicate when both sides agree, four plies running, that `turn` is winning big.
         if last[me] >= 1000 && last[1 - me] <= -1000 {
             streak[me] += 1;
@@ -368,7 +376,7 @@ fn play(
         for c in [Color::White, Color::Black] {
             if streak[c as usize] >= 4 {
                 let s = if c == Color::White { 1.0 } else { 0.0 };
-                return (End::Score(s), "adjudicated".into(), game.moves().to_vec());
+                return (End::Score(s), "adjudicated".into(), game.moves().to_vec(), scores);
             }
         }
     }
@@ -403,7 +411,7 @@ fn main() {
                         ChaCha8Rng::seed_from_u64(o.seed.wrapping_mul(1_000_003) ^ (g / 2) as u64);
                     let start = opening(o.variant, o.mirror, &mut rng);
                     let a_white = g % 2 == 0;
-                    let (end, why, moves) = if a_white {
+                    let (end, why, moves, scores) = if a_white {
                         play(o, &start, &mut a, &mut b)
                     } else {
                         play(o, &start, &mut b, &mut a)
@@ -440,10 +448,19 @@ fn main() {
                     drop(t);
                     if let Some(log) = log {
                         let mv: Vec<String> = moves.iter().map(ToString::to_string).collect();
+                        let sc: Vec<String> = scores
+                            .iter()
+                            .map(|s| s.map_or_else(|| "-".to_string(), |v| v.to_string()))
+                            .collect();
                         let mut f = log.lock().unwrap();
                         let white = if a_white { "A" } else { "B" };
-                        writeln!(f, "{g}\t{white}\t{result}\t{why}\t{start}\t{}", mv.join(" "))
-                            .expect("log");
+                        writeln!(
+                            f,
+                            "{g}\t{white}\t{result}\t{why}\t{start}\t{}\t{}",
+                            mv.join(" "),
+                            sc.join(" ")
+                        )
+                        .expect("log");
                     }
                 }
             });
