@@ -1,8 +1,10 @@
-//! Texel tuning of the evaluation weights from self-play.
+//! Texel tuning of the evaluation weights from self-play or from games between other engines.
 //!
 //! ```text
 //! cargo run --release -p maharajah-engine --example tune -- gen --games 800 --nodes 4000 \
 //!     --threads 2 --seed 1 --out /tmp/positions.txt
+//! cargo run --release -p maharajah-engine --example tune -- import --variant horde \
+//!     --out /tmp/positions.txt /tmp/match.log
 //! cargo run --release -p maharajah-engine --example tune -- fit /tmp/positions.txt --threads 2
 //! ```
 //!
@@ -15,14 +17,22 @@
 //! by the rules, a claimable draw, adjudication (both sides' scores agree on 9 pawns or mate)
 //! or as a draw at 300 plies.
 //!
+//! `import` reads the game logs of `crates/uci/examples/uci_match.rs --log` (for instance
+//! Fairy-Stockfish against itself) and keeps positions by the same rules, adding a fourth
+//! field: the search score the moving engine reported there (White's view, `-` if none).
+//!
 //! `fit` reads the positions, drops those where the side to move has a capture that wins
-//! material by static exchange (not quiet), first finds the scale `K` (on the positions with
-//! both kings, so a biased Horde term cannot shrink the whole scale) that best maps the current evaluation to results
-//! (`1 / (1 + 10^(−K·eval/400))`), then minimises the mean squared error over every weight of
+//! material by static exchange (not quiet), first finds the scale `K` that best maps the
+//! current evaluation to results (`1 / (1 + 10^(−K·eval/400))`; on the positions with both
+//! kings, so a biased Horde term cannot shrink the whole scale, or on all of them if none has
+//! both; `--k` fixes it), then minimises the mean squared error over every weight of
 //! [`Weights::params_mut`] by local search (Texel's method: try each weight ± step, keep what
 //! lowers the error; steps 8, 4, 2, 1), holding out every tenth position to report the error
-//! on unseen positions (`--fixed-material` leaves the material values alone; `--only a,b`
-//! tunes only the weights whose names start with `a` or `b`). It prints the new weights as a Rust expression for `eval.rs`.
+//! on unseen positions. `--fixed-material` leaves the material values alone; `--only a,b`
+//! tunes only the weights whose names start with `a` or `b`; `--rounds N` refits `K` and
+//! tunes again N times; `--score-weight W` blends the stored search scores into the target,
+//! `(1 − W) · result + W · 1 / (1 + 10^(−Ks·score/400))`, with `Ks` fitted to the results
+//! first. It prints the new weights as a Rust expression for `eval.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::io::{BufRead, Write};
