@@ -23,12 +23,9 @@
 //!   dropped person get the seat back — also through [`ChaturajiClient::join_table`] from the
 //!   same device, or [`ChaturajiClient::resume`] after an app restart.
 
-use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use futures_util::stream::SplitSink;
-use futures_util::{SinkExt, StreamExt};
 use maharajah_chaturaji::cpu::Level;
 use maharajah_chaturaji::game::Action as GameAction;
 use maharajah_chaturaji::{BySeat, Game, Move, Outcome, Seat, Settings, Step};
@@ -36,16 +33,11 @@ use maharajah_protocol::chaturaji::{
     decode_chaturaji_server, ChaturajiAction, ChaturajiEvent, ChaturajiFrame, ChaturajiMsg,
     ChaturajiSeatView, ChaturajiSnapshot, DieView,
 };
-use maharajah_protocol::{encode, AccessCode, ClientMsg, ErrorCode, ServerMsg};
-use tokio::net::TcpStream;
-use tokio::sync::{mpsc, oneshot};
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use maharajah_protocol::{AccessCode, ClientMsg, ErrorCode, ServerMsg};
+use tokio::sync::mpsc;
 
-use crate::client::{establish, CloseReason, ConnectOptions, NetError, NetEvent};
-
-type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
-type Sink = SplitSink<Ws, Message>;
+use crate::client::{CloseReason, ConnectOptions, NetError, NetEvent};
+use crate::link::{self, Flavour, Handle, Incoming, Wire};
 
 /// The seat a client acts for. Keep it with the device id to come back after a restart.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -235,20 +227,12 @@ enum Reply {
     Done,
 }
 
-type Responder = oneshot::Sender<Result<Reply, NetError>>;
-
-enum Command {
-    Request(Req, Responder),
-    Drop,
-    Close(oneshot::Sender<()>),
-}
-
 /// A handle on a Chaturaji seat's connection. Cheap to clone; it ends when
 /// [`ChaturajiClient::close`] is called or every handle is dropped (the seat stays in the room:
 /// the CPU plays it until the person comes back from the same device).
 #[derive(Clone, Debug)]
 pub struct ChaturajiClient {
-    cmds: mpsc::UnboundedSender<Command>,
+    link: Handle<Req, Reply>,
     state: Arc<Mutex<TableState>>,
     device: String,
 }
@@ -300,32 +284,14 @@ impl ChaturajiClient {
         device: &str,
         state: TableState,
     ) -> Result<(ChaturajiClient, mpsc::UnboundedReceiver<ChaturajiNetEvent>), NetError> {
-        let (ws, welcome) = establish(url, &options).await?;
-        let (events, events_rx) = mpsc::unbounded_channel();
-        if let NetEvent::Connected { server_version, .. } = welcome {
-            let _ = events.send(ChaturajiNetEvent::Connected { server_version });
-        }
-        let (cmds, cmds_rx) = mpsc::unbounded_channel();
         let state = Arc::new(Mutex::new(state));
-        let task = Task {
-            url: url.to_owned(),
-            options,
-            device: device.to_owned(),
-            state: state.clone(),
-            events,
-            cmds: cmds_rx,
-            queue: VecDeque::new(),
-            in_flight: None,
-            nonce: 0,
-        };
-        tokio::spawn(task.run(ws));
-        Ok((ChaturajiClient { cmds, state, device: device.to_owned() }, events_rx))
+        let flavour = Chaturaji { state: state.clone(), device: device.to_owned() };
+        let (link, events) = link::start(url, options, flavour).await?;
+        Ok((ChaturajiClient { link, state, device: device.to_owned() }, events))
     }
 
     async fn request(&self, req: Req) -> Result<Reply, NetError> {
-        let (tx, rx) = oneshot::channel();
-        self.cmds.send(Command::Request(req, tx)).map_err(|_| NetError::Closed)?;
-        rx.await.map_err(|_| NetError::Closed)?
+        self.link.request(req).await
     }
 
     /// Creates a table and takes its first person seat. `settings.players` says which seats are
@@ -432,356 +398,179 @@ impl ChaturajiClient {
 
     /// Drops the socket as a Wi-Fi loss would; the client reconnects and resyncs by itself.
     pub fn drop_link(&self) {
-        let _ = self.cmds.send(Command::Drop);
+        self.link.drop_link();
     }
 
     /// Closes the connection (the seat stays; [`ChaturajiClient::resume`] or a join from the
     /// same device takes it back).
     pub async fn close(&self) {
-        let (tx, rx) = oneshot::channel();
-        if self.cmds.send(Command::Close(tx)).is_ok() {
-            let _ = rx.await;
-        }
+        self.link.close().await;
     }
 }
 
-struct InFlight {
-    req: Req,
-    reply: Responder,
-    /// The game step an action was sent at (kept for a resend).
-    step: Option<u32>,
-    /// The nonce of the `ping` that answers a rematch.
-    barrier: Option<u64>,
-    /// Sent on the current socket.
-    sent: bool,
-}
-
-enum End {
-    Dropped(String),
-    Closed(CloseReason),
-}
-
-struct Task {
-    url: String,
-    options: ConnectOptions,
-    device: String,
+/// The Chaturaji client's side of the shared driver.
+struct Chaturaji {
     state: Arc<Mutex<TableState>>,
-    events: mpsc::UnboundedSender<ChaturajiNetEvent>,
-    cmds: mpsc::UnboundedReceiver<Command>,
-    queue: VecDeque<(Req, Responder)>,
-    in_flight: Option<InFlight>,
-    nonce: u64,
+    device: String,
 }
 
-impl Task {
-    fn emit(&self, e: ChaturajiNetEvent) {
-        let _ = self.events.send(e);
-    }
+impl Flavour for Chaturaji {
+    type Req = Req;
+    type Reply = Reply;
+    type Event = ChaturajiNetEvent;
+    type Seat = ChaturajiSeat;
+    type Snapshot = Box<ChaturajiSnapshot>;
+    type RoomEvent = ChaturajiEvent;
 
-    async fn run(mut self, first: Ws) {
-        let mut ws = Some(first);
-        let mut attempt = 0u32;
-        loop {
-            let socket = match ws.take() {
-                Some(s) => s,
-                None => match establish(&self.url, &self.options).await {
-                    Ok((s, welcome)) => {
-                        attempt = 0;
-                        if let NetEvent::Connected { server_version, .. } = welcome {
-                            self.emit(ChaturajiNetEvent::Connected { server_version });
-                        }
-                        s
-                    }
-                    Err(NetError::VersionMismatch(m)) => {
-                        self.finish(CloseReason::VersionMismatch(m));
-                        return;
-                    }
-                    Err(e) => {
-                        attempt += 1;
-                        if !self.backoff(attempt, e.to_string()).await {
-                            return;
-                        }
-                        continue;
-                    }
-                },
-            };
-            match self.session(socket).await {
-                End::Closed(reason) => {
-                    self.finish(reason);
-                    return;
-                }
-                End::Dropped(reason) => {
-                    self.interrupt();
-                    attempt += 1;
-                    if !self.backoff(attempt, reason).await {
-                        return;
-                    }
-                }
+    const PEER: &'static str = "server";
+
+    fn decode(text: &str) -> Result<Incoming<Self>, String> {
+        Ok(match decode_chaturaji_server(text).map_err(|e| e.to_string())? {
+            ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiSeated { code, seat, token }) => {
+                Incoming::Seated(ChaturajiSeat { code, seat, token })
             }
-        }
-    }
-
-    /// Reports the drop and waits before the next attempt, queueing requests. False (and
-    /// finished) if the client is to close.
-    async fn backoff(&mut self, attempt: u32, reason: String) -> bool {
-        let delay = self.options.backoff(attempt);
-        self.emit(ChaturajiNetEvent::Disconnected { reason, retry_in: delay });
-        let deadline = tokio::time::Instant::now() + delay;
-        loop {
-            tokio::select! {
-                _ = tokio::time::sleep_until(deadline) => return true,
-                cmd = self.cmds.recv() => match cmd {
-                    None => { self.finish(CloseReason::ByUser); return false; }
-                    Some(Command::Close(ack)) => {
-                        self.finish(CloseReason::ByUser);
-                        let _ = ack.send(());
-                        return false;
-                    }
-                    Some(Command::Drop) => {}
-                    Some(Command::Request(req, reply)) => self.enqueue(req, reply),
-                },
+            ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiSnapshot { snapshot }) => {
+                Incoming::Snapshot(snapshot)
             }
-        }
-    }
-
-    fn finish(&mut self, reason: CloseReason) {
-        if let Some(f) = self.in_flight.take() {
-            let _ = f.reply.send(Err(NetError::Closed));
-        }
-        for (_, reply) in self.queue.drain(..) {
-            let _ = reply.send(Err(NetError::Closed));
-        }
-        self.emit(ChaturajiNetEvent::Closed(reason));
-    }
-
-    /// After a drop: an action stays in flight (resent at the same step), others fail.
-    fn interrupt(&mut self) {
-        if let Some(f) = self.in_flight.take() {
-            if matches!(f.req, Req::Act(_)) {
-                self.in_flight = Some(InFlight { sent: false, ..f });
-            } else {
-                let _ = f.reply.send(Err(NetError::Interrupted));
+            ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiEvent { seq, event, .. }) => {
+                Incoming::Event { seq, event }
             }
-        }
+            ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiAck { step, seq }) => {
+                Incoming::Ack { at: step, seq }
+            }
+            ChaturajiFrame::Server(ServerMsg::Pong { nonce, .. }) => Incoming::Pong(nonce),
+            ChaturajiFrame::Server(ServerMsg::Error { code, message }) => {
+                Incoming::Error { code, message }
+            }
+            ChaturajiFrame::Server(_) => Incoming::Ignored,
+        })
     }
 
-    fn enqueue(&mut self, req: Req, reply: Responder) {
-        let seated = lock(&self.state).seat.clone();
-        match (&req, seated) {
-            (Req::Create { .. } | Req::Join(_), Some(s)) => {
-                let _ = reply.send(Err(NetError::AlreadySeated(s.code)));
+    fn connected(welcome: NetEvent) -> Option<ChaturajiNetEvent> {
+        match welcome {
+            NetEvent::Connected { server_version, .. } => {
+                Some(ChaturajiNetEvent::Connected { server_version })
             }
-            (Req::Act(_) | Req::Rematch, None) => {
-                let _ = reply.send(Err(NetError::NotSeated));
-            }
-            _ => self.queue.push_back((req, reply)),
+            _ => None,
         }
     }
+    fn disconnected(reason: String, retry_in: Duration) -> ChaturajiNetEvent {
+        ChaturajiNetEvent::Disconnected { reason, retry_in }
+    }
+    fn rejoined(last_seq: u64) -> ChaturajiNetEvent {
+        ChaturajiNetEvent::Rejoined { last_seq }
+    }
+    fn seated(seat: ChaturajiSeat) -> ChaturajiNetEvent {
+        ChaturajiNetEvent::Seated(seat)
+    }
+    fn snapshot(snapshot: Box<ChaturajiSnapshot>) -> ChaturajiNetEvent {
+        ChaturajiNetEvent::Snapshot(snapshot)
+    }
+    fn room(seq: u64, event: ChaturajiEvent) -> ChaturajiNetEvent {
+        ChaturajiNetEvent::Table { seq, event }
+    }
+    fn rtt(_: Duration) -> Option<ChaturajiNetEvent> {
+        None
+    }
+    fn server_error(code: ErrorCode, message: String) -> ChaturajiNetEvent {
+        ChaturajiNetEvent::ServerError { code, message }
+    }
+    fn violation(problem: String) -> ChaturajiNetEvent {
+        ChaturajiNetEvent::ProtocolViolation(problem)
+    }
+    fn closed(reason: CloseReason) -> ChaturajiNetEvent {
+        ChaturajiNetEvent::Closed(reason)
+    }
 
-    fn wire(&mut self, f: &mut InFlight) -> Vec<ClientMsg> {
+    fn seat_code(&self) -> Option<AccessCode> {
+        lock(&self.state).seat.as_ref().map(|s| s.code.clone())
+    }
+    fn set_seat(&self, seat: ChaturajiSeat) {
+        lock(&self.state).seat = Some(seat);
+    }
+    fn last_seq(&self) -> u64 {
+        lock(&self.state).last_seq
+    }
+    fn rejoin(&self) -> Option<ClientMsg> {
+        let st = lock(&self.state);
+        let last_seq = st.last_seq;
+        st.seat.clone().map(|s| ClientMsg::RejoinChaturaji {
+            code: s.code,
+            token: s.token,
+            device: self.device.clone(),
+            last_seq,
+        })
+    }
+    fn apply_snapshot(&self, snapshot: &Box<ChaturajiSnapshot>) {
+        lock(&self.state).apply_snapshot(snapshot);
+    }
+    fn apply_event(&self, seq: u64, event: &ChaturajiEvent) -> Result<(), String> {
+        let mut st = lock(&self.state);
+        let applied = st.apply_event(seq, event);
+        if applied.is_err() {
+            // The replica cannot follow: start again from a snapshot.
+            st.last_seq = 0;
+        }
+        applied
+    }
+
+    fn wire(&self, req: &Req, at: &mut Option<u32>) -> Wire {
         let st = lock(&self.state);
         let token = st.seat.as_ref().map(|s| s.token.clone()).unwrap_or_default();
         let next_step = st.steps;
         drop(st);
         let device = self.device.clone();
-        match &f.req {
-            Req::Create { settings, stand_in } => vec![ClientMsg::CreateChaturaji {
-                settings: settings.clone(),
-                device,
-                stand_in: *stand_in,
-            }],
-            Req::Join(code) => vec![ClientMsg::JoinChaturaji { code: code.clone(), device }],
-            Req::Act(action) => {
-                let step = *f.step.get_or_insert(next_step);
-                vec![ClientMsg::ChaturajiAct { token, step, action: *action }]
-            }
-            Req::Rematch => {
-                self.nonce += 1;
-                f.barrier = Some(self.nonce);
-                vec![ClientMsg::ChaturajiRematch { token }, ClientMsg::Ping { nonce: self.nonce }]
-            }
-        }
-    }
-
-    async fn send(sink: &mut Sink, msg: &ClientMsg) -> Result<(), End> {
-        sink.send(Message::text(encode(msg))).await.map_err(|e| End::Dropped(e.to_string()))
-    }
-
-    async fn pump(&mut self, sink: &mut Sink) -> Result<(), End> {
-        let mut f = match self.in_flight.take() {
-            Some(f) if f.sent => {
-                self.in_flight = Some(f);
-                return Ok(());
-            }
-            Some(f) => f,
-            None => match self.queue.pop_front() {
-                Some((req, reply)) => {
-                    InFlight { req, reply, step: None, barrier: None, sent: false }
-                }
-                None => return Ok(()),
-            },
-        };
-        f.sent = true;
-        let msgs = self.wire(&mut f);
-        self.in_flight = Some(f);
-        for m in &msgs {
-            Task::send(sink, m).await?;
-        }
-        Ok(())
-    }
-
-    fn complete(&mut self, r: Result<Reply, NetError>) {
-        if let Some(f) = self.in_flight.take() {
-            let _ = f.reply.send(r);
-        }
-    }
-
-    async fn session(&mut self, ws: Ws) -> End {
-        let (mut sink, mut stream) = ws.split();
-        let (seat, last_seq) = {
-            let st = lock(&self.state);
-            (st.seat.clone(), st.last_seq)
-        };
-        let device = self.device.clone();
-        let rejoin = seat.map(|s| ClientMsg::RejoinChaturaji {
-            code: s.code,
-            token: s.token,
-            device,
-            last_seq,
-        });
-        let mut awaiting_rejoin = rejoin.is_some();
-        if let Some(msg) = rejoin {
-            if let Err(e) = Task::send(&mut sink, &msg).await {
-                return e;
-            }
-        }
-        let mut ticker = tokio::time::interval(self.options.ping_interval);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        ticker.tick().await;
-        let mut last_heard = Instant::now();
-        loop {
-            if !awaiting_rejoin {
-                if let Err(e) = self.pump(&mut sink).await {
-                    return e;
-                }
-            }
-            let step = tokio::select! {
-                cmd = self.cmds.recv() => match cmd {
-                    None => {
-                        let _ = sink.send(Message::Close(None)).await;
-                        return End::Closed(CloseReason::ByUser);
-                    }
-                    Some(Command::Close(ack)) => {
-                        let _ = sink.send(Message::Close(None)).await;
-                        let _ = ack.send(());
-                        return End::Closed(CloseReason::ByUser);
-                    }
-                    Some(Command::Drop) => return End::Dropped("link dropped".into()),
-                    Some(Command::Request(req, reply)) => { self.enqueue(req, reply); Ok(()) }
+        let (msg, barrier) = match req {
+            Req::Create { settings, stand_in } => (
+                ClientMsg::CreateChaturaji {
+                    settings: settings.clone(),
+                    device,
+                    stand_in: *stand_in,
                 },
-                _ = ticker.tick() => {
-                    if last_heard.elapsed() > self.options.silence_timeout {
-                        return End::Dropped("the server went silent".into());
-                    }
-                    self.nonce += 1;
-                    Task::send(&mut sink, &ClientMsg::Ping { nonce: self.nonce }).await
-                }
-                msg = stream.next() => {
-                    last_heard = Instant::now();
-                    match msg {
-                        None => return End::Dropped("closed by the server".into()),
-                        Some(Err(e)) => return End::Dropped(e.to_string()),
-                        Some(Ok(Message::Close(_))) => return End::Dropped("closed by the server".into()),
-                        Some(Ok(Message::Text(t))) => match decode_chaturaji_server(t.as_str()) {
-                            Ok(frame) => self.handle(frame, &mut awaiting_rejoin),
-                            Err(e) => {
-                                self.emit(ChaturajiNetEvent::ProtocolViolation(e.to_string()));
-                                Ok(())
-                            }
-                        },
-                        Some(Ok(Message::Binary(_))) => {
-                            self.emit(ChaturajiNetEvent::ProtocolViolation("binary frame".into()));
-                            Ok(())
-                        }
-                        Some(Ok(_)) => Ok(()),
-                    }
-                }
-            };
-            if let Err(e) = step {
-                return e;
+                false,
+            ),
+            Req::Join(code) => (ClientMsg::JoinChaturaji { code: code.clone(), device }, false),
+            Req::Act(action) => {
+                let step = *at.get_or_insert(next_step);
+                (ClientMsg::ChaturajiAct { token, step, action: *action }, false)
             }
-        }
+            Req::Rematch => (ClientMsg::ChaturajiRematch { token }, true),
+        };
+        Wire { msgs: vec![msg], barrier }
     }
-
-    fn handle(&mut self, frame: ChaturajiFrame, awaiting_rejoin: &mut bool) -> Result<(), End> {
-        match frame {
-            ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiSeated { code, seat, token }) => {
-                let creds = ChaturajiSeat { code, seat, token };
-                if *awaiting_rejoin {
-                    *awaiting_rejoin = false;
-                    let last_seq = lock(&self.state).last_seq;
-                    self.emit(ChaturajiNetEvent::Rejoined { last_seq });
-                } else if matches!(
-                    self.in_flight.as_ref().map(|f| &f.req),
-                    Some(Req::Create { .. } | Req::Join(_))
-                ) {
-                    lock(&self.state).seat = Some(creds.clone());
-                    self.emit(ChaturajiNetEvent::Seated(creds.clone()));
-                    self.complete(Ok(Reply::Seated(creds)));
-                }
-            }
-            ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiSnapshot { snapshot }) => {
-                lock(&self.state).apply_snapshot(&snapshot);
-                self.emit(ChaturajiNetEvent::Snapshot(snapshot));
-            }
-            ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiEvent { seq, event, .. }) => {
-                let last = lock(&self.state).last_seq;
-                if seq <= last {
-                    return Ok(());
-                }
-                if seq > last + 1 {
-                    return Err(End::Dropped(format!("missed events {}..{}", last + 1, seq)));
-                }
-                let applied = lock(&self.state).apply_event(seq, &event);
-                if let Err(problem) = applied {
-                    // The replica cannot follow: start again from a snapshot.
-                    lock(&self.state).last_seq = 0;
-                    self.emit(ChaturajiNetEvent::ProtocolViolation(problem.clone()));
-                    return Err(End::Dropped(problem));
-                }
-                self.emit(ChaturajiNetEvent::Table { seq, event });
-            }
-            ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiAck { step, seq }) => {
-                if let Some(f) = &self.in_flight {
-                    if matches!(f.req, Req::Act(_)) && f.step == Some(step) {
-                        self.complete(Ok(Reply::Acked(ActAck { step, seq })));
-                    }
-                }
-            }
-            ChaturajiFrame::Server(ServerMsg::Pong { nonce, .. }) => {
-                if self.in_flight.as_ref().is_some_and(|f| f.barrier == Some(nonce)) {
-                    self.complete(Ok(Reply::Done));
-                }
-            }
-            ChaturajiFrame::Server(ServerMsg::Error { code, message }) => {
-                if code == ErrorCode::VersionMismatch {
-                    return Err(End::Closed(CloseReason::VersionMismatch(message)));
-                }
-                if *awaiting_rejoin {
-                    if matches!(code, ErrorCode::RateLimited | ErrorCode::ShuttingDown) {
-                        return Err(End::Dropped(message));
-                    }
-                    return Err(End::Closed(CloseReason::SeatLost { code, message }));
-                }
-                if self.in_flight.as_ref().is_some_and(|f| f.sent) {
-                    self.complete(Err(NetError::Server { code, message }));
-                } else {
-                    self.emit(ChaturajiNetEvent::ServerError { code, message });
-                }
-            }
-            ChaturajiFrame::Server(_) => {}
-        }
-        Ok(())
+    fn takes_seat(req: &Req) -> bool {
+        matches!(req, Req::Create { .. } | Req::Join(_))
+    }
+    fn needs_seat(req: &Req) -> bool {
+        matches!(req, Req::Act(_) | Req::Rematch)
+    }
+    /// An action stays in flight (resent at the same step), others fail.
+    fn resendable(req: &Req) -> bool {
+        matches!(req, Req::Act(_))
+    }
+    fn acked(req: &Req) -> bool {
+        matches!(req, Req::Act(_))
+    }
+    fn setup(_: &Req) -> bool {
+        false
+    }
+    fn ignores_errors(_: &Req) -> bool {
+        false
+    }
+    fn already_done(_: &Req, _: ErrorCode) -> bool {
+        false
+    }
+    fn seated_reply(seat: ChaturajiSeat) -> Reply {
+        Reply::Seated(seat)
+    }
+    fn ack_reply(step: u32, seq: u64) -> Reply {
+        Reply::Acked(ActAck { step, seq })
+    }
+    fn barrier_reply(_: &Req, _: Duration) -> Reply {
+        Reply::Done
+    }
+    fn done() -> Reply {
+        Reply::Done
     }
 }
 

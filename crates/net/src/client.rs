@@ -16,22 +16,16 @@
 //!   state tells whether it happened.
 //! - Version mismatch and a lost seat (room gone, token refused) end the connection for good.
 
-use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use futures_util::stream::SplitSink;
-use futures_util::{SinkExt, StreamExt};
 use maharajah_protocol::{
-    decode_server, encode, AccessCode, ClientMsg, Color, ErrorCode, GameResult, Phase, RoomEvent,
-    RoomOptions, ServerMsg, Snapshot, PROTOCOL_VERSION,
+    decode_server, AccessCode, ClientMsg, Color, ErrorCode, GameResult, Phase, RoomEvent,
+    RoomOptions, ServerMsg, Snapshot,
 };
-use tokio::net::TcpStream;
-use tokio::sync::{mpsc, oneshot};
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use tokio::sync::mpsc;
 
-type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+use crate::link::{self, Flavour, Handle, Incoming, Wire};
 
 /// How a [`Connection`] behaves: names, timeouts, backoff.
 #[derive(Clone, Debug)]
@@ -289,19 +283,11 @@ enum Reply {
     Rtt(Duration),
 }
 
-type Responder = oneshot::Sender<Result<Reply, NetError>>;
-
-enum Command {
-    Request(Req, Responder),
-    Drop,
-    Close(oneshot::Sender<()>),
-}
-
 /// A handle on a connection to a Maharajah server (online or a LAN host). Cheap to clone; the
 /// connection ends when [`Connection::close`] is called or every handle is dropped.
 #[derive(Clone, Debug)]
 pub struct Connection {
-    cmds: mpsc::UnboundedSender<Command>,
+    link: Handle<Req, Reply>,
     state: Arc<Mutex<RoomState>>,
 }
 
@@ -348,30 +334,13 @@ impl Connection {
         options: ConnectOptions,
         state: RoomState,
     ) -> Result<(Connection, mpsc::UnboundedReceiver<NetEvent>), NetError> {
-        let (ws, welcome) = establish(url, &options).await?;
-        let (events, events_rx) = mpsc::unbounded_channel();
-        let _ = events.send(welcome);
-        let (cmds, cmds_rx) = mpsc::unbounded_channel();
         let state = Arc::new(Mutex::new(state));
-        let task = Task {
-            url: url.to_owned(),
-            options,
-            state: state.clone(),
-            events,
-            cmds: cmds_rx,
-            queue: VecDeque::new(),
-            in_flight: None,
-            nonce: 0,
-            periodic: VecDeque::new(),
-        };
-        tokio::spawn(task.run(ws));
-        Ok((Connection { cmds, state }, events_rx))
+        let (link, events) = link::start(url, options, Chess { state: state.clone() }).await?;
+        Ok((Connection { link, state }, events))
     }
 
     async fn request(&self, req: Req) -> Result<Reply, NetError> {
-        let (tx, rx) = oneshot::channel();
-        self.cmds.send(Command::Request(req, tx)).map_err(|_| NetError::Closed)?;
-        rx.await.map_err(|_| NetError::Closed)?
+        self.link.request(req).await
     }
 
     /// Creates a room and takes a seat in it.
@@ -510,234 +479,117 @@ impl Connection {
 
     /// Drops the socket as a Wi-Fi loss would; the connection reconnects and resyncs by itself.
     pub fn drop_link(&self) {
-        let _ = self.cmds.send(Command::Drop);
+        self.link.drop_link();
     }
 
     /// Closes the connection (the seat stays in the room; [`Connection::resume`] takes it back).
     pub async fn close(&self) {
-        let (tx, rx) = oneshot::channel();
-        if self.cmds.send(Command::Close(tx)).is_ok() {
-            let _ = rx.await;
-        }
+        self.link.close().await;
     }
 }
 
-/// Opens the socket and exchanges `hello`/`welcome`.
-pub(crate) async fn establish(
-    url: &str,
-    options: &ConnectOptions,
-) -> Result<(Ws, NetEvent), NetError> {
-    let connect_err = |reason: String| NetError::Connect { url: url.to_owned(), reason };
-    let attempt = async {
-        let (mut ws, _) =
-            tokio_tungstenite::connect_async(url).await.map_err(|e| connect_err(e.to_string()))?;
-        let hello =
-            ClientMsg::Hello { version: PROTOCOL_VERSION, client: options.client_name.clone() };
-        ws.send(Message::text(encode(&hello))).await.map_err(|e| connect_err(e.to_string()))?;
-        loop {
-            let msg = ws
-                .next()
-                .await
-                .ok_or_else(|| connect_err("closed during hello".into()))?
-                .map_err(|e| connect_err(e.to_string()))?;
-            let text = match msg {
-                Message::Text(t) => t,
-                Message::Close(_) => return Err(connect_err("closed during hello".into())),
-                Message::Binary(_) => return Err(NetError::Protocol("binary frame".into())),
-                _ => continue,
-            };
-            return match decode_server(text.as_str()) {
-                Ok(ServerMsg::Welcome { server_version, engine_version, .. }) => {
-                    Ok((ws, NetEvent::Connected { server_version, engine_version }))
-                }
-                Ok(ServerMsg::Error { code: ErrorCode::VersionMismatch, message }) => {
-                    Err(NetError::VersionMismatch(message))
-                }
-                Ok(other) => Err(NetError::Protocol(format!("expected welcome, got {other:?}"))),
-                Err(e) => Err(NetError::Protocol(e.to_string())),
-            };
-        }
-    };
-    tokio::time::timeout(options.connect_timeout, attempt)
-        .await
-        .map_err(|_| connect_err("timed out".into()))?
-}
-
-struct InFlight {
-    req: Req,
-    reply: Responder,
-    /// The ply a move was sent at (kept for a resend).
-    ply: Option<u32>,
-    /// The nonce of the `ping` that answers this request (ping requests and barriers).
-    barrier: Option<u64>,
-    sent_at: Instant,
-    /// Sent on the current socket.
-    sent: bool,
-    /// Sent again after a drop.
-    resent: bool,
-}
-
-enum End {
-    /// The link dropped; reconnect.
-    Dropped(String),
-    /// Stop for good.
-    Closed(CloseReason),
-}
-
-struct Task {
-    url: String,
-    options: ConnectOptions,
+/// The chess client's side of the shared driver.
+struct Chess {
     state: Arc<Mutex<RoomState>>,
-    events: mpsc::UnboundedSender<NetEvent>,
-    cmds: mpsc::UnboundedReceiver<Command>,
-    queue: VecDeque<(Req, Responder)>,
-    in_flight: Option<InFlight>,
-    nonce: u64,
-    /// Nonces and send times of periodic pings.
-    periodic: VecDeque<(u64, Instant)>,
 }
 
-type Sink = SplitSink<Ws, Message>;
+impl Flavour for Chess {
+    type Req = Req;
+    type Reply = Reply;
+    type Event = NetEvent;
+    type Seat = SeatCredentials;
+    type Snapshot = Box<Snapshot>;
+    type RoomEvent = RoomEvent;
 
-impl Task {
-    fn emit(&self, e: NetEvent) {
-        let _ = self.events.send(e);
-    }
+    const PEER: &'static str = "host";
 
-    async fn run(mut self, first: Ws) {
-        let mut ws = Some(first);
-        let mut attempt = 0u32;
-        loop {
-            let socket = match ws.take() {
-                Some(s) => s,
-                None => match establish(&self.url, &self.options).await {
-                    Ok((s, welcome)) => {
-                        attempt = 0;
-                        self.emit(welcome);
-                        s
-                    }
-                    Err(NetError::VersionMismatch(m)) => {
-                        self.finish(CloseReason::VersionMismatch(m));
-                        return;
-                    }
-                    Err(e) => {
-                        attempt += 1;
-                        let delay = self.options.backoff(attempt);
-                        self.emit(NetEvent::Disconnected {
-                            reason: e.to_string(),
-                            retry_in: delay,
-                        });
-                        if !self.idle(delay).await {
-                            self.finish(CloseReason::ByUser);
-                            return;
-                        }
-                        continue;
-                    }
-                },
-            };
-            match self.session(socket).await {
-                End::Closed(reason) => {
-                    self.finish(reason);
-                    return;
-                }
-                End::Dropped(reason) => {
-                    self.interrupt();
-                    attempt += 1;
-                    let delay = self.options.backoff(attempt);
-                    self.emit(NetEvent::Disconnected { reason, retry_in: delay });
-                    if !self.idle(delay).await {
-                        self.finish(CloseReason::ByUser);
-                        return;
-                    }
-                }
+    fn decode(text: &str) -> Result<Incoming<Self>, String> {
+        Ok(match decode_server(text).map_err(|e| e.to_string())? {
+            ServerMsg::Pong { nonce, .. } => Incoming::Pong(nonce),
+            ServerMsg::Seated { code, seat, token } => {
+                Incoming::Seated(SeatCredentials { code, seat, token })
             }
-        }
+            ServerMsg::Snapshot { snapshot } => Incoming::Snapshot(snapshot),
+            ServerMsg::Event { seq, event, .. } => Incoming::Event { seq, event },
+            ServerMsg::MoveAck { ply, seq } => Incoming::Ack { at: ply, seq },
+            ServerMsg::SetupAck { .. } => Incoming::SetupAck,
+            ServerMsg::Error { code, message } => Incoming::Error { code, message },
+            // A second `welcome`, or messages of other room kinds: nothing to do here.
+            _ => Incoming::Ignored,
+        })
     }
 
-    /// Waits `delay` while queueing requests. False if the connection is to close.
-    async fn idle(&mut self, delay: Duration) -> bool {
-        let deadline = tokio::time::Instant::now() + delay;
-        loop {
-            tokio::select! {
-                _ = tokio::time::sleep_until(deadline) => return true,
-                cmd = self.cmds.recv() => match cmd {
-                    None => return false,
-                    Some(Command::Close(ack)) => { let _ = ack.send(()); return false; }
-                    Some(Command::Drop) => {}
-                    Some(Command::Request(req, reply)) => self.enqueue(req, reply),
-                },
-            }
-        }
+    fn connected(welcome: NetEvent) -> Option<NetEvent> {
+        Some(welcome)
+    }
+    fn disconnected(reason: String, retry_in: Duration) -> NetEvent {
+        NetEvent::Disconnected { reason, retry_in }
+    }
+    fn rejoined(last_seq: u64) -> NetEvent {
+        NetEvent::Rejoined { last_seq }
+    }
+    fn seated(seat: SeatCredentials) -> NetEvent {
+        NetEvent::Seated(seat)
+    }
+    fn snapshot(snapshot: Box<Snapshot>) -> NetEvent {
+        NetEvent::Snapshot(snapshot)
+    }
+    fn room(seq: u64, event: RoomEvent) -> NetEvent {
+        NetEvent::Room { seq, event }
+    }
+    fn rtt(rtt: Duration) -> Option<NetEvent> {
+        Some(NetEvent::Rtt(rtt))
+    }
+    fn server_error(code: ErrorCode, message: String) -> NetEvent {
+        NetEvent::ServerError { code, message }
+    }
+    fn violation(problem: String) -> NetEvent {
+        NetEvent::ProtocolViolation(problem)
+    }
+    fn closed(reason: CloseReason) -> NetEvent {
+        NetEvent::Closed(reason)
     }
 
-    fn finish(&mut self, reason: CloseReason) {
-        if let Some(f) = self.in_flight.take() {
-            let _ = f.reply.send(Err(NetError::Closed));
-        }
-        for (_, reply) in self.queue.drain(..) {
-            let _ = reply.send(Err(NetError::Closed));
-        }
-        self.emit(NetEvent::Closed(reason));
+    fn seat_code(&self) -> Option<AccessCode> {
+        lock(&self.state).seat.as_ref().map(|s| s.code.clone())
     }
-
-    /// After a drop: requests that are safe to repeat stay in flight, others fail.
-    fn interrupt(&mut self) {
-        self.periodic.clear();
-        if let Some(f) = self.in_flight.take() {
-            match f.req {
-                Req::Move(_) | Req::Commit(_) | Req::Reveal { .. } | Req::Ping => {
-                    self.in_flight = Some(InFlight { resent: true, sent: false, ..f });
-                }
-                _ => {
-                    let _ = f.reply.send(Err(NetError::Interrupted));
-                }
-            }
-        }
+    fn set_seat(&self, seat: SeatCredentials) {
+        lock(&self.state).seat = Some(seat);
     }
-
-    fn enqueue(&mut self, req: Req, reply: Responder) {
+    fn last_seq(&self) -> u64 {
+        lock(&self.state).last_seq
+    }
+    fn rejoin(&self) -> Option<ClientMsg> {
         let st = lock(&self.state);
-        let seated = st.seat.clone();
-        drop(st);
-        let needs_seat = !matches!(req, Req::Create(_) | Req::Join(_) | Req::Ping);
-        match (&req, seated) {
-            (Req::Create(_) | Req::Join(_), Some(s)) => {
-                let _ = reply.send(Err(NetError::AlreadySeated(s.code)));
-            }
-            (_, None) if needs_seat => {
-                let _ = reply.send(Err(NetError::NotSeated));
-            }
-            _ => self.queue.push_back((req, reply)),
-        }
+        let last_seq = st.last_seq;
+        st.seat.clone().map(|s| ClientMsg::Rejoin { code: s.code, token: s.token, last_seq })
     }
-
-    fn next_nonce(&mut self) -> u64 {
-        self.nonce += 1;
-        self.nonce
+    fn apply_snapshot(&self, snapshot: &Box<Snapshot>) {
+        lock(&self.state).apply_snapshot(snapshot);
+    }
+    fn apply_event(&self, seq: u64, event: &RoomEvent) -> Result<(), String> {
+        lock(&self.state).apply_event(seq, event);
+        Ok(())
     }
 
     /// The wire messages of a request (the token and ply filled in now).
-    fn wire(&mut self, f: &mut InFlight) -> Vec<ClientMsg> {
+    fn wire(&self, req: &Req, at: &mut Option<u32>) -> Wire {
         let st = lock(&self.state);
         let token = st.seat.as_ref().map(|s| s.token.clone()).unwrap_or_default();
         let next_ply = st.moves.len() as u32;
         drop(st);
-        let msg = match &f.req {
+        let msg = match req {
             Req::Create(options) => ClientMsg::CreateRoom { options: options.clone() },
             Req::Join(code) => ClientMsg::JoinRoom { code: code.clone() },
             Req::Move(uci) => {
-                let ply = *f.ply.get_or_insert(next_ply);
+                let ply = *at.get_or_insert(next_ply);
                 ClientMsg::Move { token, ply, uci: uci.clone() }
             }
             Req::Commit(c) => ClientMsg::Commit { token, commitment: c.clone() },
             Req::Reveal { army, nonce } => {
                 ClientMsg::Reveal { token, army: army.clone(), nonce: nonce.clone() }
             }
-            Req::Ping => {
-                let nonce = self.next_nonce();
-                f.barrier = Some(nonce);
-                return vec![ClientMsg::Ping { nonce }];
-            }
+            Req::Ping => return Wire { msgs: Vec::new(), barrier: true },
             Req::Action(a) => {
                 let msg = match a {
                     Action::Pause => ClientMsg::Pause { token },
@@ -747,217 +599,47 @@ impl Task {
                     Action::DeclineDraw => ClientMsg::DeclineDraw { token },
                     Action::ClaimDraw => ClientMsg::ClaimDraw { token },
                 };
-                let nonce = self.next_nonce();
-                f.barrier = Some(nonce);
-                return vec![msg, ClientMsg::Ping { nonce }];
+                return Wire { msgs: vec![msg], barrier: true };
             }
         };
-        vec![msg]
+        Wire { msgs: vec![msg], barrier: false }
     }
-
-    async fn send(sink: &mut Sink, msg: &ClientMsg) -> Result<(), End> {
-        sink.send(Message::text(encode(msg))).await.map_err(|e| End::Dropped(e.to_string()))
+    fn takes_seat(req: &Req) -> bool {
+        matches!(req, Req::Create(_) | Req::Join(_))
     }
-
-    /// Sends the request in flight again after a drop, or else the next queued one.
-    async fn pump(&mut self, sink: &mut Sink) -> Result<(), End> {
-        let mut f = match self.in_flight.take() {
-            Some(f) if f.sent => {
-                self.in_flight = Some(f);
-                return Ok(());
-            }
-            Some(f) => f,
-            None => match self.queue.pop_front() {
-                Some((req, reply)) => InFlight {
-                    req,
-                    reply,
-                    ply: None,
-                    barrier: None,
-                    sent_at: Instant::now(),
-                    sent: false,
-                    resent: false,
-                },
-                None => return Ok(()),
-            },
-        };
-        f.sent_at = Instant::now();
-        f.sent = true;
-        let msgs = self.wire(&mut f);
-        self.in_flight = Some(f);
-        for m in &msgs {
-            Task::send(sink, m).await?;
-        }
-        Ok(())
+    fn needs_seat(req: &Req) -> bool {
+        !matches!(req, Req::Create(_) | Req::Join(_) | Req::Ping)
     }
-
-    fn complete(&mut self, r: Result<Reply, NetError>) {
-        if let Some(f) = self.in_flight.take() {
-            let _ = f.reply.send(r);
+    fn resendable(req: &Req) -> bool {
+        matches!(req, Req::Move(_) | Req::Commit(_) | Req::Reveal { .. } | Req::Ping)
+    }
+    fn acked(req: &Req) -> bool {
+        matches!(req, Req::Move(_))
+    }
+    fn setup(req: &Req) -> bool {
+        matches!(req, Req::Commit(_) | Req::Reveal { .. })
+    }
+    fn ignores_errors(req: &Req) -> bool {
+        matches!(req, Req::Ping)
+    }
+    fn already_done(req: &Req, code: ErrorCode) -> bool {
+        code == ErrorCode::AlreadyCommitted && Chess::setup(req)
+    }
+    fn seated_reply(seat: SeatCredentials) -> Reply {
+        Reply::Seated(seat)
+    }
+    fn ack_reply(ply: u32, seq: u64) -> Reply {
+        Reply::Move(MoveAcked { ply, seq })
+    }
+    fn barrier_reply(req: &Req, rtt: Duration) -> Reply {
+        if matches!(req, Req::Ping) {
+            Reply::Rtt(rtt)
+        } else {
+            Reply::Done
         }
     }
-
-    async fn session(&mut self, ws: Ws) -> End {
-        let (mut sink, mut stream) = ws.split();
-        let (seat, last_seq) = {
-            let st = lock(&self.state);
-            (st.seat.clone(), st.last_seq)
-        };
-        let rejoin = seat.map(|s| ClientMsg::Rejoin { code: s.code, token: s.token, last_seq });
-        let mut awaiting_rejoin = rejoin.is_some();
-        if let Some(msg) = rejoin {
-            if let Err(e) = Task::send(&mut sink, &msg).await {
-                return e;
-            }
-        }
-        let mut ticker = tokio::time::interval(self.options.ping_interval);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        ticker.tick().await;
-        let mut last_heard = Instant::now();
-        loop {
-            if !awaiting_rejoin {
-                if let Err(e) = self.pump(&mut sink).await {
-                    return e;
-                }
-            }
-            let step = tokio::select! {
-                cmd = self.cmds.recv() => match cmd {
-                    None => {
-                        let _ = sink.send(Message::Close(None)).await;
-                        return End::Closed(CloseReason::ByUser);
-                    }
-                    Some(Command::Close(ack)) => {
-                        let _ = sink.send(Message::Close(None)).await;
-                        let _ = ack.send(());
-                        return End::Closed(CloseReason::ByUser);
-                    }
-                    Some(Command::Drop) => return End::Dropped("link dropped".into()),
-                    Some(Command::Request(req, reply)) => { self.enqueue(req, reply); Ok(()) }
-                },
-                _ = ticker.tick() => {
-                    if last_heard.elapsed() > self.options.silence_timeout {
-                        return End::Dropped("the host went silent".into());
-                    }
-                    let nonce = self.next_nonce();
-                    self.periodic.push_back((nonce, Instant::now()));
-                    if self.periodic.len() > 8 { self.periodic.pop_front(); }
-                    Task::send(&mut sink, &ClientMsg::Ping { nonce }).await
-                }
-                msg = stream.next() => {
-                    last_heard = Instant::now();
-                    match msg {
-                        None => return End::Dropped("closed by the host".into()),
-                        Some(Err(e)) => return End::Dropped(e.to_string()),
-                        Some(Ok(Message::Close(_))) => return End::Dropped("closed by the host".into()),
-                        Some(Ok(Message::Text(t))) => match decode_server(t.as_str()) {
-                            Ok(m) => self.handle(m, &mut awaiting_rejoin),
-                            Err(e) => { self.emit(NetEvent::ProtocolViolation(e.to_string())); Ok(()) }
-                        },
-                        Some(Ok(Message::Binary(_))) => {
-                            self.emit(NetEvent::ProtocolViolation("binary frame".into()));
-                            Ok(())
-                        }
-                        Some(Ok(_)) => Ok(()),
-                    }
-                }
-            };
-            if let Err(e) = step {
-                return e;
-            }
-        }
-    }
-
-    fn handle(&mut self, msg: ServerMsg, awaiting_rejoin: &mut bool) -> Result<(), End> {
-        match msg {
-            ServerMsg::Pong { nonce, .. } => {
-                if let Some(pos) = self.periodic.iter().position(|(n, _)| *n == nonce) {
-                    let sent = self.periodic[pos].1;
-                    self.periodic.drain(..=pos);
-                    self.emit(NetEvent::Rtt(sent.elapsed()));
-                } else if let Some(f) = &self.in_flight {
-                    if f.barrier == Some(nonce) {
-                        let rtt = f.sent_at.elapsed();
-                        let reply =
-                            if matches!(f.req, Req::Ping) { Reply::Rtt(rtt) } else { Reply::Done };
-                        self.complete(Ok(reply));
-                    }
-                }
-            }
-            ServerMsg::Seated { code, seat, token } => {
-                let creds = SeatCredentials { code, seat, token };
-                if *awaiting_rejoin {
-                    *awaiting_rejoin = false;
-                    // The missed events (or a snapshot) follow this report.
-                    let last_seq = lock(&self.state).last_seq;
-                    self.emit(NetEvent::Rejoined { last_seq });
-                } else if matches!(
-                    self.in_flight.as_ref().map(|f| &f.req),
-                    Some(Req::Create(_) | Req::Join(_))
-                ) {
-                    lock(&self.state).seat = Some(creds.clone());
-                    self.emit(NetEvent::Seated(creds.clone()));
-                    self.complete(Ok(Reply::Seated(creds)));
-                }
-            }
-            ServerMsg::Snapshot { snapshot } => {
-                lock(&self.state).apply_snapshot(&snapshot);
-                self.emit(NetEvent::Snapshot(snapshot));
-            }
-            ServerMsg::Event { seq, event, .. } => {
-                let last = lock(&self.state).last_seq;
-                if seq <= last {
-                    return Ok(());
-                }
-                if seq > last + 1 {
-                    // A gap can only come from a server bug or a lost frame: resync.
-                    return Err(End::Dropped(format!("missed events {}..{}", last + 1, seq)));
-                }
-                lock(&self.state).apply_event(seq, &event);
-                self.emit(NetEvent::Room { seq, event });
-            }
-            ServerMsg::MoveAck { ply, seq } => {
-                if let Some(f) = &self.in_flight {
-                    if matches!(f.req, Req::Move(_)) && f.ply == Some(ply) {
-                        self.complete(Ok(Reply::Move(MoveAcked { ply, seq })));
-                    }
-                }
-            }
-            ServerMsg::SetupAck { .. } => {
-                if matches!(
-                    self.in_flight.as_ref().map(|f| &f.req),
-                    Some(Req::Commit(_) | Req::Reveal { .. })
-                ) {
-                    self.complete(Ok(Reply::Done));
-                }
-            }
-            ServerMsg::Error { code, message } => {
-                if code == ErrorCode::VersionMismatch {
-                    return Err(End::Closed(CloseReason::VersionMismatch(message)));
-                }
-                if *awaiting_rejoin {
-                    if matches!(code, ErrorCode::RateLimited | ErrorCode::ShuttingDown) {
-                        return Err(End::Dropped(message));
-                    }
-                    return Err(End::Closed(CloseReason::SeatLost { code, message }));
-                }
-                match self.in_flight.as_ref() {
-                    Some(f) if !matches!(f.req, Req::Ping) => {
-                        // A setup step resent after a drop that the server had already stored.
-                        let already = f.resent
-                            && code == ErrorCode::AlreadyCommitted
-                            && matches!(f.req, Req::Commit(_) | Req::Reveal { .. });
-                        if already {
-                            self.complete(Ok(Reply::Done));
-                        } else {
-                            self.complete(Err(NetError::Server { code, message }));
-                        }
-                    }
-                    _ => self.emit(NetEvent::ServerError { code, message }),
-                }
-            }
-            // A second `welcome`, or messages of other room kinds: nothing to do here.
-            _ => {}
-        }
-        Ok(())
+    fn done() -> Reply {
+        Reply::Done
     }
 }
 

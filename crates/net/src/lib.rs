@@ -20,6 +20,7 @@ pub mod chaturaji;
 pub mod client;
 pub mod discovery;
 pub mod host;
+mod link;
 #[cfg(target_os = "linux")]
 pub mod netns;
 pub mod setup;
