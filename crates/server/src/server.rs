@@ -755,6 +755,8 @@ impl Conn {
 
 /// What the room tasks (chess and Chaturaji) need to store a room before anyone hears of it.
 trait Stored: Clone + Send {
+    /// What the room's clients are sent.
+    type Msg: Clone;
     fn seq(&self) -> u64;
     fn code(&self) -> &AccessCode;
     /// Commits the room's record as of `now`.
@@ -763,9 +765,31 @@ trait Stored: Clone + Send {
         store: &Store,
         now: Millis,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// The events after `seq`, while the event ring holds them.
+    fn events_after(&self, seq: u64) -> Option<Vec<Self::Msg>>;
+    /// The whole room as of `now`.
+    fn snapshot_msg(&self, now: Millis) -> Self::Msg;
+    /// Queues `msg` on `link` (false if the link is being closed).
+    fn send(link: &Link, msg: Self::Msg) -> bool;
+
+    /// What brings a client from event `after` up to date: the missed events while the ring
+    /// holds them, a snapshot otherwise (or when `after` is `None`).
+    fn catch_up(&self, after: Option<u64>, now: Millis) -> Vec<Self::Msg> {
+        after.and_then(|seq| self.events_after(seq)).unwrap_or_else(|| vec![self.snapshot_msg(now)])
+    }
+
+    /// Tells `link` its seat (`seated`) and brings it up to date from event `after`.
+    fn greet(&self, link: &Link, seated: Self::Msg, after: Option<u64>, now: Millis) {
+        Self::send(link, seated);
+        for m in self.catch_up(after, now) {
+            Self::send(link, m);
+        }
+    }
 }
 
 impl Stored for Room {
+    type Msg = ServerMsg;
+
     fn seq(&self) -> u64 {
         Room::seq(self)
     }
@@ -781,6 +805,18 @@ impl Stored for Room {
     ) -> impl Future<Output = Result<(), StoreError>> + Send {
         let (store, record) = (store.clone(), self.to_record(now));
         async move { store.save(&record).await }
+    }
+
+    fn events_after(&self, seq: u64) -> Option<Vec<ServerMsg>> {
+        Room::events_after(self, seq)
+    }
+
+    fn snapshot_msg(&self, now: Millis) -> ServerMsg {
+        ServerMsg::Snapshot { snapshot: Box::new(self.snapshot(now)) }
+    }
+
+    fn send(link: &Link, msg: ServerMsg) -> bool {
+        link.send(msg)
     }
 }
 
@@ -907,10 +943,7 @@ impl RoomActor {
         if self.room.seq() == before {
             return;
         }
-        let now = self.shared.now();
-        let msgs = self.room.events_after(before).unwrap_or_else(|| {
-            vec![ServerMsg::Snapshot { snapshot: Box::new(self.room.snapshot(now)) }]
-        });
+        let msgs = self.room.catch_up(Some(before), self.shared.now());
         fan_out(Color::ALL.iter().map(|&c| self.links.get(c).clone()), skip, &msgs, Link::send);
     }
 
@@ -945,9 +978,8 @@ impl RoomActor {
                         let _ = reply.send(Err(Self::internal()));
                         return;
                     }
-                    let code = self.room.code().clone();
-                    link.send(ServerMsg::Seated { code, seat, token });
-                    link.send(ServerMsg::Snapshot { snapshot: Box::new(self.room.snapshot(now)) });
+                    let seated = ServerMsg::Seated { code: self.room.code().clone(), seat, token };
+                    self.room.greet(&link, seated, None, now);
                     self.broadcast(before, Some(link.id));
                     self.attach(seat, link);
                     let _ = reply.send(Ok(seat));
@@ -969,20 +1001,8 @@ impl RoomActor {
                     let _ = reply.send(Err(Self::internal()));
                     return;
                 }
-                let code = self.room.code().clone();
-                link.send(ServerMsg::Seated { code, seat, token });
-                match self.room.events_after(last_seq) {
-                    Some(missed) => {
-                        for m in missed {
-                            link.send(m);
-                        }
-                    }
-                    None => {
-                        link.send(ServerMsg::Snapshot {
-                            snapshot: Box::new(self.room.snapshot(now)),
-                        });
-                    }
-                }
+                let seated = ServerMsg::Seated { code: self.room.code().clone(), seat, token };
+                self.room.greet(&link, seated, Some(last_seq), now);
                 self.broadcast(before, Some(link.id));
                 self.attach(seat, link);
                 let _ = reply.send(Ok(seat));

@@ -21,6 +21,8 @@ use crate::room::RoomError;
 use crate::store::{Store, StoreError};
 
 impl Stored for ChaturajiRoom {
+    type Msg = ChaturajiMsg;
+
     fn seq(&self) -> u64 {
         ChaturajiRoom::seq(self)
     }
@@ -36,6 +38,18 @@ impl Stored for ChaturajiRoom {
     ) -> impl std::future::Future<Output = Result<(), StoreError>> + Send {
         let (store, record) = (store.clone(), self.to_record(now));
         async move { store.save_chaturaji(&record).await }
+    }
+
+    fn events_after(&self, seq: u64) -> Option<Vec<ChaturajiMsg>> {
+        ChaturajiRoom::events_after(self, seq)
+    }
+
+    fn snapshot_msg(&self, now: Millis) -> ChaturajiMsg {
+        ChaturajiMsg::ChaturajiSnapshot { snapshot: Box::new(self.snapshot(now)) }
+    }
+
+    fn send(link: &Link, msg: ChaturajiMsg) -> bool {
+        link.send_chaturaji(msg)
     }
 }
 
@@ -292,10 +306,7 @@ impl Actor {
         if self.room.seq() == before {
             return;
         }
-        let now = self.shared.now();
-        let msgs = self.room.events_after(before).unwrap_or_else(|| {
-            vec![ChaturajiMsg::ChaturajiSnapshot { snapshot: Box::new(self.room.snapshot(now)) }]
-        });
+        let msgs = self.room.catch_up(Some(before), self.shared.now());
         fan_out(
             Seat::ALL.iter().map(|&s| self.links[s].clone()),
             skip,
@@ -337,10 +348,8 @@ impl Actor {
                         return;
                     }
                     let code = self.room.code().clone();
-                    link.send_chaturaji(ChaturajiMsg::ChaturajiSeated { code, seat, token });
-                    link.send_chaturaji(ChaturajiMsg::ChaturajiSnapshot {
-                        snapshot: Box::new(self.room.snapshot(now)),
-                    });
+                    let seated = ChaturajiMsg::ChaturajiSeated { code, seat, token };
+                    self.room.greet(&link, seated, None, now);
                     self.broadcast(before, Some(link.id));
                     self.attach(seat, link);
                     let _ = reply.send(Ok(seat));
@@ -362,19 +371,8 @@ impl Actor {
                     return;
                 }
                 let code = self.room.code().clone();
-                link.send_chaturaji(ChaturajiMsg::ChaturajiSeated { code, seat, token });
-                match self.room.events_after(last_seq) {
-                    Some(missed) => {
-                        for m in missed {
-                            link.send_chaturaji(m);
-                        }
-                    }
-                    None => {
-                        link.send_chaturaji(ChaturajiMsg::ChaturajiSnapshot {
-                            snapshot: Box::new(self.room.snapshot(now)),
-                        });
-                    }
-                }
+                let seated = ChaturajiMsg::ChaturajiSeated { code, seat, token };
+                self.room.greet(&link, seated, Some(last_seq), now);
                 self.broadcast(before, Some(link.id));
                 self.attach(seat, link);
                 let _ = reply.send(Ok(seat));
