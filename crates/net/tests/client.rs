@@ -9,7 +9,7 @@ use std::time::Duration;
 use common::*;
 use futures_util::{SinkExt, StreamExt};
 use maharajah_net::client::{CloseReason, Connection, NetError, NetEvent};
-use maharajah_net::setup::{HiddenSetup, SetupError, VerifiedStart};
+use maharajah_net::setup::{HiddenSetup, SetupError};
 use maharajah_protocol::army::canonical_army;
 use maharajah_protocol::{
     decode_client, encode, ClientMsg, Color, EndReason, ErrorCode, Outcome, Phase, RoomEvent,
@@ -124,26 +124,6 @@ async fn refused_moves_change_nothing() {
     white.resign().await.unwrap();
     until_room(&mut be, "resignation", |e| matches!(e, RoomEvent::GameOver { .. })).await;
     server.stop().await;
-}
-
-/// Feeds room events into `setup` until `done`; returns the verified start if one came.
-async fn feed(
-    events: &mut mpsc::UnboundedReceiver<NetEvent>,
-    setup: &mut HiddenSetup,
-    done: impl Fn(&HiddenSetup, &Option<VerifiedStart>) -> bool,
-) -> Option<VerifiedStart> {
-    let mut verified = None;
-    let wait = async {
-        while !done(setup, &verified) {
-            if let Some(NetEvent::Room { event, .. }) = events.recv().await {
-                if let Some(v) = setup.observe(&event).unwrap() {
-                    verified = Some(v);
-                }
-            }
-        }
-    };
-    tokio::time::timeout(WAIT, wait).await.unwrap();
-    verified
 }
 
 #[tokio::test]

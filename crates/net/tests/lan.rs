@@ -133,34 +133,6 @@ fn discovery_in_a_private_namespace() {
     });
 }
 
-/// Feeds room events to the setup until `done`; returns the verified start if one came.
-async fn feed(
-    events: &mut mpsc::UnboundedReceiver<NetEvent>,
-    setup: &mut HiddenSetup,
-    done: impl Fn(&HiddenSetup, &Option<VerifiedStart>) -> bool,
-) -> Option<VerifiedStart> {
-    let mut verified = None;
-    let wait = async {
-        while !done(setup, &verified) {
-            match events.recv().await.unwrap() {
-                NetEvent::Room { event, .. } => {
-                    if let Some(v) = setup.observe(&event).unwrap() {
-                        verified = Some(v);
-                    }
-                }
-                NetEvent::Snapshot(s) => {
-                    if let Some(v) = setup.observe_snapshot(&s).unwrap() {
-                        verified = Some(v);
-                    }
-                }
-                _ => {}
-            }
-        }
-    };
-    tokio::time::timeout(WAIT, wait).await.expect("setup step");
-    verified
-}
-
 /// Commits, reveals once allowed, and returns the verified start.
 async fn lock_in(
     conn: &Connection,

@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use maharajah_net::client::{ConnectOptions, NetEvent};
+use maharajah_net::setup::{HiddenSetup, VerifiedStart};
 use maharajah_protocol::{Color, RoomEvent, RoomOptions, TimeControl, Variant};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot};
@@ -129,4 +130,32 @@ pub async fn until_phase(
     tokio::time::timeout(WAIT, wait)
         .await
         .unwrap_or_else(|_| panic!("timed out waiting for {phase:?}"))
+}
+
+/// Feeds room events to the setup until `done`; returns the verified start if one came.
+pub async fn feed(
+    events: &mut mpsc::UnboundedReceiver<NetEvent>,
+    setup: &mut HiddenSetup,
+    done: impl Fn(&HiddenSetup, &Option<VerifiedStart>) -> bool,
+) -> Option<VerifiedStart> {
+    let mut verified = None;
+    let wait = async {
+        while !done(setup, &verified) {
+            match events.recv().await.unwrap() {
+                NetEvent::Room { event, .. } => {
+                    if let Some(v) = setup.observe(&event).unwrap() {
+                        verified = Some(v);
+                    }
+                }
+                NetEvent::Snapshot(s) => {
+                    if let Some(v) = setup.observe_snapshot(&s).unwrap() {
+                        verified = Some(v);
+                    }
+                }
+                _ => {}
+            }
+        }
+    };
+    tokio::time::timeout(WAIT, wait).await.expect("setup step");
+    verified
 }
