@@ -424,6 +424,8 @@ impl Flavour for Chaturaji {
 
     const PEER: &'static str = "server";
 
+    link::shared_flavour!(ChaturajiNetEvent);
+
     fn decode(text: &str) -> Result<Incoming<Self>, String> {
         Ok(match decode_chaturaji_server(text).map_err(|e| e.to_string())? {
             ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiSeated { code, seat, token }) => {
@@ -454,43 +456,13 @@ impl Flavour for Chaturaji {
             _ => None,
         }
     }
-    fn disconnected(reason: String, retry_in: Duration) -> ChaturajiNetEvent {
-        ChaturajiNetEvent::Disconnected { reason, retry_in }
-    }
-    fn rejoined(last_seq: u64) -> ChaturajiNetEvent {
-        ChaturajiNetEvent::Rejoined { last_seq }
-    }
-    fn seated(seat: ChaturajiSeat) -> ChaturajiNetEvent {
-        ChaturajiNetEvent::Seated(seat)
-    }
-    fn snapshot(snapshot: Box<ChaturajiSnapshot>) -> ChaturajiNetEvent {
-        ChaturajiNetEvent::Snapshot(snapshot)
-    }
     fn room(seq: u64, event: ChaturajiEvent) -> ChaturajiNetEvent {
         ChaturajiNetEvent::Table { seq, event }
     }
     fn rtt(_: Duration) -> Option<ChaturajiNetEvent> {
         None
     }
-    fn server_error(code: ErrorCode, message: String) -> ChaturajiNetEvent {
-        ChaturajiNetEvent::ServerError { code, message }
-    }
-    fn violation(problem: String) -> ChaturajiNetEvent {
-        ChaturajiNetEvent::ProtocolViolation(problem)
-    }
-    fn closed(reason: CloseReason) -> ChaturajiNetEvent {
-        ChaturajiNetEvent::Closed(reason)
-    }
 
-    fn seat_code(&self) -> Option<AccessCode> {
-        lock(&self.state).seat.as_ref().map(|s| s.code.clone())
-    }
-    fn set_seat(&self, seat: ChaturajiSeat) {
-        lock(&self.state).seat = Some(seat);
-    }
-    fn last_seq(&self) -> u64 {
-        lock(&self.state).last_seq
-    }
     fn rejoin(&self) -> Option<ClientMsg> {
         let st = lock(&self.state);
         let last_seq = st.last_seq;
@@ -500,9 +472,6 @@ impl Flavour for Chaturaji {
             device: self.device.clone(),
             last_seq,
         })
-    }
-    fn apply_snapshot(&self, snapshot: &Box<ChaturajiSnapshot>) {
-        lock(&self.state).apply_snapshot(snapshot);
     }
     fn apply_event(&self, seq: u64, event: &ChaturajiEvent) -> Result<(), String> {
         let mut st = lock(&self.state);

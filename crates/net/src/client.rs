@@ -503,6 +503,8 @@ impl Flavour for Chess {
 
     const PEER: &'static str = "host";
 
+    link::shared_flavour!(NetEvent);
+
     fn decode(text: &str) -> Result<Incoming<Self>, String> {
         Ok(match decode_server(text).map_err(|e| e.to_string())? {
             ServerMsg::Pong { nonce, .. } => Incoming::Pong(nonce),
@@ -522,50 +524,17 @@ impl Flavour for Chess {
     fn connected(welcome: NetEvent) -> Option<NetEvent> {
         Some(welcome)
     }
-    fn disconnected(reason: String, retry_in: Duration) -> NetEvent {
-        NetEvent::Disconnected { reason, retry_in }
-    }
-    fn rejoined(last_seq: u64) -> NetEvent {
-        NetEvent::Rejoined { last_seq }
-    }
-    fn seated(seat: SeatCredentials) -> NetEvent {
-        NetEvent::Seated(seat)
-    }
-    fn snapshot(snapshot: Box<Snapshot>) -> NetEvent {
-        NetEvent::Snapshot(snapshot)
-    }
     fn room(seq: u64, event: RoomEvent) -> NetEvent {
         NetEvent::Room { seq, event }
     }
     fn rtt(rtt: Duration) -> Option<NetEvent> {
         Some(NetEvent::Rtt(rtt))
     }
-    fn server_error(code: ErrorCode, message: String) -> NetEvent {
-        NetEvent::ServerError { code, message }
-    }
-    fn violation(problem: String) -> NetEvent {
-        NetEvent::ProtocolViolation(problem)
-    }
-    fn closed(reason: CloseReason) -> NetEvent {
-        NetEvent::Closed(reason)
-    }
 
-    fn seat_code(&self) -> Option<AccessCode> {
-        lock(&self.state).seat.as_ref().map(|s| s.code.clone())
-    }
-    fn set_seat(&self, seat: SeatCredentials) {
-        lock(&self.state).seat = Some(seat);
-    }
-    fn last_seq(&self) -> u64 {
-        lock(&self.state).last_seq
-    }
     fn rejoin(&self) -> Option<ClientMsg> {
         let st = lock(&self.state);
         let last_seq = st.last_seq;
         st.seat.clone().map(|s| ClientMsg::Rejoin { code: s.code, token: s.token, last_seq })
-    }
-    fn apply_snapshot(&self, snapshot: &Box<Snapshot>) {
-        lock(&self.state).apply_snapshot(snapshot);
     }
     fn apply_event(&self, seq: u64, event: &RoomEvent) -> Result<(), String> {
         lock(&self.state).apply_event(seq, event);

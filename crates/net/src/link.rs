@@ -95,6 +95,49 @@ pub(crate) struct Wire {
     pub(crate) barrier: bool,
 }
 
+/// The parts of a [`Flavour`] both clients spell the same way: the reports their event enums
+/// (`$event`) share, and the seat and event number kept in `self.state` (read through the
+/// module's `lock`).
+macro_rules! shared_flavour {
+    ($event:ident) => {
+        fn disconnected(reason: String, retry_in: Duration) -> $event {
+            $event::Disconnected { reason, retry_in }
+        }
+        fn rejoined(last_seq: u64) -> $event {
+            $event::Rejoined { last_seq }
+        }
+        fn seated(seat: Self::Seat) -> $event {
+            $event::Seated(seat)
+        }
+        fn snapshot(snapshot: Self::Snapshot) -> $event {
+            $event::Snapshot(snapshot)
+        }
+        fn server_error(code: ErrorCode, message: String) -> $event {
+            $event::ServerError { code, message }
+        }
+        fn violation(problem: String) -> $event {
+            $event::ProtocolViolation(problem)
+        }
+        fn closed(reason: CloseReason) -> $event {
+            $event::Closed(reason)
+        }
+
+        fn seat_code(&self) -> Option<AccessCode> {
+            lock(&self.state).seat.as_ref().map(|s| s.code.clone())
+        }
+        fn set_seat(&self, seat: Self::Seat) {
+            lock(&self.state).seat = Some(seat);
+        }
+        fn last_seq(&self) -> u64 {
+            lock(&self.state).last_seq
+        }
+        fn apply_snapshot(&self, snapshot: &Self::Snapshot) {
+            lock(&self.state).apply_snapshot(snapshot);
+        }
+    };
+}
+pub(crate) use shared_flavour;
+
 /// What differs between the clients.
 pub(crate) trait Flavour: Sized + Send + 'static {
     /// A request.

@@ -46,6 +46,8 @@ async fn play_drop_reconnect_resync_finish() {
     assert_eq!(white.play("f2f3").await.unwrap().ply, 0);
     until(&mut be, "f2f3", |e| is_moved(e, 0)).await;
     assert_eq!(black.play("e7e5").await.unwrap().ply, 1);
+    // White plays at the ply its own replica knows: let e7e5 reach it first.
+    until(&mut we, "e7e5", |e| is_moved(e, 1)).await;
 
     // Black's Wi-Fi drops during White's turn; White moves meanwhile.
     black.drop_link();
