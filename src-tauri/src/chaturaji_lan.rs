@@ -27,25 +27,13 @@ use serde::Serialize;
 use crate::chaturaji::TableView;
 use crate::chaturaji_net::NetState;
 use crate::commands::CommandError;
-use crate::lan::{clean_name, join_url, parse_room, qr, JoinTarget, Lan, LanConfig, QrView};
+use crate::lan::{clean_name, parse_room, Hosting, JoinTarget, Lan, LanConfig};
 use crate::multicast::{Hold, Use};
 
-/// What the host's Chaturaji screen shows so others can join without the list.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ChaturajiHosted {
-    /// The name guests see in their list.
-    pub name: String,
-    /// `address:port` of this device's server (typed by a guest with the room code).
-    pub address: String,
-    /// The table's room code.
-    pub room: String,
-    /// The 18-character join code (None without a LAN address).
-    pub join_code: Option<String>,
-    /// The link the QR code carries.
-    pub join_url: Option<String>,
-    /// The QR code of `join_url`.
-    pub qr: Option<QrView>,
-}
+/// What the host's Chaturaji screen shows so others can join without the list: the name, this
+/// device's server's `address:port`, the table's room code and the join code (the same as the
+/// chess host shows, without its seat and variant).
+pub type ChaturajiHosted = Hosting;
 
 /// The host's table with what to show about hosting.
 #[derive(Clone, Debug, Serialize)]
@@ -56,7 +44,7 @@ pub struct HostedTable {
     pub table: TableView,
 }
 
-struct Hosting {
+struct Table {
     /// The multicast lock's use while advertising.
     _hold: Hold,
     server: LanServer,
@@ -67,7 +55,7 @@ struct Hosting {
 /// The Chaturaji table this device hosts, if any (managed Tauri state).
 pub struct ChaturajiLan {
     config: LanConfig,
-    hosting: tokio::sync::Mutex<Option<Hosting>>,
+    hosting: tokio::sync::Mutex<Option<Table>>,
 }
 
 impl std::fmt::Debug for ChaturajiLan {
@@ -193,16 +181,8 @@ impl ChaturajiLan {
             follow(&advertiser, open_seats(&now));
         }
         let join_code = server.join_code(room);
-        let join_url = join_code.as_ref().map(join_url);
-        let hosted = ChaturajiHosted {
-            name,
-            address: server.addr().to_string(),
-            room: code,
-            join_code: join_code.as_ref().map(ToString::to_string),
-            qr: join_url.as_deref().and_then(qr),
-            join_url,
-        };
-        *hosting = Some(Hosting {
+        let hosted = Hosting::new(name, server.addr(), code, join_code.as_ref());
+        *hosting = Some(Table {
             _hold: Hold::start(Use::Advertising),
             server,
             advertiser,

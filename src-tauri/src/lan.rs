@@ -169,9 +169,11 @@ pub struct QrView {
     pub modules: String,
 }
 
-/// What the host's screen shows.
+/// How guests reach a game this device hosts, without the list: what the chess host's
+/// [`HostedView`] and the Chaturaji host's `ChaturajiHosted` both show (flattened into them, so
+/// the web view reads these fields at the top level of either).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct HostedView {
+pub struct Hosting {
     /// The display name guests see.
     pub name: String,
     /// `address:port` for the typed fallback.
@@ -184,6 +186,36 @@ pub struct HostedView {
     pub join_url: Option<String>,
     /// The QR code of `join_url`.
     pub qr: Option<QrView>,
+}
+
+impl Hosting {
+    /// `name`'s game at `address` in room `room`, with its join code when there is one (the join
+    /// link and its QR code follow from it).
+    #[must_use]
+    pub fn new(
+        name: String,
+        address: SocketAddr,
+        room: String,
+        join_code: Option<&JoinCode>,
+    ) -> Hosting {
+        let join_url = join_code.map(join_url);
+        Hosting {
+            name,
+            address: address.to_string(),
+            room,
+            join_code: join_code.map(ToString::to_string),
+            qr: join_url.as_deref().and_then(qr),
+            join_url,
+        }
+    }
+}
+
+/// What the host's screen shows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HostedView {
+    /// How guests reach the game.
+    #[serde(flatten)]
+    pub hosting: Hosting,
     /// The host player's side.
     pub seat: Color,
     /// The variant.
@@ -474,15 +506,13 @@ impl Lan {
             LanHostError::Net(e) => error("lan_host", e.to_string()),
         })?;
         let seat = lan_host.seat().clone();
-        let join_code = lan_host.join_code().cloned();
-        let join_url = join_code.as_ref().map(join_url);
         let hosted = HostedView {
-            name,
-            address: lan_host.addr().to_string(),
-            room: seat.code.as_str().to_owned(),
-            join_code: join_code.as_ref().map(ToString::to_string),
-            qr: join_url.as_deref().and_then(qr),
-            join_url,
+            hosting: Hosting::new(
+                name,
+                lan_host.addr(),
+                seat.code.as_str().to_owned(),
+                lan_host.join_code(),
+            ),
             seat: seat.seat,
             variant: room.variant,
             hidden: room.hidden_setup,
@@ -904,5 +934,48 @@ pub mod commands {
     ) -> Result<(), CommandError> {
         lan.leave_with(&net).await;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The web view reads the hosting fields at the top level of both hosted views (ui/views/lan.js,
+    /// ui/views/chaturaji.js): flattening keeps them there.
+    #[test]
+    fn hosted_views_keep_the_hosting_fields_at_the_top_level() {
+        let code = JoinCode {
+            addr: "192.168.1.20:40123".parse().expect("an address"),
+            room: "ABCD2345".parse().expect("a room code"),
+        };
+        let address = SocketAddr::V4(code.addr);
+        let hosting =
+            Hosting::new("Ana".into(), address, code.room.as_str().to_owned(), Some(&code));
+        let keys = |value: serde_json::Value| -> Vec<String> {
+            let mut keys: Vec<String> =
+                value.as_object().expect("an object").keys().cloned().collect();
+            keys.sort();
+            keys
+        };
+        let chaturaji = serde_json::to_value(&hosting).expect("serializes");
+        assert_eq!(
+            keys(chaturaji.clone()),
+            ["address", "join_code", "join_url", "name", "qr", "room"]
+        );
+        assert_eq!(chaturaji["join_url"], format!("maharajah://join/{code}"));
+        assert_eq!(chaturaji["address"], address.to_string());
+        let chess =
+            HostedView { hosting, seat: Color::Black, variant: Variant::Horde, hidden: false };
+        let chess = serde_json::to_value(&chess).expect("serializes");
+        assert_eq!(
+            keys(chess.clone()),
+            ["address", "hidden", "join_code", "join_url", "name", "qr", "room", "seat", "variant"]
+        );
+        assert_eq!(chess["room"], code.room.as_str());
+        assert_eq!(chess["seat"], "black");
+        for field in ["name", "address", "room", "join_code", "join_url", "qr"] {
+            assert_eq!(chess[field], chaturaji[field], "{field}");
+        }
     }
 }

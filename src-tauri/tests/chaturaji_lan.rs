@@ -8,215 +8,131 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-use std::sync::Arc;
+mod common;
+
 use std::time::Duration;
+
+use common::{in_namespace, lan, next_list, play_to_the_end, runtime, until};
 
 use maharajah_chaturaji::cpu::Level;
 use maharajah_chaturaji::settings::Player;
-use maharajah_chaturaji::{Event, Phase, Seat, Settings};
-use maharajah_lib::chaturaji::TableView;
+use maharajah_chaturaji::{Event, Seat, Settings};
 use maharajah_lib::chaturaji_lan::{open_seats, ChaturajiLan};
 use maharajah_lib::chaturaji_net::NetState;
-use maharajah_lib::lan::{HostList, JoinTarget, Lan, LanConfig, LanPush};
+use maharajah_lib::lan::{JoinTarget, LanConfig, LanPush, HOST_GONE_AFTER};
 use maharajah_lib::multicast;
-use maharajah_net::netns;
 use maharajah_net::JoinCode;
-use tokio::sync::mpsc;
-
-/// Longest wait for one step (CI shares two cores with builds).
-const WAIT: Duration = Duration::from_secs(15);
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
-}
-
-fn lan() -> (Lan, mpsc::UnboundedReceiver<LanPush>) {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let sink = Arc::new(move |p| {
-        let _ = tx.send(p);
-    });
-    (Lan::new(LanConfig::loopback(), sink), rx)
-}
-
-async fn next_list(
-    pushes: &mut mpsc::UnboundedReceiver<LanPush>,
-    what: &str,
-    pred: impl Fn(&HostList) -> bool,
-) -> HostList {
-    let wait = async {
-        while let Some(p) = pushes.recv().await {
-            if let LanPush::Hosts(list) = p {
-                if pred(&list) {
-                    return list;
-                }
-            }
-        }
-        panic!("pushes ended before {what}");
-    };
-    tokio::time::timeout(WAIT, wait).await.unwrap_or_else(|_| panic!("timed out: {what}"))
-}
-
-async fn until(what: &str, mut f: impl FnMut() -> bool) {
-    let deadline = tokio::time::Instant::now() + WAIT;
-    while !f() {
-        assert!(tokio::time::Instant::now() < deadline, "timed out: {what}");
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-}
 
 fn started(net: &NetState) -> bool {
     net.view().is_ok_and(|v| v.remote.is_some_and(|r| r.started))
 }
 
-/// Plays the seats of `host` and `guest` (the CPU plays the others) until the game ends.
-async fn play_to_the_end(host: &NetState, guest: &NetState) -> TableView {
-    for _ in 0..1000 {
-        let v = host.view().unwrap();
-        if v.outcome.is_some() {
-            return v;
-        }
-        let me = match v.to_move {
-            Seat::Red => host,
-            Seat::Blue => guest,
-            _ => {
-                tokio::time::sleep(Duration::from_millis(30)).await;
-                continue;
-            }
-        };
-        let mine = me.view().unwrap();
-        if mine.actions != v.actions || mine.to_move != v.to_move || mine.cpu_to_move {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            continue;
-        }
-        let result = match mine.phase {
-            Phase::Roll { .. } => me.roll().await,
-            _ => match mine.dice.iter().flatten().find(|d| d.usable) {
-                Some(d) => me.play(d.moves[0].from, d.moves[0].to, None).await,
-                None => me.end_turn().await,
-            },
-        };
-        result.unwrap();
-    }
-    panic!("the game never ended");
-}
-
 #[test]
 fn a_chaturaji_table_hosted_found_joined_and_played_over_the_lan() {
-    let ran = std::thread::spawn(|| {
-        netns::enter_private_or_skip(
-            "a_chaturaji_table_hosted_found_joined_and_played_over_the_lan",
-        )
-        .then(|| {
-            runtime().block_on(async {
-                // Device A hosts; device B browses; device C comes late.
-                let hosting = ChaturajiLan::new(LanConfig::loopback());
-                let host_net = NetState::new("device-a-chaturaji-lan-0001".into());
-                let (guest_lan, mut guest_pushes) = lan();
-                let guest_net = NetState::new("device-b-chaturaji-lan-0002".into());
-                let (late_lan, mut late_pushes) = lan();
-                let late_net = NetState::new("device-c-chaturaji-lan-0003".into());
+    let ran = in_namespace("a_chaturaji_table_hosted_found_joined_and_played_over_the_lan", || {
+        runtime().block_on(async {
+            // Device A hosts; device B browses; device C comes late.
+            let hosting = ChaturajiLan::new(LanConfig::loopback());
+            let host_net = NetState::new("device-a-chaturaji-lan-0001".into());
+            let (guest_lan, mut guest_pushes) = lan(HOST_GONE_AFTER);
+            let guest_net = NetState::new("device-b-chaturaji-lan-0002".into());
+            let (late_lan, mut late_pushes) = lan(HOST_GONE_AFTER);
+            let late_net = NetState::new("device-c-chaturaji-lan-0003".into());
 
-                guest_lan.browse().await.unwrap();
-                next_list(&mut guest_pushes, "browsing starts", |l| l.searching).await;
+            guest_lan.browse().await.unwrap();
+            next_list(&mut guest_pushes, "browsing starts", |l| l.searching).await;
 
-                let mut settings = Settings { round_limit: 2, ..Settings::default() };
-                settings.players.yellow = Player::Cpu { level: Level::Random };
-                settings.players.green = Player::Cpu { level: Level::Random };
-                assert_eq!(
-                    hosting.host("  ", settings.clone(), &host_net, |_| {}).await.unwrap_err().code,
-                    "bad_name"
-                );
-                let hosted =
-                    hosting.host("Ana's tablet", settings, &host_net, |_| {}).await.unwrap();
-                let remote = hosted.table.remote.clone().unwrap();
-                assert_eq!(remote.seat, Seat::Red);
-                assert!(!remote.started, "waiting for Blue's person");
-                assert_eq!(remote.code, hosted.hosted.room);
-                assert!(hosted.hosted.address.starts_with("127.0.0.1:"));
-                let code: JoinCode = hosted.hosted.join_code.clone().unwrap().parse().unwrap();
-                assert_eq!(code.addr.to_string(), hosted.hosted.address);
-                assert_eq!(code.room.as_str(), remote.code);
-                assert_eq!(hosting.hosted().await, Some(hosted.hosted.clone()));
-                assert_eq!(hosting.advertised_open_seats().await, Some(1));
-                assert!(multicast::held(), "browsing and advertising hold the multicast lock");
+            let mut settings = Settings { round_limit: 2, ..Settings::default() };
+            settings.players.yellow = Player::Cpu { level: Level::Random };
+            settings.players.green = Player::Cpu { level: Level::Random };
+            assert_eq!(
+                hosting.host("  ", settings.clone(), &host_net, |_| {}).await.unwrap_err().code,
+                "bad_name"
+            );
+            let hosted = hosting.host("Ana's tablet", settings, &host_net, |_| {}).await.unwrap();
+            let remote = hosted.table.remote.clone().unwrap();
+            assert_eq!(remote.seat, Seat::Red);
+            assert!(!remote.started, "waiting for Blue's person");
+            assert_eq!(remote.code, hosted.hosted.room);
+            assert!(hosted.hosted.address.starts_with("127.0.0.1:"));
+            let code: JoinCode = hosted.hosted.join_code.clone().unwrap().parse().unwrap();
+            assert_eq!(code.addr.to_string(), hosted.hosted.address);
+            assert_eq!(code.room.as_str(), remote.code);
+            assert_eq!(hosting.hosted().await, Some(hosted.hosted.clone()));
+            assert_eq!(hosting.advertised_open_seats().await, Some(1));
+            assert!(multicast::held(), "browsing and advertising hold the multicast lock");
 
-                // B's list shows the table as Chaturaji with its address.
-                let list = next_list(&mut guest_pushes, "the table listed", |l| {
-                    l.hosts.iter().any(|h| h.name == "Ana's tablet")
-                })
-                .await;
-                let entry = list.hosts.iter().find(|h| h.name == "Ana's tablet").unwrap();
-                assert!(entry.chaturaji && entry.compatible, "{entry:?}");
-                assert_eq!(entry.variant, None);
-                assert_eq!(entry.address.as_deref(), Some(&*hosted.hosted.address));
-                let target = JoinTarget::Host { id: entry.id.clone() };
-                // The chess LAN does not take a Chaturaji table.
-                assert_eq!(guest_lan.join(target.clone()).await.unwrap_err().code, "lan_chaturaji");
+            // B's list shows the table as Chaturaji with its address.
+            let list = next_list(&mut guest_pushes, "the table listed", |l| {
+                l.hosts.iter().any(|h| h.name == "Ana's tablet")
+            })
+            .await;
+            let entry = list.hosts.iter().find(|h| h.name == "Ana's tablet").unwrap();
+            assert!(entry.chaturaji && entry.compatible, "{entry:?}");
+            assert_eq!(entry.variant, None);
+            assert_eq!(entry.address.as_deref(), Some(&*hosted.hosted.address));
+            let target = JoinTarget::Host { id: entry.id.clone() };
+            // The chess LAN does not take a Chaturaji table.
+            assert_eq!(guest_lan.join(target.clone()).await.unwrap_err().code, "lan_chaturaji");
 
-                // B joins from the list: Blue; browsing stops; the game starts on both.
-                let joined = hosting.join(&guest_lan, &target, &guest_net, |_| {}).await.unwrap();
-                assert_eq!(joined.remote.as_ref().map(|r| r.seat), Some(Seat::Blue));
-                next_list(&mut guest_pushes, "browsing stops", |l| !l.browsing).await;
-                until("the game on both", || started(&host_net) && started(&guest_net)).await;
+            // B joins from the list: Blue; browsing stops; the game starts on both.
+            let joined = hosting.join(&guest_lan, &target, &guest_net, |_| {}).await.unwrap();
+            assert_eq!(joined.remote.as_ref().map(|r| r.seat), Some(Seat::Blue));
+            next_list(&mut guest_pushes, "browsing stops", |l| !l.browsing).await;
+            until("the game on both", || started(&host_net) && started(&guest_net)).await;
 
-                // The people seats are full: the advertisement is withdrawn, so a late
-                // device's list stays without it, and typing the address is refused.
-                until("advertisement withdrawn", || {
-                    host_net.view().is_ok_and(|v| open_seats(&v) == Some(0))
-                })
-                .await;
-                assert_eq!(hosting.advertised_open_seats().await, None);
-                late_lan.browse().await.unwrap();
-                next_list(&mut late_pushes, "late browsing starts", |l| l.searching).await;
-                tokio::time::sleep(Duration::from_millis(1500)).await;
-                while let Ok(p) = late_pushes.try_recv() {
-                    if let LanPush::Hosts(l) = p {
-                        assert!(l.hosts.is_empty(), "a full table is not listed: {l:?}");
-                    }
+            // The people seats are full: the advertisement is withdrawn, so a late
+            // device's list stays without it, and typing the address is refused.
+            until("advertisement withdrawn", || {
+                host_net.view().is_ok_and(|v| open_seats(&v) == Some(0))
+            })
+            .await;
+            assert_eq!(hosting.advertised_open_seats().await, None);
+            late_lan.browse().await.unwrap();
+            next_list(&mut late_pushes, "late browsing starts", |l| l.searching).await;
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            while let Ok(p) = late_pushes.try_recv() {
+                if let LanPush::Hosts(l) = p {
+                    assert!(l.hosts.is_empty(), "a full table is not listed: {l:?}");
                 }
-                let typed = JoinTarget::Address {
-                    address: hosted.hosted.address.clone(),
-                    room: remote.code.clone(),
-                };
-                let full = hosting.join(&late_lan, &typed, &late_net, |_| {}).await;
-                assert_eq!(full.unwrap_err().code, "net_refused");
-                let bad =
-                    JoinTarget::Address { address: "127.0.0.1".into(), room: remote.code.clone() };
-                assert_eq!(
-                    hosting.join(&late_lan, &bad, &late_net, |_| {}).await.unwrap_err().code,
-                    "bad_address"
-                );
+            }
+            let typed = JoinTarget::Address {
+                address: hosted.hosted.address.clone(),
+                room: remote.code.clone(),
+            };
+            let full = hosting.join(&late_lan, &typed, &late_net, |_| {}).await;
+            assert_eq!(full.unwrap_err().code, "net_refused");
+            let bad =
+                JoinTarget::Address { address: "127.0.0.1".into(), room: remote.code.clone() };
+            assert_eq!(
+                hosting.join(&late_lan, &bad, &late_net, |_| {}).await.unwrap_err().code,
+                "bad_address"
+            );
 
-                // Both people play their seats to the end; the CPUs play Yellow and Green.
-                let end = play_to_the_end(&host_net, &guest_net).await;
-                until("Blue sees the end", || guest_net.view().is_ok_and(|v| v.outcome.is_some()))
-                    .await;
-                let seen = guest_net.view().unwrap();
-                assert_eq!(end.pieces, seen.pieces);
-                assert_eq!(end.scores, seen.scores);
-                assert_eq!(end.outcome.as_ref().unwrap().standings.len(), 4);
-                assert!(end
-                    .log
-                    .iter()
-                    .any(|e| matches!(e, Event::Rolled { seat: Seat::Green, .. })));
-
-                // The host stops: its table closes and the server is gone.
-                hosting.stop(&host_net).await;
-                assert!(hosting.hosted().await.is_none());
-                assert_eq!(host_net.view().unwrap_err().code, "no_table");
-                until("Blue loses the host", || {
-                    guest_net.view().is_ok_and(|v| v.remote.is_some_and(|r| !r.connected))
-                })
+            // Both people play their seats to the end; the CPUs play Yellow and Green.
+            let end = play_to_the_end(&host_net, &guest_net).await;
+            until("Blue sees the end", || guest_net.view().is_ok_and(|v| v.outcome.is_some()))
                 .await;
-                guest_net.leave().await;
-                late_lan.leave().await;
-                guest_lan.leave().await;
-                assert!(!multicast::held(), "nothing browses or advertises any more");
-            });
-        })
-    })
-    .join()
-    .unwrap();
+            let seen = guest_net.view().unwrap();
+            assert_eq!(end.pieces, seen.pieces);
+            assert_eq!(end.scores, seen.scores);
+            assert_eq!(end.outcome.as_ref().unwrap().standings.len(), 4);
+            assert!(end.log.iter().any(|e| matches!(e, Event::Rolled { seat: Seat::Green, .. })));
+
+            // The host stops: its table closes and the server is gone.
+            hosting.stop(&host_net).await;
+            assert!(hosting.hosted().await.is_none());
+            assert_eq!(host_net.view().unwrap_err().code, "no_table");
+            until("Blue loses the host", || {
+                guest_net.view().is_ok_and(|v| v.remote.is_some_and(|r| !r.connected))
+            })
+            .await;
+            guest_net.leave().await;
+            late_lan.leave().await;
+            guest_lan.leave().await;
+            assert!(!multicast::held(), "nothing browses or advertises any more");
+        });
+    });
     if ran.is_none() {
         eprintln!("skipped: no private network namespace outside CI");
     }

@@ -8,85 +8,20 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-use std::collections::HashMap;
-use std::sync::Arc;
+mod common;
+
 use std::time::Duration;
 
-use maharajah_lib::lan::{
-    HostList, HostRequest, JoinTarget, Lan, LanConfig, LanPush, LanStatus, Phase, Role,
+use common::{
+    advertise_future_host, in_namespace, lan, lan_with, next_list, next_status, runtime, WAIT,
 };
+
+use maharajah_lib::lan::{HostRequest, JoinTarget, LanConfig, Phase, Role};
 use maharajah_lib::netplay::{NetPlay, NetUpdate, NetView};
-use maharajah_net::discovery::SERVICE_TYPE;
 use maharajah_net::netns;
 use maharajah_net::JoinCode;
 use maharajah_protocol::{Color, TimeControl, Variant};
 use tokio::sync::mpsc;
-
-/// Longest wait for one step (CI shares two cores with builds).
-const WAIT: Duration = Duration::from_secs(15);
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
-}
-
-/// Runs `f` on a new thread inside a new network namespace; None when skipped (not under CI).
-fn in_namespace<T: Send + 'static>(
-    name: &'static str,
-    f: impl FnOnce() -> T + Send + 'static,
-) -> Option<T> {
-    std::thread::spawn(move || netns::enter_private_or_skip(name).then(f)).join().unwrap()
-}
-
-/// A `Lan` on loopback whose pushes arrive on the returned channel.
-fn lan(gone_after: Duration) -> (Lan, mpsc::UnboundedReceiver<LanPush>) {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let config = LanConfig { host_gone_after: gone_after, ..LanConfig::loopback() };
-    (
-        Lan::new(
-            config,
-            Arc::new(move |p| {
-                let _ = tx.send(p);
-            }),
-        ),
-        rx,
-    )
-}
-
-async fn next_list(
-    pushes: &mut mpsc::UnboundedReceiver<LanPush>,
-    what: &str,
-    pred: impl Fn(&HostList) -> bool,
-) -> HostList {
-    let wait = async {
-        while let Some(p) = pushes.recv().await {
-            if let LanPush::Hosts(list) = p {
-                if pred(&list) {
-                    return list;
-                }
-            }
-        }
-        panic!("pushes ended before {what}");
-    };
-    tokio::time::timeout(WAIT, wait).await.unwrap_or_else(|_| panic!("timed out: {what}"))
-}
-
-async fn next_status(
-    pushes: &mut mpsc::UnboundedReceiver<LanPush>,
-    what: &str,
-    pred: impl Fn(&LanStatus) -> bool,
-) -> LanStatus {
-    let wait = async {
-        while let Some(p) = pushes.recv().await {
-            if let LanPush::Status(s) = p {
-                if pred(&s) {
-                    return s;
-                }
-            }
-        }
-        panic!("pushes ended before {what}");
-    };
-    tokio::time::timeout(WAIT, wait).await.unwrap_or_else(|_| panic!("timed out: {what}"))
-}
 
 async fn view_until(
     views: &mut mpsc::UnboundedReceiver<NetView>,
@@ -126,35 +61,20 @@ fn host_browse_join_and_play_in_a_private_namespace() {
             next_list(&mut guest_pushes, "browsing starts", |l| l.searching).await;
 
             // A host of a future protocol version, advertised by hand: greyed, with the reason.
-            let future = mdns_sd::ServiceDaemon::new().unwrap();
-            future.disable_interface(mdns_sd::IfKind::All).unwrap();
-            future.enable_interface(mdns_sd::IfKind::LoopbackV4).unwrap();
-            let txt: HashMap<String, String> =
-                [("pv", "99"), ("name", "Future"), ("code", "ABCD2345"), ("seats", "1")]
-                    .into_iter()
-                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                    .collect();
-            let mut info = mdns_sd::ServiceInfo::new(
-                SERVICE_TYPE,
-                "future-host",
-                "future-host.local.",
-                "127.0.0.1",
-                9,
-                txt,
-            )
-            .unwrap();
-            info.set_requires_probe(false);
-            future.register(info).unwrap();
+            let future = advertise_future_host();
 
             let hosted = host.host(request("Ana's phone", Variant::Chess, false)).await.unwrap();
-            assert!(hosted.address.starts_with("127.0.0.1:"), "{}", hosted.address);
+            assert!(hosted.hosting.address.starts_with("127.0.0.1:"), "{}", hosted.hosting.address);
             assert_eq!(hosted.seat, Color::White);
-            assert_eq!(hosted.room.len(), 8);
-            let code: JoinCode = hosted.join_code.clone().unwrap().parse().unwrap();
-            assert_eq!(code.addr.to_string(), hosted.address);
-            assert_eq!(code.room.as_str(), hosted.room);
-            assert_eq!(hosted.join_url.as_deref(), Some(&*format!("maharajah://join/{code}")));
-            let qr = hosted.qr.clone().unwrap();
+            assert_eq!(hosted.hosting.room.len(), 8);
+            let code: JoinCode = hosted.hosting.join_code.clone().unwrap().parse().unwrap();
+            assert_eq!(code.addr.to_string(), hosted.hosting.address);
+            assert_eq!(code.room.as_str(), hosted.hosting.room);
+            assert_eq!(
+                hosted.hosting.join_url.as_deref(),
+                Some(&*format!("maharajah://join/{code}"))
+            );
+            let qr = hosted.hosting.qr.clone().unwrap();
             assert_eq!(qr.modules.len(), qr.size * qr.size);
             assert!(qr.size >= 21 && qr.modules.contains('1') && qr.modules.contains('0'));
             assert_eq!(host.hosted().await, Some(hosted.clone()));
@@ -172,7 +92,7 @@ fn host_browse_join_and_play_in_a_private_namespace() {
             .await;
             let ana = list.hosts.iter().find(|h| h.name == "Ana's phone").unwrap();
             assert!(ana.compatible && ana.reason.is_none());
-            assert_eq!(ana.address.as_deref(), Some(&*hosted.address));
+            assert_eq!(ana.address.as_deref(), Some(&*hosted.hosting.address));
             assert_eq!(ana.variant, Some(Variant::Chess));
             let old = list.hosts.iter().find(|h| h.name == "Future").unwrap();
             assert!(!old.compatible);
@@ -186,7 +106,7 @@ fn host_browse_join_and_play_in_a_private_namespace() {
             // Tap to join: seated as Black; browsing stops; the host sees its guest.
             let joined = guest.join(JoinTarget::Host { id: ana.id.clone() }).await.unwrap();
             assert_eq!((joined.role, joined.seat), (Role::Guest, Color::Black));
-            assert_eq!(joined.room, hosted.room);
+            assert_eq!(joined.room, hosted.hosting.room);
             next_list(&mut guest_pushes, "browsing stops", |l| !l.browsing).await;
             next_status(&mut host_pushes, "guest seated", |s| s.phase == Phase::Seated).await;
             assert_eq!(guest.status().await.unwrap().phase, Phase::Seated);
@@ -265,18 +185,18 @@ fn fallbacks_bad_input_and_the_host_leaving_in_a_private_namespace() {
             let hosted = host.host(request("Bea", Variant::Maharajah, true)).await.unwrap();
             assert!(hosted.hidden);
             let e = bad(JoinTarget::Address {
-                address: hosted.address.clone(),
+                address: hosted.hosting.address.clone(),
                 room: "ZZZZZZZZ".into(),
             })
             .await;
             assert_eq!(e.code, "lan_no_room");
-            let link = hosted.join_url.clone().unwrap();
+            let link = hosted.hosting.join_url.clone().unwrap();
             let joined = guest.join(JoinTarget::Code { code: link }).await.unwrap();
             assert_eq!(joined.seat, Color::Black);
             let e = guest
                 .join(JoinTarget::Address {
-                    address: hosted.address.clone(),
-                    room: hosted.room.clone(),
+                    address: hosted.hosting.address.clone(),
+                    room: hosted.hosting.room.clone(),
                 })
                 .await
                 .unwrap_err();
@@ -300,12 +220,12 @@ fn fallbacks_bad_input_and_the_host_leaving_in_a_private_namespace() {
             let hosted = host.host(request("Bea", Variant::Horde, false)).await.unwrap();
             let joined = guest
                 .join(JoinTarget::Address {
-                    address: format!(" {} ", hosted.address),
-                    room: hosted.room.to_lowercase(),
+                    address: format!(" {} ", hosted.hosting.address),
+                    room: hosted.hosting.room.to_lowercase(),
                 })
                 .await
                 .unwrap();
-            assert_eq!(joined.address, hosted.address);
+            assert_eq!(joined.address, hosted.hosting.address);
             guest.leave().await;
             host.leave().await;
         })
@@ -411,13 +331,7 @@ fn two_devices_over_a_veth_pair_with_the_wifi_configuration() {
         up_tx.send(()).unwrap();
         runtime().block_on(async {
             let config = LanConfig { host_gone_after: Duration::from_secs(2), ..LanConfig::wifi() };
-            let (tx, mut pushes) = mpsc::unbounded_channel();
-            let guest = Lan::new(
-                config,
-                Arc::new(move |p| {
-                    let _ = tx.send(p);
-                }),
-            );
+            let (guest, mut pushes) = lan_with(config);
             guest.browse().await.unwrap();
             let list = next_list(&mut pushes, "the host listed", |l| {
                 l.hosts.iter().any(|h| h.name == "Wi-Fi host")
@@ -455,17 +369,15 @@ fn two_devices_over_a_veth_pair_with_the_wifi_configuration() {
         moved_tx.send(()).unwrap();
         up_rx.recv_timeout(WAIT).expect("the guest brings its end up");
         runtime().block_on(async {
-            let (tx, mut pushes) = mpsc::unbounded_channel();
-            let host = Lan::new(
-                LanConfig::wifi(),
-                Arc::new(move |p| {
-                    let _ = tx.send(p);
-                }),
-            );
+            let (host, mut pushes) = lan_with(LanConfig::wifi());
             let hosted = host.host(request("Wi-Fi host", Variant::Chess, false)).await.unwrap();
-            assert!(hosted.address.starts_with("10.201.0.1:"), "{}", hosted.address);
-            let code: JoinCode = hosted.join_code.unwrap().parse().unwrap();
-            assert_eq!(code.addr.to_string(), hosted.address);
+            assert!(
+                hosted.hosting.address.starts_with("10.201.0.1:"),
+                "{}",
+                hosted.hosting.address
+            );
+            let code: JoinCode = hosted.hosting.join_code.unwrap().parse().unwrap();
+            assert_eq!(code.addr.to_string(), hosted.hosting.address);
             let (views, mut view_rx) = mpsc::unbounded_channel();
             let net = NetPlay::new(move |u| {
                 if let NetUpdate::View(v) = u {
@@ -503,7 +415,10 @@ fn hidden_setup_over_the_lan_through_the_game_session() {
             let (guest, _gp) = lan(Duration::from_secs(20));
             let hosted = host.host(request("Secret", Variant::Maharajah, true)).await.unwrap();
             assert!(hosted.hidden);
-            guest.join(JoinTarget::Code { code: hosted.join_code.clone().unwrap() }).await.unwrap();
+            guest
+                .join(JoinTarget::Code { code: hosted.hosting.join_code.clone().unwrap() })
+                .await
+                .unwrap();
             let session = || {
                 let (tx, rx) = mpsc::unbounded_channel();
                 let net = NetPlay::new(move |u| {

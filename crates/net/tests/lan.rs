@@ -6,32 +6,21 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
+mod namespaces;
 
-use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::mpsc as sync_mpsc;
 use std::time::Duration;
 
 use common::*;
 use maharajah_net::client::{ConnectOptions, Connection, NetEvent};
-use maharajah_net::discovery::{Browser, Compatibility, HostEvent, Scope, SERVICE_TYPE};
+use maharajah_net::discovery::{Browser, Compatibility, HostEvent, Scope};
 use maharajah_net::host::{self, JoinCode, LanHost, LanHostOptions};
 use maharajah_net::netns;
 use maharajah_net::setup::{HiddenSetup, VerifiedStart};
 use maharajah_protocol::{Color, EndReason, Outcome, Phase, RoomEvent, Variant};
+use namespaces::{advertise_future_host, in_namespace, runtime};
 use tokio::sync::mpsc;
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
-}
-
-/// Runs `f` on a new thread inside a new network namespace; None when skipped (not under CI).
-fn in_namespace<T: Send + 'static>(
-    name: &'static str,
-    f: impl FnOnce() -> T + Send + 'static,
-) -> Option<T> {
-    std::thread::spawn(move || netns::enter_private_or_skip(name).then(f)).join().unwrap()
-}
 
 async fn searching(browser: &mut Browser) {
     let wait = async {
@@ -61,25 +50,7 @@ fn discovery_in_a_private_namespace() {
             searching(&mut browser).await;
 
             // A host of a future protocol version, advertised by hand.
-            let future = mdns_sd::ServiceDaemon::new().unwrap();
-            future.disable_interface(mdns_sd::IfKind::All).unwrap();
-            future.enable_interface(mdns_sd::IfKind::LoopbackV4).unwrap();
-            let txt: HashMap<String, String> =
-                [("pv", "99"), ("name", "Future"), ("code", "ABCD2345")]
-                    .into_iter()
-                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                    .collect();
-            let mut info = mdns_sd::ServiceInfo::new(
-                SERVICE_TYPE,
-                "future-host",
-                "future-host.local.",
-                "127.0.0.1",
-                9,
-                txt,
-            )
-            .unwrap();
-            info.set_requires_probe(false);
-            future.register(info).unwrap();
+            let future = advertise_future_host();
 
             let (mut lan_host, host_conn, _host_events) =
                 LanHost::start(host_options("Ana", Ipv4Addr::LOCALHOST, Scope::LoopbackOnly))

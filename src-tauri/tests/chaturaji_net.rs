@@ -1,0 +1,68 @@
+//! Chaturaji over the network through the app's session (`maharajah_lib::chaturaji_net`): two
+//! devices and two CPUs share a table on a server on loopback (no mDNS, so no namespace).
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use maharajah_chaturaji::cpu::Level;
+use maharajah_chaturaji::settings::Player;
+use maharajah_chaturaji::{Event, Seat, Settings};
+use maharajah_lib::chaturaji_net::NetState;
+
+use common::{play_to_the_end, until};
+
+async fn server() -> (String, tokio::sync::oneshot::Sender<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("loopback");
+    let addr = listener.local_addr().expect("bound");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(maharajah_server::run(listener, maharajah_server::Config::default(), async {
+        let _ = stopped.await;
+    }));
+    (format!("ws://{addr}/"), stop)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_devices_and_two_cpus_share_a_network_table() {
+    let (url, stop) = server().await;
+    let mut settings = Settings { round_limit: 2, ..Settings::default() };
+    settings.players.yellow = Player::Cpu { level: Level::Random };
+    settings.players.green = Player::Cpu { level: Level::Random };
+    let red = NetState::new("device-red-app-0000000001".into());
+    let blue = NetState::new("device-blue-app-000000002".into());
+    let created = red.create(&url, settings, |_| {}).await.expect("created");
+    let remote = created.remote.clone().expect("a network view");
+    assert_eq!(remote.seat, Seat::Red);
+    assert!(!remote.started, "waiting for Blue");
+    let joined = blue.join(&url, &remote.code, |_| {}).await.expect("joined");
+    assert_eq!(joined.remote.as_ref().map(|r| r.seat), Some(Seat::Blue));
+    until("the game on both", || {
+        red.view().is_ok_and(|v| v.remote.is_some_and(|r| r.started))
+            && blue.view().is_ok_and(|v| v.remote.is_some_and(|r| r.started))
+    })
+    .await;
+    // Blue may not act on Red's turn; bad input is named.
+    assert_eq!(blue.roll().await.expect_err("not Blue's turn").code, "net_refused");
+    let other = NetState::new("device-other-app-00000003".into());
+    let bad_url = other.join("http://nowhere", &remote.code, |_| {}).await;
+    assert_eq!(bad_url.expect_err("bad url").code, "bad_url");
+    let bad_code = other.join(&url, "0O!", |_| {}).await;
+    assert_eq!(bad_code.expect_err("bad code").code, "bad_code");
+    let full = other.join(&url, &remote.code, |_| {}).await;
+    assert_eq!(full.expect_err("no free seat").code, "net_refused");
+    // Play to the end: each device rolls on its turn and moves with the first die's move.
+    play_to_the_end(&red, &blue).await;
+    until("Blue sees the end", || blue.view().is_ok_and(|v| v.outcome.is_some())).await;
+    let (r, b) = (red.view().expect("open"), blue.view().expect("open"));
+    assert_eq!(r.pieces, b.pieces);
+    assert_eq!(r.scores, b.scores);
+    assert_eq!(r.outcome.expect("over").standings.len(), 4);
+    assert!(r.log.iter().any(|e| matches!(e, Event::Rolled { seat: Seat::Green, .. })));
+    // Red closes the app; started again on the same device (same id), the code gives Red back.
+    red.leave().await;
+    let again = NetState::new("device-red-app-0000000001".into());
+    let back = again.join(&url, &remote.code, |_| {}).await.expect("the seat comes back");
+    assert_eq!(back.remote.map(|r| r.seat), Some(Seat::Red));
+    again.leave().await;
+    blue.leave().await;
+    let _ = stop.send(());
+}

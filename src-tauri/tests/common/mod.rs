@@ -1,0 +1,115 @@
+//! Helpers shared by the app's integration tests: the network-namespace scaffolding (from
+//! `maharajah-net`'s tests, included by path), a `Lan` whose pushes arrive on a channel, waiting
+//! for a push or a condition, and playing a Chaturaji network table to its end.
+#![allow(clippy::unwrap_used, dead_code)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use maharajah_chaturaji::{Phase, Seat};
+use maharajah_lib::chaturaji::TableView;
+use maharajah_lib::chaturaji_net::NetState;
+use maharajah_lib::lan::{HostList, Lan, LanConfig, LanPush, LanStatus};
+use tokio::sync::mpsc;
+
+#[path = "../../../crates/net/tests/namespaces/mod.rs"]
+mod namespaces;
+pub use namespaces::{advertise_future_host, in_namespace, runtime};
+
+/// Longest wait for one step (CI shares two cores with builds).
+pub const WAIT: Duration = Duration::from_secs(15);
+
+/// A `Lan` with `config` whose pushes arrive on the returned channel.
+pub fn lan_with(config: LanConfig) -> (Lan, mpsc::UnboundedReceiver<LanPush>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let sink = Arc::new(move |p| {
+        let _ = tx.send(p);
+    });
+    (Lan::new(config, sink), rx)
+}
+
+/// A `Lan` on loopback, the guest saying the host has left after `gone_after`.
+pub fn lan(gone_after: Duration) -> (Lan, mpsc::UnboundedReceiver<LanPush>) {
+    lan_with(LanConfig { host_gone_after: gone_after, ..LanConfig::loopback() })
+}
+
+/// The next pushed host list for which `pred` holds (panics after [`WAIT`]).
+pub async fn next_list(
+    pushes: &mut mpsc::UnboundedReceiver<LanPush>,
+    what: &str,
+    pred: impl Fn(&HostList) -> bool,
+) -> HostList {
+    let wait = async {
+        while let Some(p) = pushes.recv().await {
+            if let LanPush::Hosts(list) = p {
+                if pred(&list) {
+                    return list;
+                }
+            }
+        }
+        panic!("pushes ended before {what}");
+    };
+    tokio::time::timeout(WAIT, wait).await.unwrap_or_else(|_| panic!("timed out: {what}"))
+}
+
+/// The next pushed LAN status for which `pred` holds (panics after [`WAIT`]).
+pub async fn next_status(
+    pushes: &mut mpsc::UnboundedReceiver<LanPush>,
+    what: &str,
+    pred: impl Fn(&LanStatus) -> bool,
+) -> LanStatus {
+    let wait = async {
+        while let Some(p) = pushes.recv().await {
+            if let LanPush::Status(s) = p {
+                if pred(&s) {
+                    return s;
+                }
+            }
+        }
+        panic!("pushes ended before {what}");
+    };
+    tokio::time::timeout(WAIT, wait).await.unwrap_or_else(|_| panic!("timed out: {what}"))
+}
+
+/// Waits until `f` holds (panics after [`WAIT`]).
+pub async fn until(what: &str, mut f: impl FnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while !f() {
+        assert!(tokio::time::Instant::now() < deadline, "timed out: {what}");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+/// Plays Red's seat on `red` and Blue's on `blue` (the room's CPUs play Yellow and Green), each
+/// rolling on its turn and moving with the first usable die's first move, until the game ends;
+/// answers Red's final view.
+pub async fn play_to_the_end(red: &NetState, blue: &NetState) -> TableView {
+    for _ in 0..1000 {
+        let v = red.view().unwrap();
+        if v.outcome.is_some() {
+            return v;
+        }
+        let me = match v.to_move {
+            Seat::Red => red,
+            Seat::Blue => blue,
+            _ => {
+                tokio::time::sleep(Duration::from_millis(30)).await;
+                continue;
+            }
+        };
+        let mine = me.view().unwrap();
+        if mine.actions != v.actions || mine.to_move != v.to_move || mine.cpu_to_move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            continue;
+        }
+        let result = match mine.phase {
+            Phase::Roll { .. } => me.roll().await,
+            _ => match mine.dice.iter().flatten().find(|d| d.usable) {
+                Some(d) => me.play(d.moves[0].from, d.moves[0].to, None).await,
+                None => me.end_turn().await,
+            },
+        };
+        result.expect("the seat's own action is accepted");
+    }
+    panic!("the game never ended");
+}
