@@ -13,7 +13,8 @@ mod common;
 use std::time::Duration;
 
 use common::{
-    advertise_future_host, in_namespace, lan, lan_with, next_list, next_status, runtime, WAIT,
+    advertise_future_host, in_namespace, lan, lan_with, next_list, next_picked, next_status,
+    runtime, WAIT,
 };
 
 use maharajah_lib::lan::{HostRequest, JoinTarget, LanConfig, Phase, Role};
@@ -28,15 +29,7 @@ async fn view_until(
     what: &str,
     pred: impl Fn(&NetView) -> bool,
 ) -> NetView {
-    let wait = async {
-        while let Some(v) = views.recv().await {
-            if pred(&v) {
-                return v;
-            }
-        }
-        panic!("views ended before {what}");
-    };
-    tokio::time::timeout(WAIT, wait).await.unwrap_or_else(|_| panic!("timed out: {what}"))
+    next_picked(views, what, |v| pred(&v).then_some(v)).await
 }
 
 fn request(name: &str, variant: Variant, hidden: bool) -> HostRequest {

@@ -33,42 +33,47 @@ pub fn lan(gone_after: Duration) -> (Lan, mpsc::UnboundedReceiver<LanPush>) {
     lan_with(LanConfig { host_gone_after: gone_after, ..LanConfig::loopback() })
 }
 
-/// The next pushed host list for which `pred` holds (panics after [`WAIT`]).
+/// The first thing from `rx` that `pick` takes (panics after [`WAIT`] or when `rx` ends).
+pub async fn next_picked<T, U>(
+    rx: &mut mpsc::UnboundedReceiver<T>,
+    what: &str,
+    mut pick: impl FnMut(T) -> Option<U>,
+) -> U {
+    let wait = async {
+        while let Some(item) = rx.recv().await {
+            if let Some(picked) = pick(item) {
+                return picked;
+            }
+        }
+        panic!("the channel ended before {what}");
+    };
+    tokio::time::timeout(WAIT, wait).await.unwrap_or_else(|_| panic!("timed out: {what}"))
+}
+
+/// The next pushed host list for which `pred` holds.
 pub async fn next_list(
     pushes: &mut mpsc::UnboundedReceiver<LanPush>,
     what: &str,
     pred: impl Fn(&HostList) -> bool,
 ) -> HostList {
-    let wait = async {
-        while let Some(p) = pushes.recv().await {
-            if let LanPush::Hosts(list) = p {
-                if pred(&list) {
-                    return list;
-                }
-            }
-        }
-        panic!("pushes ended before {what}");
-    };
-    tokio::time::timeout(WAIT, wait).await.unwrap_or_else(|_| panic!("timed out: {what}"))
+    next_picked(pushes, what, |p| match p {
+        LanPush::Hosts(list) if pred(&list) => Some(list),
+        _ => None,
+    })
+    .await
 }
 
-/// The next pushed LAN status for which `pred` holds (panics after [`WAIT`]).
+/// The next pushed LAN status for which `pred` holds.
 pub async fn next_status(
     pushes: &mut mpsc::UnboundedReceiver<LanPush>,
     what: &str,
     pred: impl Fn(&LanStatus) -> bool,
 ) -> LanStatus {
-    let wait = async {
-        while let Some(p) = pushes.recv().await {
-            if let LanPush::Status(s) = p {
-                if pred(&s) {
-                    return s;
-                }
-            }
-        }
-        panic!("pushes ended before {what}");
-    };
-    tokio::time::timeout(WAIT, wait).await.unwrap_or_else(|_| panic!("timed out: {what}"))
+    next_picked(pushes, what, |p| match p {
+        LanPush::Status(s) if pred(&s) => Some(s),
+        _ => None,
+    })
+    .await
 }
 
 /// Waits until `f` holds (panics after [`WAIT`]).
