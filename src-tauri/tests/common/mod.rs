@@ -14,6 +14,8 @@ use tokio::sync::mpsc;
 
 #[path = "../../../crates/net/tests/namespaces/mod.rs"]
 mod namespaces;
+// Not every test file uses all three (dead_code does not cover re-exports).
+#[allow(unused_imports)]
 pub use namespaces::{advertise_future_host, in_namespace, runtime};
 
 /// Longest wait for one step (CI shares two cores with builds).
