@@ -141,7 +141,8 @@ pub const fn server_code(code: ErrorCode) -> &'static str {
     }
 }
 
-/// Reads a server address as people type it: `ws://host:port[/]`, or `host:port` (ws assumed).
+/// Reads a server address as people type it: `ws://host:port[/]`, `wss://host[:port][/]` (TLS;
+/// the port defaults to 443), or `host:port` (ws assumed).
 ///
 /// # Errors
 /// [`NetPlayError::BadUrl`] for an empty address, another scheme, or a missing host or port.
@@ -150,30 +151,27 @@ pub fn normalize_url(text: &str) -> Result<String, NetPlayError> {
     if text.is_empty() {
         return Err(NetPlayError::BadUrl("the server address is empty".into()));
     }
-    if text.starts_with("wss://") {
-        return Err(NetPlayError::BadUrl(format!(
-            "{text}: secure (wss://) servers are not supported yet; use a ws:// address"
-        )));
-    }
-    let rest = match text.split_once("://") {
-        Some(("ws", rest)) => rest,
+    let (scheme, rest) = match text.split_once("://") {
+        Some((scheme @ ("ws" | "wss"), rest)) => (scheme, rest),
         Some((scheme, _)) => {
             return Err(NetPlayError::BadUrl(format!(
-                "{text}: the address must start with ws://, not {scheme}://"
+                "{text}: the address must start with ws:// or wss://, not {scheme}://"
             )))
         }
-        None => text,
+        None => ("ws", text),
     };
     let host_port = rest.split('/').next().unwrap_or_default();
-    let port_ok = host_port
-        .rsplit_once(':')
-        .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0));
+    let port_ok = match host_port.rsplit_once(':') {
+        Some((host, port)) => !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0),
+        // A secure address may leave the port out (443).
+        None => scheme == "wss" && !host_port.is_empty(),
+    };
     if !port_ok {
         return Err(NetPlayError::BadUrl(format!(
             "{text}: the address needs a host and a port, like ws://127.0.0.1:7878"
         )));
     }
-    Ok(format!("ws://{rest}"))
+    Ok(format!("{scheme}://{rest}"))
 }
 
 /// The state of the link to the server.
@@ -1291,7 +1289,14 @@ mod tests {
     fn addresses_are_read_as_people_type_them() {
         assert_eq!(normalize_url(" ws://127.0.0.1:7878 ").as_deref(), Ok("ws://127.0.0.1:7878"));
         assert_eq!(normalize_url("example.org:80/").as_deref(), Ok("ws://example.org:80/"));
-        for bad in ["", "ws://example.org", "http://a:1", "wss://a:1", ":7878", "a:0", "a:x"] {
+        assert_eq!(
+            normalize_url("wss://play.example.org").as_deref(),
+            Ok("wss://play.example.org")
+        );
+        assert_eq!(normalize_url("wss://a:8443/").as_deref(), Ok("wss://a:8443/"));
+        for bad in
+            ["", "ws://example.org", "http://a:1", "wss://", "wss://a:0", ":7878", "a:0", "a:x"]
+        {
             let e = normalize_url(bad).expect_err(bad);
             assert_eq!(e.code(), "bad_url", "{bad}");
         }

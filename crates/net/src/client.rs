@@ -42,6 +42,10 @@ pub struct ConnectOptions {
     pub ping_interval: Duration,
     /// A connection that delivers nothing for this long is considered dropped.
     pub silence_timeout: Duration,
+    /// A PEM file of certificate authorities trusted for `wss://` besides the built-in public
+    /// ones (a self-hosted server's own CA). Default: the file named by the environment variable
+    /// `MAHARAJAH_EXTRA_CA` ([`crate::tls::EXTRA_CA_ENV`]), if set.
+    pub extra_ca: Option<std::path::PathBuf>,
 }
 
 impl Default for ConnectOptions {
@@ -53,6 +57,7 @@ impl Default for ConnectOptions {
             backoff_max: Duration::from_secs(3),
             ping_interval: Duration::from_secs(2),
             silence_timeout: Duration::from_secs(7),
+            extra_ca: std::env::var_os(crate::tls::EXTRA_CA_ENV).map(Into::into),
         }
     }
 }

@@ -24,6 +24,7 @@ mod link;
 #[cfg(target_os = "linux")]
 pub mod netns;
 pub mod setup;
+pub mod tls;
 
 pub use chaturaji::{ActAck, ChaturajiClient, ChaturajiNetEvent, ChaturajiSeat, TableState};
 pub use client::{ConnectOptions, Connection, NetError, NetEvent, RoomState, SeatCredentials};

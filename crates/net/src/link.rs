@@ -253,8 +253,11 @@ pub(crate) async fn establish(
 ) -> Result<(Ws, NetEvent), NetError> {
     let connect_err = |reason: String| NetError::Connect { url: url.to_owned(), reason };
     let attempt = async {
-        let (mut ws, _) =
-            tokio_tungstenite::connect_async(url).await.map_err(|e| connect_err(e.to_string()))?;
+        let tls = crate::tls::connector(url, options.extra_ca.as_deref()).map_err(connect_err)?;
+        // No Nagle delay: frames are small and each one matters at once.
+        let (mut ws, _) = tokio_tungstenite::connect_async_tls_with_config(url, None, true, tls)
+            .await
+            .map_err(|e| connect_err(e.to_string()))?;
         let hello =
             ClientMsg::Hello { version: PROTOCOL_VERSION, client: options.client_name.clone() };
         ws.send(Message::text(encode(&hello))).await.map_err(|e| connect_err(e.to_string()))?;

@@ -30,6 +30,7 @@
 //! - `server`: WebSocket transport, room actors, connection limits, shutdown.
 //! - `codes`: random access codes and seat tokens.
 //! - [`metrics`]: process-wide move-handling times, for benchmarks.
+//! - [`tls`]: certificate and key for serving `wss://` directly ([`Config::tls`]).
 
 pub mod chaturaji;
 pub mod clock;
@@ -39,6 +40,7 @@ pub mod room;
 pub mod rules;
 mod server;
 pub mod store;
+pub mod tls;
 
 pub use room::Lifetimes;
 pub use server::{run, Config, ServerError};

@@ -1,5 +1,5 @@
-//! The online Maharajah server: `maharajah-server [--listen ADDR] [--db PATH | --memory]`
-//! plus limit flags; `--help` lists them.
+//! The online Maharajah server: `maharajah-server [--listen ADDR] [--db PATH | --memory]
+//! [--tls-cert PEM --tls-key PEM]` plus limit flags; `--help` lists them.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -14,8 +14,9 @@ const DEFAULT_DB: &str = "maharajah-server.sqlite3";
 
 fn usage() -> String {
     format!(
-        "usage: maharajah-server [--listen ADDR] [--db PATH | --memory]\n\
+        "usage: maharajah-server [--listen ADDR] [--db PATH | --memory] [--tls-cert PEM --tls-key PEM]\n\
          \x20 --listen ADDR  address to listen on (default {DEFAULT_LISTEN}; port 0 picks one)\n\
+         \x20 --tls-cert PEM, --tls-key PEM   serve wss:// with this certificate chain and key\n\
          \x20 --db PATH      SQLite file for durable rooms (default {DEFAULT_DB})\n\
          \x20 --memory       keep rooms in memory only\n\
          \x20 --max-connections-per-ip N, --messages-per-second N,\n\
@@ -36,6 +37,7 @@ fn parse_args() -> Result<(SocketAddr, Config), String> {
         DEFAULT_LISTEN.parse().map_err(|e| format!("default address: {e}"))?;
     let mut db = Some(PathBuf::from(DEFAULT_DB));
     let mut config = Config::default();
+    let (mut tls_cert, mut tls_key) = (None, None);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -53,6 +55,12 @@ fn parse_args() -> Result<(SocketAddr, Config), String> {
             }
             "--db" => db = Some(PathBuf::from(args.next().ok_or("--db needs a path")?)),
             "--memory" => db = None,
+            "--tls-cert" => {
+                tls_cert = Some(PathBuf::from(args.next().ok_or("--tls-cert needs a path")?))
+            }
+            "--tls-key" => {
+                tls_key = Some(PathBuf::from(args.next().ok_or("--tls-key needs a path")?))
+            }
             "-h" | "--help" => return Err(usage()),
             "-V" | "--version" => {
                 return Err(format!("maharajah-server {}", maharajah_server::VERSION))
@@ -60,7 +68,15 @@ fn parse_args() -> Result<(SocketAddr, Config), String> {
             other => return Err(format!("unknown argument {other}\n{}", usage())),
         }
     }
-    Ok((listen, Config { db, ..config }))
+    let tls = match (tls_cert, tls_key) {
+        (None, None) => None,
+        (Some(cert), Some(key)) => Some(
+            maharajah_server::tls::server_config(&cert, &key)
+                .map_err(|e| format!("maharajah-server: {e}"))?,
+        ),
+        _ => return Err("--tls-cert and --tls-key go together".into()),
+    };
+    Ok((listen, Config { db, tls, ..config }))
 }
 
 #[tokio::main]
@@ -81,7 +97,11 @@ async fn main() -> ExitCode {
     };
     match listener.local_addr() {
         // Tests and scripts read this line to learn the port.
-        Ok(addr) => println!("maharajah-server {} listening on {addr}", maharajah_server::VERSION),
+        Ok(addr) => println!(
+            "maharajah-server {}{} listening on {addr}",
+            maharajah_server::VERSION,
+            if config.tls.is_some() { " (wss://, TLS)" } else { "" }
+        ),
         Err(e) => eprintln!("maharajah-server: {e}"),
     }
     let shutdown = async {

@@ -18,7 +18,7 @@ use maharajah_protocol::{
     decode_client, encode, version_mismatch_message, AccessCode, ByColor, ChaturajiMsg, ClientMsg,
     Color, ErrorCode, RoomOptions, ServerMsg, MAX_FRAME_BYTES, PROTOCOL_VERSION,
 };
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -52,6 +52,9 @@ pub struct Config {
     pub ping_interval: Duration,
     /// A connection that sends nothing (not even a pong) for this long is closed.
     pub idle_timeout: Duration,
+    /// Serve `wss://` (TLS) with this certificate and key instead of plain `ws://`; see
+    /// [`crate::tls::server_config`]. A server behind a TLS-terminating proxy leaves it `None`.
+    pub tls: Option<Arc<rustls::ServerConfig>>,
 }
 
 impl Default for Config {
@@ -66,6 +69,7 @@ impl Default for Config {
             max_rooms: 100_000,
             ping_interval: Duration::from_secs(5),
             idle_timeout: Duration::from_secs(15),
+            tls: None,
         }
     }
 }
@@ -333,7 +337,17 @@ async fn accept_loop(shared: &Arc<Shared>, listener: &TcpListener) -> Result<(),
         tokio::spawn(async move {
             let _guard = guard;
             let _alive = shared.alive.clone();
-            serve_connection(&shared, stream, peer).await;
+            let _ = stream.set_nodelay(true);
+            match shared.config.tls.clone() {
+                None => serve_connection(&shared, stream, peer).await,
+                Some(tls) => {
+                    // The TLS handshake shares the WebSocket handshake's ten seconds.
+                    let accept = tokio_rustls::TlsAcceptor::from(tls).accept(stream);
+                    if let Ok(Ok(stream)) = tokio::time::timeout(HANDSHAKE, accept).await {
+                        serve_connection(&shared, stream, peer).await;
+                    }
+                }
+            }
         });
     }
 }
@@ -408,10 +422,16 @@ enum Flow {
     Close,
 }
 
-async fn serve_connection(shared: &Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
-    let _ = stream.set_nodelay(true);
+/// Longest wait for a new connection's TLS and WebSocket handshakes.
+const HANDSHAKE: Duration = Duration::from_secs(10);
+
+/// One client connection, over plain TCP or TLS.
+async fn serve_connection<S>(shared: &Arc<Shared>, stream: S, peer: SocketAddr)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let handshake = tokio_tungstenite::accept_async_with_config(stream, Some(ws_config()));
-    let ws = match tokio::time::timeout(Duration::from_secs(10), handshake).await {
+    let ws = match tokio::time::timeout(HANDSHAKE, handshake).await {
         Ok(Ok(ws)) => ws,
         _ => return,
     };

@@ -59,6 +59,7 @@ pub fn fast() -> ConnectOptions {
         backoff_max: Duration::from_millis(400),
         ping_interval: Duration::from_millis(300),
         silence_timeout: Duration::from_millis(1500),
+        extra_ca: None,
     }
 }
 
