@@ -6,11 +6,14 @@
 
 use std::time::Duration;
 
+mod netview;
+
 use maharajah_engine::Army;
 use maharajah_lib::netplay::{Link, NetPlay, NetUpdate, NetView, SetupStage};
 use maharajah_net::setup::HiddenSetup;
 use maharajah_net::{ConnectOptions, Connection, NetEvent};
 use maharajah_protocol::{Color, Phase, RoomEvent, RoomOptions, TimeControl, Variant};
+use netview::view_until;
 use tokio::sync::{mpsc, oneshot};
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -52,25 +55,6 @@ fn session() -> (NetPlay, mpsc::UnboundedReceiver<NetUpdate>) {
         let _ = tx.send(u);
     });
     (net, rx)
-}
-
-/// Waits for a pushed view satisfying `f`.
-async fn view_until(
-    rx: &mut mpsc::UnboundedReceiver<NetUpdate>,
-    what: &str,
-    f: impl Fn(&NetView) -> bool,
-) -> NetView {
-    let found = tokio::time::timeout(WAIT, async {
-        loop {
-            match rx.recv().await {
-                Some(NetUpdate::View(v)) if f(&v) => return *v,
-                Some(_) => {}
-                None => panic!("the session stopped pushing while waiting for {what}"),
-            }
-        }
-    })
-    .await;
-    found.unwrap_or_else(|_| panic!("timed out waiting for {what}"))
 }
 
 async fn event_until(

@@ -4,35 +4,15 @@
 //! before any thread reads the environment.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "../../crates/net/tests/certs.rs"]
+#[path = "../../crates/net/tests/certs/mod.rs"]
 mod certs;
+mod netview;
 
-use std::time::Duration;
-
-use maharajah_lib::netplay::{normalize_url, NetPlay, NetUpdate, NetView};
+use maharajah_lib::netplay::{normalize_url, NetPlay};
 use maharajah_net::{ConnectOptions, Connection};
 use maharajah_protocol::{Color, Phase, RoomOptions, Variant};
+use netview::view_until;
 use tokio::sync::{mpsc, oneshot};
-
-const WAIT: Duration = Duration::from_secs(20);
-
-async fn view_until(
-    rx: &mut mpsc::UnboundedReceiver<NetUpdate>,
-    what: &str,
-    f: impl Fn(&NetView) -> bool,
-) -> NetView {
-    let found = tokio::time::timeout(WAIT, async {
-        loop {
-            match rx.recv().await {
-                Some(NetUpdate::View(v)) if f(&v) => return *v,
-                Some(_) => {}
-                None => panic!("the session stopped pushing while waiting for {what}"),
-            }
-        }
-    })
-    .await;
-    found.unwrap_or_else(|_| panic!("timed out waiting for {what}"))
-}
 
 #[test]
 fn a_game_on_a_wss_server_the_app_trusts() {
