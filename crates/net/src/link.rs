@@ -254,10 +254,10 @@ pub(crate) async fn establish(
     let connect_err = |reason: String| NetError::Connect { url: url.to_owned(), reason };
     let attempt = async {
         let tls = crate::tls::connector(url, options.extra_ca.as_deref()).map_err(connect_err)?;
-        // Nagle's algorithm stays on, as with `connect_async`: with it off, a request's barrier
-        // `ping` can reach the server together with the request, and the server answers the
-        // ping at once while the room's refusal comes later (see the crate README).
-        let (mut ws, _) = tokio_tungstenite::connect_async_tls_with_config(url, None, false, tls)
+        // No Nagle delay: frames are small and each is wanted at once. (A request and its
+        // barrier `ping` then often arrive together; the server answers a seated connection's
+        // ping from the room, after the room's answer to the request.)
+        let (mut ws, _) = tokio_tungstenite::connect_async_tls_with_config(url, None, true, tls)
             .await
             .map_err(|e| connect_err(e.to_string()))?;
         let hello =

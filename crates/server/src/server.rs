@@ -142,9 +142,23 @@ enum RoomCmd {
     Detach {
         conn: u64,
     },
+    /// A `ping` from a seated connection, answered by the room after every command before it:
+    /// a client's barrier ping then follows the refusal of the action it sent first.
+    Ping {
+        nonce: u64,
+        link: Link,
+    },
 }
 
 type RoomTx = mpsc::Sender<RoomCmd>;
+
+/// The answer to `ping`, with the server's wall clock.
+fn pong(nonce: u64) -> ServerMsg {
+    let server_time_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    ServerMsg::Pong { nonce, server_time_ms }
+}
 
 struct Shared {
     config: Config,
@@ -621,10 +635,19 @@ impl Conn {
         match msg {
             ClientMsg::Hello { .. } => self.refuse(ErrorCode::WrongPhase, "hello was already said"),
             ClientMsg::Ping { nonce } => {
-                let server_time_ms = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-                self.send(ServerMsg::Pong { nonce, server_time_ms });
+                // In a room the room answers, in order with what it answers to earlier frames;
+                // its refusals come from its own task, and a pong sent from here could pass them.
+                let link = self.link.clone();
+                let in_room = match (&self.room, &self.chaturaji) {
+                    (Some((_, room)), _) => room.send(RoomCmd::Ping { nonce, link }).await.is_ok(),
+                    (None, Some((_, room))) => {
+                        room.send(chaturaji::Cmd::Ping { nonce, link }).await.is_ok()
+                    }
+                    (None, None) => false,
+                };
+                if !in_room {
+                    self.send(pong(nonce));
+                }
                 Flow::Continue
             }
             ClientMsg::CreateRoom { options } => self.create(&options).await,
@@ -988,6 +1011,10 @@ impl RoomActor {
     }
 
     async fn handle(&mut self, cmd: RoomCmd) {
+        if let RoomCmd::Ping { nonce, link } = &cmd {
+            link.send(pong(*nonce));
+            return;
+        }
         let now = self.shared.now();
         let backup = self.backup();
         let before = self.room.seq();
@@ -1047,6 +1074,7 @@ impl RoomActor {
                     crate::metrics::record_move(received.elapsed());
                 }
             }
+            RoomCmd::Ping { .. } => {}
             RoomCmd::Detach { conn } => {
                 // Connections closed by our own shutdown are not players leaving: no presence
                 // change is stored and no shield pause is spent.

@@ -432,3 +432,29 @@ async fn floods_are_rate_limited_and_connections_capped_per_address() {
     }
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ping_right_behind_a_refused_action_is_answered_after_the_refusal() {
+    // The client's barrier: an action the room refuses, then a ping in the same segment. The
+    // room's refusal must come first, or the client would take the pong as success.
+    let server = TestServer::start(Config::default()).await;
+    let mut w = Client::connect(server.addr).await;
+    let code = w.create(options(Variant::Chess, None, false, Color::White)).await;
+    let mut b = Client::connect(server.addr).await;
+    b.join(&code).await;
+    for nonce in 1..=10 {
+        let pause = ClientMsg::Pause { token: w.token.clone() };
+        w.send_together(&[pause, ClientMsg::Ping { nonce }]).await;
+        let first = w
+            .until("the refusal or the pong", |m| {
+                matches!(m, ServerMsg::Error { .. } | ServerMsg::Pong { .. })
+            })
+            .await;
+        assert!(
+            matches!(first, ServerMsg::Error { code: ErrorCode::NoClock, .. }),
+            "round {nonce}: {first:?}"
+        );
+        w.until("the pong", |m| matches!(m, ServerMsg::Pong { nonce: n, .. } if *n == nonce)).await;
+    }
+    server.stop().await;
+}

@@ -81,6 +81,11 @@ pub(super) enum Cmd {
     Detach {
         conn: u64,
     },
+    /// A `ping` from a seated connection, answered in order with the room's other answers.
+    Ping {
+        nonce: u64,
+        link: Link,
+    },
 }
 
 /// The sending side of a Chaturaji room task's channel.
@@ -337,6 +342,10 @@ impl Actor {
     }
 
     async fn handle(&mut self, cmd: Cmd) {
+        if let Cmd::Ping { nonce, link } = &cmd {
+            link.send(super::pong(*nonce));
+            return;
+        }
         let now = self.shared.now();
         let backup = self.backup();
         let before = self.room.seq();
@@ -404,6 +413,7 @@ impl Actor {
                     link.send(e.to_msg());
                 }
             }
+            Cmd::Ping { .. } => {}
             Cmd::Detach { conn } => {
                 if *self.shared.shutdown.borrow() {
                     return;

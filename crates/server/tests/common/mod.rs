@@ -101,6 +101,15 @@ impl Client {
         self.send_raw(&encode(msg)).await;
     }
 
+    /// Sends `msgs` in one write (one TCP segment on loopback), as a client without Nagle's
+    /// delay sends a request and its barrier `ping`.
+    pub async fn send_together(&mut self, msgs: &[ClientMsg]) {
+        for m in msgs {
+            self.ws.feed(Message::text(encode(m))).await.unwrap();
+        }
+        self.ws.flush().await.unwrap();
+    }
+
     pub async fn send_raw(&mut self, text: &str) {
         self.ws.send(Message::text(text.to_owned())).await.unwrap();
     }
