@@ -2,6 +2,7 @@
 //! certificate from a private CA, which the app trusts through `MAHARAJAH_EXTRA_CA` (the way a
 //! self-hosted server's owner would set it up). One test in this file: it sets the variable
 //! before any thread reads the environment.
+#![cfg(feature = "tls")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "../../crates/net/tests/certs/mod.rs"]

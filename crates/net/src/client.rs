@@ -27,6 +27,10 @@ use tokio::sync::mpsc;
 
 use crate::link::{self, Flavour, Handle, Incoming, Wire};
 
+/// The environment variable naming a PEM file of extra trusted certificate authorities for
+/// `wss://`; read by `ConnectOptions::default()`.
+pub const EXTRA_CA_ENV: &str = "MAHARAJAH_EXTRA_CA";
+
 /// How a [`Connection`] behaves: names, timeouts, backoff.
 #[derive(Clone, Debug)]
 pub struct ConnectOptions {
@@ -44,7 +48,8 @@ pub struct ConnectOptions {
     pub silence_timeout: Duration,
     /// A PEM file of certificate authorities trusted for `wss://` besides the built-in public
     /// ones (a self-hosted server's own CA). Default: the file named by the environment variable
-    /// `MAHARAJAH_EXTRA_CA` ([`crate::tls::EXTRA_CA_ENV`]), if set.
+    /// `MAHARAJAH_EXTRA_CA` ([`EXTRA_CA_ENV`]), if set. (Used with the `tls` feature, on by
+    /// default; without it a `wss://` address is refused.)
     pub extra_ca: Option<std::path::PathBuf>,
 }
 
@@ -57,7 +62,7 @@ impl Default for ConnectOptions {
             backoff_max: Duration::from_secs(3),
             ping_interval: Duration::from_secs(2),
             silence_timeout: Duration::from_secs(7),
-            extra_ca: std::env::var_os(crate::tls::EXTRA_CA_ENV).map(Into::into),
+            extra_ca: std::env::var_os(EXTRA_CA_ENV).map(Into::into),
         }
     }
 }

@@ -24,6 +24,7 @@ mod link;
 #[cfg(target_os = "linux")]
 pub mod netns;
 pub mod setup;
+#[cfg(feature = "tls")]
 pub mod tls;
 
 pub use chaturaji::{ActAck, ChaturajiClient, ChaturajiNetEvent, ChaturajiSeat, TableState};

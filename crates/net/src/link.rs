@@ -253,13 +253,23 @@ pub(crate) async fn establish(
 ) -> Result<(Ws, NetEvent), NetError> {
     let connect_err = |reason: String| NetError::Connect { url: url.to_owned(), reason };
     let attempt = async {
-        let tls = crate::tls::connector(url, options.extra_ca.as_deref()).map_err(connect_err)?;
         // No Nagle delay: frames are small and each is wanted at once. (A request and its
         // barrier `ping` then often arrive together; the server answers a seated connection's
         // ping from the room, after the room's answer to the request.)
-        let (mut ws, _) = tokio_tungstenite::connect_async_tls_with_config(url, None, true, tls)
-            .await
-            .map_err(|e| connect_err(e.to_string()))?;
+        #[cfg(feature = "tls")]
+        let opened = {
+            let tls =
+                crate::tls::connector(url, options.extra_ca.as_deref()).map_err(connect_err)?;
+            tokio_tungstenite::connect_async_tls_with_config(url, None, true, tls).await
+        };
+        #[cfg(not(feature = "tls"))]
+        let opened = {
+            if url.starts_with("wss://") {
+                return Err(connect_err("this build has no TLS for wss:// addresses".into()));
+            }
+            tokio_tungstenite::connect_async_with_config(url, None, true).await
+        };
+        let (mut ws, _) = opened.map_err(|e| connect_err(e.to_string()))?;
         let hello =
             ClientMsg::Hello { version: PROTOCOL_VERSION, client: options.client_name.clone() };
         ws.send(Message::text(encode(&hello))).await.map_err(|e| connect_err(e.to_string()))?;

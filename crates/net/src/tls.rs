@@ -11,9 +11,7 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::CertificateDer;
 use tokio_tungstenite::Connector;
 
-/// The environment variable naming a PEM file of extra trusted certificate authorities; read by
-/// `ConnectOptions::default()`.
-pub const EXTRA_CA_ENV: &str = "MAHARAJAH_EXTRA_CA";
+pub use crate::client::EXTRA_CA_ENV;
 
 /// The TLS connector for `url`: `None` for `ws://` and for `wss://` with the built-in roots only
 /// (tokio-tungstenite's default); a connector trusting the built-in roots and every certificate

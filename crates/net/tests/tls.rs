@@ -1,6 +1,7 @@
 //! `wss://`: the real server serving TLS with a certificate from its own CA, and the client
 //! trusting that CA through `ConnectOptions::extra_ca`; a certificate nobody vouches for is
 //! refused with the reason; a bad certificate file is named.
+#![cfg(feature = "tls")]
 #![allow(clippy::unwrap_used)]
 
 mod certs;

@@ -40,6 +40,7 @@ pub mod room;
 pub mod rules;
 mod server;
 pub mod store;
+#[cfg(feature = "tls")]
 pub mod tls;
 
 pub use room::Lifetimes;

@@ -68,15 +68,34 @@ fn parse_args() -> Result<(SocketAddr, Config), String> {
             other => return Err(format!("unknown argument {other}\n{}", usage())),
         }
     }
-    let tls = match (tls_cert, tls_key) {
-        (None, None) => None,
-        (Some(cert), Some(key)) => Some(
-            maharajah_server::tls::server_config(&cert, &key)
-                .map_err(|e| format!("maharajah-server: {e}"))?,
-        ),
-        _ => return Err("--tls-cert and --tls-key go together".into()),
+    #[cfg(feature = "tls")]
+    let config = Config {
+        tls: match (tls_cert, tls_key) {
+            (None, None) => None,
+            (Some(cert), Some(key)) => Some(
+                maharajah_server::tls::server_config(&cert, &key)
+                    .map_err(|e| format!("maharajah-server: {e}"))?,
+            ),
+            _ => return Err("--tls-cert and --tls-key go together".into()),
+        },
+        ..config
     };
-    Ok((listen, Config { db, tls, ..config }))
+    #[cfg(not(feature = "tls"))]
+    if tls_cert.is_some() || tls_key.is_some() {
+        return Err("this maharajah-server was built without the `tls` feature".into());
+    }
+    Ok((listen, Config { db, ..config }))
+}
+
+/// Whether the server will speak TLS.
+fn tls_on(config: &Config) -> bool {
+    #[cfg(feature = "tls")]
+    return config.tls.is_some();
+    #[cfg(not(feature = "tls"))]
+    {
+        let _ = config;
+        false
+    }
 }
 
 #[tokio::main]
@@ -100,7 +119,7 @@ async fn main() -> ExitCode {
         Ok(addr) => println!(
             "maharajah-server {}{} listening on {addr}",
             maharajah_server::VERSION,
-            if config.tls.is_some() { " (wss://, TLS)" } else { "" }
+            if tls_on(&config) { " (wss://, TLS)" } else { "" }
         ),
         Err(e) => eprintln!("maharajah-server: {e}"),
     }

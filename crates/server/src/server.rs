@@ -54,6 +54,8 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// Serve `wss://` (TLS) with this certificate and key instead of plain `ws://`; see
     /// [`crate::tls::server_config`]. A server behind a TLS-terminating proxy leaves it `None`.
+    /// (Feature `tls`, on by default.)
+    #[cfg(feature = "tls")]
     pub tls: Option<Arc<rustls::ServerConfig>>,
 }
 
@@ -69,6 +71,7 @@ impl Default for Config {
             max_rooms: 100_000,
             ping_interval: Duration::from_secs(5),
             idle_timeout: Duration::from_secs(15),
+            #[cfg(feature = "tls")]
             tls: None,
         }
     }
@@ -352,16 +355,16 @@ async fn accept_loop(shared: &Arc<Shared>, listener: &TcpListener) -> Result<(),
             let _guard = guard;
             let _alive = shared.alive.clone();
             let _ = stream.set_nodelay(true);
-            match shared.config.tls.clone() {
-                None => serve_connection(&shared, stream, peer).await,
-                Some(tls) => {
-                    // The TLS handshake shares the WebSocket handshake's ten seconds.
-                    let accept = tokio_rustls::TlsAcceptor::from(tls).accept(stream);
-                    if let Ok(Ok(stream)) = tokio::time::timeout(HANDSHAKE, accept).await {
-                        serve_connection(&shared, stream, peer).await;
-                    }
+            #[cfg(feature = "tls")]
+            if let Some(tls) = shared.config.tls.clone() {
+                // The TLS handshake shares the WebSocket handshake's ten seconds.
+                let accept = tokio_rustls::TlsAcceptor::from(tls).accept(stream);
+                if let Ok(Ok(stream)) = tokio::time::timeout(HANDSHAKE, accept).await {
+                    serve_connection(&shared, stream, peer).await;
                 }
+                return;
             }
+            serve_connection(&shared, stream, peer).await;
         });
     }
 }

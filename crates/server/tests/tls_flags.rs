@@ -1,5 +1,6 @@
 //! The binary's TLS flags: a missing file or a lone flag stops it at once with a message that
 //! names the problem (exit status 2), before it listens.
+#![cfg(feature = "tls")]
 #![allow(clippy::unwrap_used)]
 
 use std::process::Command;
