@@ -1,0 +1,556 @@
+//! The wire stays byte-identical: every message kind of both directions (chess and Chaturaji,
+//! with every variant of every nested payload) is built by hand, serialised and compared byte
+//! for byte with the recorded frames in `tests/wire_frames.jsonl`; each recorded frame then
+//! decodes back to the same value and re-encodes to the same bytes.
+//!
+//! The frames were recorded from the types as they stood before the protocol adopted the
+//! engine's vocabulary; a change of the types must leave this file untouched. To record again
+//! (only for a deliberate protocol change, with a new `PROTOCOL_VERSION`):
+//! `WIRE_FRAMES_WRITE=1 cargo test -p maharajah-protocol --test wire`.
+#![allow(clippy::unwrap_used)]
+
+use maharajah_chaturaji::{cpu::Level, Game, Seat, Settings};
+use maharajah_protocol::*;
+
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/wire_frames.jsonl");
+
+/// A message of one direction.
+#[derive(Debug)]
+enum Frame {
+    /// Client to server.
+    Client(ClientMsg),
+    /// Server to client (chess and shared messages).
+    Server(ServerMsg),
+    /// Server to client about a Chaturaji room.
+    Chaturaji(ChaturajiMsg),
+}
+
+impl Frame {
+    fn encode(&self) -> String {
+        match self {
+            Frame::Client(m) => encode(m),
+            Frame::Server(m) => encode(m),
+            Frame::Chaturaji(m) => encode(m),
+        }
+    }
+
+    /// Decodes `text` as a frame of this one's direction and checks it equals this one.
+    fn check_decodes(&self, text: &str) {
+        match self {
+            Frame::Client(m) => assert_eq!(&decode_client(text).unwrap(), m, "{text}"),
+            Frame::Server(m) => {
+                assert_eq!(&decode_server(text).unwrap(), m, "{text}");
+                let any = decode_chaturaji_server(text).unwrap();
+                assert_eq!(any, ChaturajiFrame::Server(m.clone()), "{text}");
+            }
+            Frame::Chaturaji(m) => {
+                let any = decode_chaturaji_server(text).unwrap();
+                assert_eq!(any, ChaturajiFrame::Chaturaji(m.clone()), "{text}");
+            }
+        }
+    }
+}
+
+fn token() -> String {
+    "0123456789abcdef".repeat(4)
+}
+
+fn code() -> AccessCode {
+    "ABCDEFGH".parse().unwrap()
+}
+
+fn army_white() -> String {
+    "Ra1,Nb1,Bc1,Qd1,Ke1,Bf1,Ng1,Rh1,Pa2,Pb2,Pc2,Pd2,Pe2,Pf2,Pg2,Ph2".into()
+}
+
+fn army_black() -> String {
+    "Pa7,Pb7,Pc7,Pd7,Pe7,Pf7,Pg7,Ph7,Ra8,Nb8,Bc8,Md8,Ke8,Bf8,Ng8,Rh8".into()
+}
+
+fn clock(running: Option<Color>) -> Option<ClockView> {
+    Some(ClockView { white_ms: 299_500, black_ms: 301_250, running })
+}
+
+fn client_frames() -> Vec<ClientMsg> {
+    let options = |variant, time_control, hidden_setup, color| RoomOptions {
+        variant,
+        time_control,
+        hidden_setup,
+        color,
+    };
+    let tc = Some(TimeControl { base_ms: 300_000, increment_ms: 2_000 });
+    let mut table = Settings::default();
+    table.players.green = maharajah_chaturaji::settings::Player::Cpu { level: Level::Medium };
+    table.turn_time = maharajah_chaturaji::settings::TurnTime::Seconds30;
+    let mv = maharajah_chaturaji::Move {
+        die: 1,
+        from: "b1".parse().unwrap(),
+        to: "c3".parse().unwrap(),
+    };
+    vec![
+        ClientMsg::Hello { version: PROTOCOL_VERSION, client: "maharajah-app/0.1.0".into() },
+        ClientMsg::Ping { nonce: u64::MAX },
+        ClientMsg::CreateRoom {
+            options: options(Variant::Maharajah, tc, true, Some(Color::Black)),
+        },
+        ClientMsg::CreateRoom { options: options(Variant::Chess, None, false, None) },
+        ClientMsg::CreateRoom { options: options(Variant::Horde, tc, false, Some(Color::White)) },
+        ClientMsg::JoinRoom { code: code() },
+        ClientMsg::Rejoin { code: code(), token: token(), last_seq: 0 },
+        ClientMsg::Rejoin { code: code(), token: token(), last_seq: 17 },
+        ClientMsg::Commit { token: token(), commitment: "ab".repeat(32) },
+        ClientMsg::Reveal { token: token(), army: army_white(), nonce: "cd".repeat(32) },
+        ClientMsg::Move { token: token(), ply: 0, uci: "e2e4".into() },
+        ClientMsg::Move { token: token(), ply: 41, uci: "e7e8m".into() },
+        ClientMsg::Pause { token: token() },
+        ClientMsg::Resume { token: token() },
+        ClientMsg::Resign { token: token() },
+        ClientMsg::OfferDraw { token: token() },
+        ClientMsg::DeclineDraw { token: token() },
+        ClientMsg::ClaimDraw { token: token() },
+        ClientMsg::CreateChaturaji {
+            settings: Settings::default(),
+            device: "device-0123456789abcdef".into(),
+            stand_in: None,
+        },
+        ClientMsg::CreateChaturaji {
+            settings: table,
+            device: "device-0123456789abcdef".into(),
+            stand_in: Some(Level::Greedy),
+        },
+        ClientMsg::JoinChaturaji { code: code(), device: "device-fedcba9876543210".into() },
+        ClientMsg::RejoinChaturaji {
+            code: code(),
+            token: token(),
+            device: "device-fedcba9876543210".into(),
+            last_seq: 3,
+        },
+        ClientMsg::ChaturajiAct { token: token(), step: 0, action: ChaturajiAction::Roll },
+        ClientMsg::ChaturajiAct { token: token(), step: 1, action: ChaturajiAction::Move(mv) },
+        ClientMsg::ChaturajiAct { token: token(), step: 2, action: ChaturajiAction::EndTurn },
+        ClientMsg::ChaturajiAct { token: token(), step: 3, action: ChaturajiAction::Resign },
+        ClientMsg::ChaturajiRematch { token: token() },
+    ]
+}
+
+fn seat_view(taken: bool, connected: bool) -> SeatView {
+    SeatView { taken, connected, pause_available: !connected, committed: taken, revealed: false }
+}
+
+fn room_events() -> Vec<RoomEvent> {
+    let pause =
+        PauseView { by: Color::Black, reason: PauseReason::Requested, remaining_ms: 59_000 };
+    let mut events = vec![
+        RoomEvent::SeatTaken { seat: Color::Black },
+        RoomEvent::Presence { seat: Color::White, connected: false },
+        RoomEvent::Presence { seat: Color::Black, connected: true },
+        RoomEvent::SetupStarted,
+        RoomEvent::Committed { seat: Color::White, commitment: "ef".repeat(32) },
+        RoomEvent::RevealOpen,
+        RoomEvent::Revealed { seat: Color::Black },
+        RoomEvent::SetupRejected { reason: "White's king is in check".into() },
+        RoomEvent::ArmiesOpened {
+            armies: ByColor { white: army_white(), black: army_black() },
+            nonces: ByColor { white: "01".repeat(32), black: "02".repeat(32) },
+        },
+        RoomEvent::GameStarted {
+            start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
+            armies: None,
+            clock: clock(Some(Color::White)),
+        },
+        RoomEvent::GameStarted {
+            start_fen: "rnbmkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
+            armies: Some(ByColor { white: army_white(), black: army_black() }),
+            clock: None,
+        },
+        RoomEvent::Moved {
+            ply: 0,
+            uci: "e2e4".into(),
+            fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into(),
+            clock: clock(Some(Color::Black)),
+        },
+        RoomEvent::Moved { ply: 1, uci: "e7e5".into(), fen: "x".into(), clock: None },
+        RoomEvent::Paused { pause, clock: clock(None) },
+        RoomEvent::Paused {
+            pause: PauseView { reason: PauseReason::Disconnected, ..pause },
+            clock: clock(None),
+        },
+        RoomEvent::Paused {
+            pause: PauseView { reason: PauseReason::ServerRestart, by: Color::White, ..pause },
+            clock: None,
+        },
+        RoomEvent::Resumed { clock: clock(Some(Color::White)) },
+        RoomEvent::Resumed { clock: None },
+        RoomEvent::DrawOffered { by: Color::White },
+        RoomEvent::DrawDeclined { by: Color::Black },
+    ];
+    let results = [
+        (Outcome::WhiteWins, EndReason::Checkmate),
+        (Outcome::Draw, EndReason::Stalemate),
+        (Outcome::BlackWins, EndReason::Timeout),
+        (Outcome::Draw, EndReason::TimeoutVsInsufficientMaterial),
+        (Outcome::Annulled, EndReason::TimeoutBeforeFirstMove),
+        (Outcome::Draw, EndReason::InsufficientMaterial),
+        (Outcome::Draw, EndReason::ThreefoldRepetition),
+        (Outcome::Draw, EndReason::FivefoldRepetition),
+        (Outcome::Draw, EndReason::FiftyMoves),
+        (Outcome::Draw, EndReason::SeventyFiveMoves),
+        (Outcome::BlackWins, EndReason::AllPiecesCaptured),
+        (Outcome::WhiteWins, EndReason::Resignation),
+        (Outcome::Draw, EndReason::Agreement),
+        (Outcome::Annulled, EndReason::Resignation),
+    ];
+    for (i, (outcome, reason)) in results.into_iter().enumerate() {
+        let clock = if i % 2 == 0 { clock(None) } else { None };
+        events.push(RoomEvent::GameOver { result: GameResult { outcome, reason }, clock });
+    }
+    events
+}
+
+fn server_frames() -> Vec<ServerMsg> {
+    let mut out = vec![
+        ServerMsg::Welcome {
+            version: PROTOCOL_VERSION,
+            server_version: "0.1.0".into(),
+            engine_version: "0.1.0".into(),
+        },
+        ServerMsg::Pong { nonce: 7, server_time_ms: 1_764_600_000_123 },
+        ServerMsg::Seated { code: code(), seat: Color::White, token: token() },
+        ServerMsg::Seated { code: code(), seat: Color::Black, token: token() },
+        ServerMsg::Snapshot {
+            snapshot: Box::new(Snapshot {
+                code: code(),
+                seq: 1,
+                variant: Variant::Chess,
+                time_control: None,
+                hidden_setup: false,
+                phase: Phase::WaitingForOpponent,
+                seats: ByColor { white: seat_view(true, true), black: seat_view(false, false) },
+                armies: None,
+                commitments: ByColor { white: None, black: None },
+                nonces: None,
+                start_fen: None,
+                moves: vec![],
+                fen: None,
+                clock: None,
+                pause: None,
+                draw_offer: None,
+                result: None,
+            }),
+        },
+        ServerMsg::Snapshot {
+            snapshot: Box::new(Snapshot {
+                code: code(),
+                seq: 4,
+                variant: Variant::Maharajah,
+                time_control: Some(TimeControl { base_ms: 600_000, increment_ms: 0 }),
+                hidden_setup: true,
+                phase: Phase::Setup,
+                seats: ByColor { white: seat_view(true, true), black: seat_view(true, false) },
+                armies: None,
+                commitments: ByColor { white: Some("ab".repeat(32)), black: None },
+                nonces: None,
+                start_fen: None,
+                moves: vec![],
+                fen: None,
+                clock: clock(None),
+                pause: None,
+                draw_offer: None,
+                result: None,
+            }),
+        },
+        ServerMsg::Snapshot {
+            snapshot: Box::new(Snapshot {
+                code: code(),
+                seq: 12,
+                variant: Variant::Maharajah,
+                time_control: Some(TimeControl { base_ms: 180_000, increment_ms: 2_000 }),
+                hidden_setup: true,
+                phase: Phase::Playing,
+                seats: ByColor { white: seat_view(true, true), black: seat_view(true, true) },
+                armies: Some(ByColor { white: army_white(), black: army_black() }),
+                commitments: ByColor { white: Some("ab".repeat(32)), black: Some("cd".repeat(32)) },
+                nonces: Some(ByColor { white: "01".repeat(32), black: "02".repeat(32) }),
+                start_fen: Some("start".into()),
+                moves: vec!["e2e4".into(), "e7e5".into()],
+                fen: Some("now".into()),
+                clock: clock(Some(Color::White)),
+                pause: Some(PauseView {
+                    by: Color::White,
+                    reason: PauseReason::ServerRestart,
+                    remaining_ms: 30_000,
+                }),
+                draw_offer: Some(Color::Black),
+                result: None,
+            }),
+        },
+        ServerMsg::Snapshot {
+            snapshot: Box::new(Snapshot {
+                code: code(),
+                seq: 30,
+                variant: Variant::Horde,
+                time_control: None,
+                hidden_setup: false,
+                phase: Phase::Finished,
+                seats: ByColor { white: seat_view(true, false), black: seat_view(true, true) },
+                armies: None,
+                commitments: ByColor::default(),
+                nonces: None,
+                start_fen: Some("horde".into()),
+                moves: vec!["d2d4".into()],
+                fen: Some("end".into()),
+                clock: None,
+                pause: None,
+                draw_offer: None,
+                result: Some(GameResult {
+                    outcome: Outcome::BlackWins,
+                    reason: EndReason::AllPiecesCaptured,
+                }),
+            }),
+        },
+    ];
+    for (i, event) in room_events().into_iter().enumerate() {
+        out.push(ServerMsg::Event { code: code(), seq: i as u64 + 1, event });
+    }
+    out.push(ServerMsg::MoveAck { ply: 0, seq: 5 });
+    out.push(ServerMsg::SetupAck { step: "commit".into() });
+    out.push(ServerMsg::SetupAck { step: "reveal".into() });
+    let codes = [
+        ErrorCode::VersionMismatch,
+        ErrorCode::HelloRequired,
+        ErrorCode::Malformed,
+        ErrorCode::UnknownMessage,
+        ErrorCode::FrameTooLarge,
+        ErrorCode::RateLimited,
+        ErrorCode::RoomNotFound,
+        ErrorCode::RoomFull,
+        ErrorCode::Forbidden,
+        ErrorCode::NotSeated,
+        ErrorCode::WrongPhase,
+        ErrorCode::NotYourTurn,
+        ErrorCode::StalePly,
+        ErrorCode::IllegalMove,
+        ErrorCode::GamePaused,
+        ErrorCode::NoClock,
+        ErrorCode::PauseUsed,
+        ErrorCode::NotPaused,
+        ErrorCode::AlreadyCommitted,
+        ErrorCode::BadCommitment,
+        ErrorCode::CommitmentMismatch,
+        ErrorCode::InvalidArmy,
+        ErrorCode::InvalidOptions,
+        ErrorCode::GameOver,
+        ErrorCode::NoDraw,
+        ErrorCode::Unavailable,
+        ErrorCode::ShuttingDown,
+        ErrorCode::Internal,
+    ];
+    for code in codes {
+        out.push(ServerMsg::error(code, format!("\"{code:?}\" — ¿qué?\n")));
+    }
+    out
+}
+
+fn chaturaji_seat(person: bool, taken: bool) -> ChaturajiSeatView {
+    ChaturajiSeatView { person, taken, connected: taken, cpu_playing: !taken }
+}
+
+/// A real game driven to every kind of step, with the events each step reported.
+fn chaturaji_frames() -> Vec<ChaturajiMsg> {
+    let mut settings = Settings::default();
+    settings.players.yellow = maharajah_chaturaji::settings::Player::Cpu { level: Level::Random };
+    let seats = maharajah_chaturaji::BySeat {
+        red: chaturaji_seat(true, true),
+        blue: chaturaji_seat(true, false),
+        yellow: chaturaji_seat(false, false),
+        green: chaturaji_seat(true, true),
+    };
+    let mut out = vec![
+        ChaturajiMsg::ChaturajiSeated { code: code(), seat: Seat::Red, token: token() },
+        ChaturajiMsg::ChaturajiSeated { code: code(), seat: Seat::Green, token: token() },
+        ChaturajiMsg::ChaturajiSnapshot {
+            snapshot: Box::new(ChaturajiSnapshot {
+                code: code(),
+                seq: 2,
+                game_number: 0,
+                settings: settings.clone(),
+                seats,
+                game: None,
+                steps: 0,
+                dice: None,
+                turn_remaining_ms: None,
+            }),
+        },
+    ];
+    let mut seq = 0;
+    let mut event = |event| {
+        seq += 1;
+        ChaturajiMsg::ChaturajiEvent { code: code(), seq, event }
+    };
+    out.push(event(ChaturajiEvent::SeatTaken { seat: Seat::Blue }));
+    out.push(event(ChaturajiEvent::Presence { seat: Seat::Blue, connected: false }));
+    out.push(event(ChaturajiEvent::Presence { seat: Seat::Blue, connected: true }));
+    out.push(event(ChaturajiEvent::CpuTookOver { seat: Seat::Green }));
+    out.push(event(ChaturajiEvent::HandedBack { seat: Seat::Green }));
+    out.push(event(ChaturajiEvent::GameStarted {
+        game: 1,
+        settings: settings.clone(),
+        turn_ms: Some(30_000),
+    }));
+    out.push(event(ChaturajiEvent::GameStarted {
+        game: 2,
+        settings: settings.for_next_game(),
+        turn_ms: None,
+    }));
+
+    let mut game = Game::new(settings.clone()).unwrap();
+    let mut step = 0u32;
+    let mut played = |game: &Game, seat, by_room, action, events| {
+        let e = ChaturajiEvent::Played {
+            step,
+            seat,
+            by_room,
+            action,
+            events,
+            dice: DieView::of(game),
+            scores: game.scores(),
+            to_move: game.to_move(),
+            round: game.round(),
+            turn_remaining_ms: if by_room { None } else { Some(12_345) },
+        };
+        step += 1;
+        e
+    };
+    use maharajah_chaturaji::record::Step;
+    let seat = game.to_move();
+    let events = game.roll_with([1, 3]).unwrap();
+    out.push(event(played(&game, seat, false, Step::Roll { dice: Some([1, 3]) }, events)));
+    let snapshot_mid = game.clone();
+    let mv = game.legal_moves()[0];
+    let events = game.play(mv).unwrap();
+    out.push(event(played(&game, seat, false, Step::Move(mv), events)));
+    if !game.can_end_turn() {
+        let mv = game.legal_moves()[0];
+        let events = game.play(mv).unwrap();
+        out.push(event(played(&game, seat, true, Step::Move(mv), events)));
+    } else {
+        let events = game.end_turn().unwrap();
+        out.push(event(played(&game, seat, false, Step::EndTurn, events)));
+    }
+    let seat = game.to_move();
+    let events = game.roll_with([2, 6]).unwrap();
+    out.push(event(played(&game, seat, true, Step::Roll { dice: Some([2, 6]) }, events)));
+    if matches!(game.phase(), maharajah_chaturaji::game::Phase::Move { .. }) {
+        let events = game.time_out().unwrap();
+        out.push(event(played(&game, seat, true, Step::TimeOut, events)));
+    }
+    for seat in [Seat::Blue, Seat::Yellow, Seat::Green] {
+        let events = game.resign(seat).unwrap();
+        out.push(event(played(&game, seat, false, Step::Resign { seat }, events)));
+    }
+    let outcome = game.outcome().unwrap().clone();
+    out.push(event(ChaturajiEvent::GameOver { outcome }));
+
+    out.push(ChaturajiMsg::ChaturajiSnapshot {
+        snapshot: Box::new(ChaturajiSnapshot {
+            code: code(),
+            seq: 9,
+            game_number: 1,
+            settings: settings.clone(),
+            seats,
+            dice: DieView::of(&snapshot_mid),
+            game: Some(snapshot_mid),
+            steps: 1,
+            turn_remaining_ms: Some(29_000),
+        }),
+    });
+    out.push(ChaturajiMsg::ChaturajiSnapshot {
+        snapshot: Box::new(ChaturajiSnapshot {
+            code: code(),
+            seq: 20,
+            game_number: 1,
+            settings,
+            seats,
+            dice: None,
+            game: Some(game),
+            steps: step,
+            turn_remaining_ms: None,
+        }),
+    });
+    out.push(ChaturajiMsg::ChaturajiAck { step: 0, seq: 8 });
+    out
+}
+
+fn every_frame() -> Vec<Frame> {
+    let mut out: Vec<Frame> = client_frames().into_iter().map(Frame::Client).collect();
+    out.extend(server_frames().into_iter().map(Frame::Server));
+    out.extend(chaturaji_frames().into_iter().map(Frame::Chaturaji));
+    out
+}
+
+#[test]
+fn recorded_frames_are_byte_identical() {
+    let frames = every_frame();
+    let encoded: Vec<String> = frames.iter().map(Frame::encode).collect();
+    if std::env::var_os("WIRE_FRAMES_WRITE").is_some() {
+        std::fs::write(FIXTURE, encoded.join("\n") + "\n").unwrap();
+    }
+    let recorded = std::fs::read_to_string(FIXTURE).unwrap();
+    let recorded: Vec<&str> = recorded.lines().collect();
+    assert_eq!(recorded.len(), encoded.len(), "one recorded frame per built message");
+    for (i, (now, then)) in encoded.iter().zip(&recorded).enumerate() {
+        assert_eq!(now, then, "frame {} ({:?}) changed on the wire", i + 1, frames[i]);
+    }
+}
+
+#[test]
+fn recorded_frames_decode_to_the_built_messages() {
+    let recorded = std::fs::read_to_string(FIXTURE).unwrap();
+    let frames = every_frame();
+    for (frame, text) in frames.iter().zip(recorded.lines()) {
+        frame.check_decodes(text);
+        assert_eq!(frame.encode(), text, "re-encoding a decoded frame changes no byte");
+    }
+}
+
+#[test]
+fn recorded_frames_cover_every_tag() {
+    let recorded = std::fs::read_to_string(FIXTURE).unwrap();
+    let tags: std::collections::BTreeSet<String> = recorded
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let t = v["t"].as_str().unwrap().to_owned();
+            match v.get("event").and_then(|e| e.get("e")).and_then(|e| e.as_str()) {
+                Some(e) => format!("{t}/{e}"),
+                None => t,
+            }
+        })
+        .collect();
+    for t in ClientMsg::TAGS.iter().chain(ServerMsg::TAGS).chain(ChaturajiMsg::TAGS) {
+        assert!(tags.iter().any(|seen| seen == t || seen.starts_with(&format!("{t}/"))), "{t}");
+    }
+    for e in [
+        "seat_taken",
+        "presence",
+        "setup_started",
+        "committed",
+        "reveal_open",
+        "revealed",
+        "setup_rejected",
+        "armies_opened",
+        "game_started",
+        "moved",
+        "paused",
+        "resumed",
+        "draw_offered",
+        "draw_declined",
+        "game_over",
+    ] {
+        assert!(tags.contains(&format!("event/{e}")), "room event {e}");
+    }
+    for e in ["seat_taken", "presence", "cpu_took_over", "handed_back", "game_started", "played"] {
+        assert!(tags.contains(&format!("chaturaji_event/{e}")), "Chaturaji event {e}");
+    }
+    assert!(tags.contains("chaturaji_event/game_over"));
+}
