@@ -1,18 +1,27 @@
 //! `maharajah-uci`: the engine as a UCI program, for other GUIs, engine matches, perft and the
 //! search benchmark.
 //!
-//! Commands: `uci`, `isready`, `ucinewgame`, `setoption name <Hash|Threads|Level|UCI_Variant>
-//! value <v>`, `position startpos|fen <fen> [moves ...]`, `go` with `depth`, `nodes`,
-//! `movetime`, `wtime`, `btime`, `winc`, `binc`, `movestogo`, `infinite` (or `go perft <n>`),
-//! `stop`, `bench [depth [threads]]`, `d`, `quit`. The search runs on a worker thread, so `stop`
-//! and `isready` are answered while it thinks. A `position` or `go` that arrives while a bounded
-//! search runs waits for its `bestmove`; during `go infinite` it is refused until `stop`. Bad
-//! input gets an `info string error: ...` line and the program keeps running. `Threads` above 1
-//! searches with Lazy SMP (helper threads sharing the hash table); `bench` uses one thread
-//! unless given a count, so its node count stays deterministic.
+//! Commands: `uci`, `isready`, `ucinewgame`, `setoption name <option> [value <v>]`,
+//! `position startpos|fen <fen> [moves ...]`, `go` with `depth`, `nodes`, `movetime`, `wtime`,
+//! `btime`, `winc`, `binc`, `movestogo`, `mate`, `searchmoves <moves...>`, `ponder`, `infinite`
+//! (or `go perft <n>`), `ponderhit`, `stop`, `bench [depth [threads]]`, `d`, `quit`.
+//!
+//! Options: `Hash` (MB), `Clear Hash` (button), `Threads`, `MultiPV`, `Ponder` (the GUI may
+//! send `go ponder`), `Level` (1–8), `UCI_LimitStrength` with `UCI_Elo` (the level whose
+//! approximate rating is nearest, `Level::approx_elo`; it overrides `Level` while on),
+//! `UCI_ShowWDL` (`wdl` in `info` lines, from `Score::wdl`), `UCI_Variant`.
+//!
+//! The search runs on a worker thread, so `stop`, `ponderhit` and `isready` are answered while
+//! it thinks. A `position` or `go` that arrives while a bounded search runs waits for its
+//! `bestmove`; during `go infinite` or `go ponder` it is refused until `stop` (or `ponderhit`).
+//! While pondering, the clock does not run: after `ponderhit` the search gets its normal time
+//! budget from that moment, and a search that ends before `ponderhit` holds its `bestmove`
+//! back until then. Bad input gets an `info string error: ...` line and the program keeps
+//! running. `Threads` above 1 searches with Lazy SMP (helper threads sharing the hash table);
+//! `bench` uses one thread unless given a count, so its node count stays deterministic.
 
 use std::io::{self, BufRead, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -24,6 +33,9 @@ use maharajah_engine::{Game, Move, Position, Variant};
 
 const DEFAULT_HASH_MB: usize = 16;
 const MAX_HASH_MB: usize = 4096;
+const MAX_MULTIPV: usize = 256;
+/// `ponder_hit` while the search is still pondering.
+const PONDERING: u64 = u64::MAX;
 
 /// Writes one line to stdout (locked per line: the worker thread writes too).
 fn emit(line: &str) {
@@ -39,7 +51,19 @@ struct Running {
     /// Set just before `bestmove` is printed.
     done: Arc<AtomicBool>,
     infinite: bool,
+    /// Microseconds from the search's start to `ponderhit`; [`PONDERING`] until then (and for
+    /// a search that was not started with `go ponder`, 0).
+    ponder_hit: Arc<AtomicU64>,
+    started: Instant,
     handle: JoinHandle<Searcher>,
+}
+
+impl Running {
+    /// `true` while the search waits for `stop` (`go infinite`) or `ponderhit` (`go ponder`).
+    fn is_open_ended(&self) -> bool {
+        !self.done.load(Ordering::Acquire)
+            && (self.infinite || self.ponder_hit.load(Ordering::Acquire) == PONDERING)
+    }
 }
 
 /// Session state: options, the game so far, and the searcher (lent to the worker while it runs).
@@ -49,8 +73,17 @@ struct Session {
     level: Level,
     hash_mb: usize,
     threads: usize,
+    multipv: usize,
+    limit_strength: bool,
+    elo: u32,
+    show_wdl: bool,
     searcher: Option<Searcher>,
     running: Option<Running>,
+}
+
+/// Lowest and highest `UCI_Elo`: the ratings of the weakest and the strongest level.
+fn elo_range() -> (u32, u32) {
+    (Level::WEAKEST.approx_elo(), Level::STRONGEST.approx_elo())
 }
 
 impl Session {
@@ -61,6 +94,10 @@ impl Session {
             level: Level::STRONGEST,
             hash_mb: DEFAULT_HASH_MB,
             threads: 1,
+            multipv: 1,
+            limit_strength: false,
+            elo: elo_range().1,
+            show_wdl: false,
             searcher: Some(Searcher::new(DEFAULT_HASH_MB)),
             running: None,
         }
@@ -77,8 +114,15 @@ impl Session {
                 emit(&format!(
                     "option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"
                 ));
+                emit("option name Clear Hash type button");
                 emit(&format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"));
+                emit(&format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"));
+                emit("option name Ponder type check default false");
                 emit("option name Level type spin default 8 min 1 max 8");
+                emit("option name UCI_LimitStrength type check default false");
+                let (lo, hi) = elo_range();
+                emit(&format!("option name UCI_Elo type spin default {hi} min {lo} max {hi}"));
+                emit("option name UCI_ShowWDL type check default false");
                 emit("option name UCI_Variant type combo default chess var chess var maharajah var horde");
                 emit("uciok");
                 Ok(())
@@ -116,7 +160,20 @@ impl Session {
                 self.finish(true);
                 return false;
             }
-            "ponderhit" | "debug" => Ok(()),
+            "ponderhit" => {
+                if let Some(run) = &self.running {
+                    let micros = run.started.elapsed().as_micros().min(u128::from(PONDERING - 1));
+                    // Only a pondering search takes the hit; a later one is left alone.
+                    let _ = run.ponder_hit.compare_exchange(
+                        PONDERING,
+                        micros as u64,
+                        Ordering::AcqRel,
+                        Ordering::Acquire,
+                    );
+                }
+                Ok(())
+            }
+            "debug" => Ok(()),
             other => Err(format!("unknown command {other:?}")),
         };
         if let Err(e) = result {
@@ -141,9 +198,19 @@ impl Session {
         }
     }
 
-    /// `true` while a `go infinite` search has not printed its bestmove.
+    /// `true` while a `go infinite` or `go ponder` search waits for `stop` or `ponderhit`.
     fn is_searching_infinite(&self) -> bool {
-        self.running.as_ref().is_some_and(|r| r.infinite && !r.done.load(Ordering::Acquire))
+        self.running.as_ref().is_some_and(Running::is_open_ended)
+    }
+
+    /// The level searches play at: from `UCI_Elo` while `UCI_LimitStrength` is on, else
+    /// `Level`.
+    fn effective_level(&self) -> Level {
+        if self.limit_strength {
+            Level::from_elo(self.elo)
+        } else {
+            self.level
+        }
     }
 
     /// A fresh searcher with the session's hash size and thread count.
@@ -163,6 +230,13 @@ impl Session {
             value.parse::<usize>().ok().filter(|v| (min..=max).contains(v)).ok_or_else(|| {
                 format!("{name} must be a number from {min} to {max}, not {value:?}")
             })
+        };
+        let check = || -> Result<bool, String> {
+            match value.to_ascii_lowercase().as_str() {
+                "true" => Ok(true),
+                "false" => Ok(false),
+                _ => Err(format!("{name} must be true or false, not {value:?}")),
+            }
         };
         if name.eq_ignore_ascii_case("UCI_Variant") {
             let variant: Variant = value.parse().map_err(|e| format!("{e}"))?;
@@ -187,6 +261,27 @@ impl Session {
         } else if name.eq_ignore_ascii_case("Level") {
             let n = number(1, 8)?;
             self.level = Level::new(n as u8);
+            Ok(())
+        } else if name.eq_ignore_ascii_case("Clear Hash") {
+            self.finish(true);
+            if let Some(searcher) = self.searcher.as_mut() {
+                searcher.clear();
+            }
+            Ok(())
+        } else if name.eq_ignore_ascii_case("MultiPV") {
+            self.multipv = number(1, MAX_MULTIPV)?;
+            Ok(())
+        } else if name.eq_ignore_ascii_case("Ponder") {
+            check().map(|_| ())
+        } else if name.eq_ignore_ascii_case("UCI_LimitStrength") {
+            self.limit_strength = check()?;
+            Ok(())
+        } else if name.eq_ignore_ascii_case("UCI_Elo") {
+            let (lo, hi) = elo_range();
+            self.elo = number(lo as usize, hi as usize)? as u32;
+            Ok(())
+        } else if name.eq_ignore_ascii_case("UCI_ShowWDL") {
+            self.show_wdl = check()?;
             Ok(())
         } else {
             Err(format!("unknown option {name:?}"))
@@ -221,32 +316,65 @@ impl Session {
         if let ["perft", n] = args {
             return self.perft(n);
         }
-        let limits = parse_limits(args)?;
+        let go = parse_go(args)?;
         if self.is_searching_infinite() {
-            return Err("already searching with go infinite (send stop first)".into());
+            return Err("already searching with go infinite or go ponder (send stop first)".into());
         }
+        let pos = self.game.position();
+        let search_moves = go
+            .search_moves
+            .iter()
+            .map(|text| {
+                let mv: Move = text.parse().map_err(|e| format!("{e}"))?;
+                if pos.is_legal(mv) {
+                    Ok(mv)
+                } else {
+                    Err(format!("searchmoves: {mv} is not legal in {pos}"))
+                }
+            })
+            .collect::<Result<Vec<Move>, String>>()?;
+        let limits = go.limits;
         self.finish(false);
         let mut searcher = self.searcher.take().unwrap_or_else(|| self.new_searcher());
+        searcher.set_multipv(self.multipv);
+        searcher.set_search_moves(&search_moves);
         let game = self.game.clone();
-        let level = self.level;
+        let level = self.effective_level();
+        let show_wdl = self.show_wdl;
         let stop = Arc::new(AtomicBool::new(false));
         let worker_stop = Arc::clone(&stop);
         let done = Arc::new(AtomicBool::new(false));
         let worker_done = Arc::clone(&done);
         let infinite = limits.infinite;
+        let ponder_hit = Arc::new(AtomicU64::new(if go.ponder { PONDERING } else { 0 }));
+        let worker_hit = Arc::clone(&ponder_hit);
+        let started = Instant::now();
         let handle = std::thread::Builder::new()
             .name("search".into())
             .stack_size(32 * 1024 * 1024)
             .spawn(move || {
-                let start = Instant::now();
-                let elapsed = move || start.elapsed();
-                let result =
-                    run_search(&mut searcher, &game, level, &limits, &worker_stop, &elapsed);
-                if infinite {
-                    // UCI: after `go infinite` the best move waits for `stop`.
-                    while !worker_stop.load(Ordering::Relaxed) {
-                        std::thread::sleep(Duration::from_millis(2));
-                    }
+                // The search's clock stands still while pondering and runs from `ponderhit`.
+                let hit = &worker_hit;
+                let elapsed = move || match hit.load(Ordering::Acquire) {
+                    PONDERING => Duration::ZERO,
+                    at => started.elapsed().saturating_sub(Duration::from_micros(at)),
+                };
+                let mut info = |i: &Info<'_>| emit(&info_line(i, started.elapsed(), show_wdl));
+                let result = run_search(
+                    &mut searcher,
+                    &game,
+                    level,
+                    &limits,
+                    &worker_stop,
+                    &elapsed,
+                    &mut info,
+                );
+                // UCI: after `go infinite` the best move waits for `stop`, after `go ponder`
+                // for `ponderhit` or `stop`.
+                while (infinite || worker_hit.load(Ordering::Acquire) == PONDERING)
+                    && !worker_stop.load(Ordering::Relaxed)
+                {
+                    std::thread::sleep(Duration::from_millis(2));
                 }
                 let best = result.best_move.map_or_else(|| "0000".to_string(), |m| m.to_string());
                 worker_done.store(true, Ordering::Release);
@@ -257,7 +385,7 @@ impl Session {
                 searcher
             })
             .map_err(|e| format!("cannot start the search thread: {e}"))?;
-        self.running = Some(Running { stop, done, infinite, handle });
+        self.running = Some(Running { stop, done, infinite, ponder_hit, started, handle });
         Ok(())
     }
 
@@ -313,7 +441,7 @@ impl Session {
     }
 }
 
-/// Runs one search at the session's level and prints `info` lines.
+/// Runs one search at `level`, reporting to `info`.
 fn run_search(
     searcher: &mut Searcher,
     game: &Game,
@@ -321,10 +449,10 @@ fn run_search(
     limits: &Limits,
     stop: &AtomicBool,
     elapsed: &dyn Fn() -> Duration,
+    info: &mut dyn FnMut(&Info<'_>),
 ) -> SearchResult {
-    let mut info = |i: &Info<'_>| emit(&info_line(i));
     if level == Level::STRONGEST {
-        return searcher.think(game, limits, stop, elapsed, &mut info);
+        return searcher.think(game, limits, stop, elapsed, info);
     }
     // A weaker level keeps its own caps under whatever the GUI asked for.
     let caps = level.search_limits();
@@ -345,7 +473,7 @@ fn run_search(
         &mut rand::rng(),
         stop,
         elapsed,
-        &mut info,
+        info,
     )
 }
 
@@ -353,28 +481,65 @@ fn nps(nodes: u64, time: Duration) -> u64 {
     (u128::from(nodes) * 1000 / time.as_millis().max(1)) as u64
 }
 
-fn info_line(i: &Info<'_>) -> String {
+/// One `info` line; `wall` is the real time since `go` (the search's own clock stands still
+/// while pondering).
+fn info_line(i: &Info<'_>, wall: Duration, show_wdl: bool) -> String {
     let pv: Vec<String> = i.pv.iter().map(ToString::to_string).collect();
+    let wdl = if show_wdl {
+        let [w, d, l] = i.score.wdl();
+        format!(" wdl {w} {d} {l}")
+    } else {
+        String::new()
+    };
     format!(
-        "info depth {} seldepth {} score {} nodes {} nps {} time {} hashfull {} pv {}",
+        "info depth {} seldepth {} multipv {} score {}{wdl} nodes {} nps {} hashfull {} time {} \
+         pv {}",
         i.depth,
         i.seldepth,
+        i.multipv,
         i.score,
         i.nodes,
-        nps(i.nodes, i.time),
-        i.time.as_millis(),
+        nps(i.nodes, wall),
         i.hashfull,
+        wall.as_millis(),
         pv.join(" ")
     )
 }
 
-/// Parses the arguments of `go` (everything except `perft`).
+/// A parsed `go` command.
+#[derive(Debug, Default)]
+struct Go {
+    limits: Limits,
+    /// The `searchmoves` as written (checked against the position by the caller).
+    search_moves: Vec<String>,
+    ponder: bool,
+}
+
+/// Parses the arguments of `go` (everything except `perft`) into limits.
+#[cfg(test)]
 fn parse_limits(args: &[&str]) -> Result<Limits, String> {
+    parse_go(args).map(|go| go.limits)
+}
+
+/// Parses the arguments of `go` (everything except `perft`).
+fn parse_go(args: &[&str]) -> Result<Go, String> {
+    let mut go = Go::default();
     let mut limits = Limits::default();
     let mut clock = Clock::default();
     let mut has_clock = false;
-    let mut it = args.iter();
+    let mut it = args.iter().peekable();
     while let Some(&word) = it.next() {
+        if word == "searchmoves" {
+            // Every following word that reads as a move (UCI lists them last, but be lenient).
+            while let Some(&&text) = it.peek() {
+                if text.parse::<Move>().is_err() {
+                    break;
+                }
+                go.search_moves.push(text.to_string());
+                it.next();
+            }
+            continue;
+        }
         let mut value = || -> Result<u64, String> {
             let v = it.next().ok_or_else(|| format!("go {word} needs a value"))?;
             // Some GUIs send negative times when a clock has run out: read them as zero.
@@ -396,8 +561,9 @@ fn parse_limits(args: &[&str]) -> Result<Limits, String> {
             "winc" => clock.winc = ms(value()?),
             "binc" => clock.binc = ms(value()?),
             "movestogo" => clock.movestogo = Some(value()?.clamp(1, 1000) as u32),
+            "mate" => limits.mate = Some(value()?.clamp(1, 63) as u32),
             "infinite" => limits.infinite = true,
-            "ponder" => {}
+            "ponder" => go.ponder = true,
             "perft" => return Err("use `go perft <depth>`".into()),
             other => return Err(format!("unknown go parameter {other:?}")),
         }
@@ -405,7 +571,8 @@ fn parse_limits(args: &[&str]) -> Result<Limits, String> {
     if has_clock {
         limits.clock = Some(clock);
     }
-    Ok(limits)
+    go.limits = limits;
+    Ok(go)
 }
 
 fn main() -> io::Result<()> {
@@ -438,5 +605,12 @@ mod tests {
         assert!(parse_limits(&["nodes", "x"]).is_err());
         assert!(parse_limits(&["sideways"]).is_err());
         assert!(parse_limits(&["infinite"]).expect("valid").infinite);
+        let go = parse_go(&["ponder", "mate", "3", "searchmoves", "e2e4", "d2d4", "depth", "2"])
+            .expect("valid");
+        assert!(go.ponder);
+        assert_eq!(go.limits.mate, Some(3));
+        assert_eq!(go.limits.depth, Some(2));
+        assert_eq!(go.search_moves, ["e2e4", "d2d4"]);
+        assert!(parse_go(&["mate"]).is_err());
     }
 }

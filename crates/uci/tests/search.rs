@@ -232,3 +232,143 @@ fn threads_option_searches_with_helpers() {
     assert_eq!(out.matches("info string error:").count(), 1, "{out}");
     assert!(out.contains("Threads must be a number from 1 to 64"), "{out}");
 }
+
+/// The words after `key` in an `info` line, parsed.
+fn field<T: std::str::FromStr>(line: &str, key: &str) -> Option<T> {
+    line.split_whitespace().skip_while(|w| *w != key).nth(1).and_then(|w| w.parse().ok())
+}
+
+#[test]
+fn uci_elo_changes_the_level() {
+    let out = run("uci\nisready\n");
+    let elo_option = out.lines().find(|l| l.starts_with("option name UCI_Elo ")).unwrap();
+    let lo: u32 = field(elo_option, "min").unwrap();
+    let hi: u32 = field(elo_option, "max").unwrap();
+    assert!(lo < hi, "{elo_option}");
+    assert!(out.contains("option name UCI_LimitStrength type check default false"), "{out}");
+    // The weakest rating is level 1, whose depth cap (1) holds even when the GUI asks for 5.
+    let weak = run(&format!(
+        "setoption name UCI_LimitStrength value true\nsetoption name UCI_Elo value {lo}\n\
+         position startpos\ngo depth 5\nisready\n"
+    ));
+    assert!(weak.contains("info depth 1 "), "{weak}");
+    assert!(!weak.contains("info depth 2 "), "{weak}");
+    // The same rating with UCI_LimitStrength off, or the strongest rating, is the full engine.
+    for input in [
+        format!("setoption name UCI_Elo value {lo}\nposition startpos\ngo depth 5\nisready\n"),
+        format!(
+            "setoption name UCI_LimitStrength value true\nsetoption name UCI_Elo value {hi}\n\
+             position startpos\ngo depth 5\nisready\n"
+        ),
+    ] {
+        let full = run(&input);
+        assert!(full.contains("info depth 5 "), "{full}");
+    }
+    let bad = run(&format!(
+        "setoption name UCI_Elo value {}\nsetoption name UCI_LimitStrength value maybe\nisready\n",
+        hi + 1
+    ));
+    assert_eq!(bad.matches("info string error:").count(), 2, "{bad}");
+}
+
+#[test]
+fn multipv_reports_distinct_lines() {
+    let out = run("setoption name MultiPV value 3\nposition startpos moves e2e4\ngo depth 5\n");
+    let last: Vec<&str> = out.lines().filter(|l| l.starts_with("info depth 5 ")).collect();
+    assert_eq!(last.len(), 3, "{out}");
+    let mut firsts = Vec::new();
+    for (k, line) in last.iter().enumerate() {
+        assert_eq!(field::<usize>(line, "multipv"), Some(k + 1), "{line}");
+        firsts.push(line.split_whitespace().skip_while(|w| *w != "pv").nth(1).unwrap());
+    }
+    firsts.sort_unstable();
+    firsts.dedup();
+    assert_eq!(firsts.len(), 3, "{out}");
+    // The move played is the first line's.
+    let best = bestmove(&out).to_string();
+    assert!(last[0].contains(&format!(" pv {best}")), "{out}");
+    // Back to one line.
+    let one = run("setoption name MultiPV value 1\nposition startpos\ngo depth 4\n");
+    assert!(!one.contains("multipv 2"), "{one}");
+}
+
+#[test]
+fn searchmoves_restrict_the_root() {
+    // Rook takes on a8 mates at once, but only a king move is allowed.
+    let out = run("position fen 6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1\n\
+         go depth 4 searchmoves g1f1 h2h3\n");
+    let best = bestmove(&out).to_string();
+    assert!(best == "g1f1" || best == "h2h3", "{out}");
+    assert!(!out.contains("score mate 1"), "{out}");
+    let bad = run("position startpos\ngo depth 2 searchmoves e2e5\nisready\n");
+    assert!(bad.contains("info string error:"), "{bad}");
+    assert!(!bad.contains("bestmove"), "{bad}");
+}
+
+#[test]
+fn go_mate_stops_at_the_mate() {
+    let start = Instant::now();
+    let out = run("position fen 6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1\ngo mate 1\n");
+    assert!(out.contains("score mate 1"), "{out}");
+    assert_eq!(bestmove(&out).to_string(), "a1a8");
+    assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
+}
+
+#[test]
+fn info_lines_show_hashfull_nps_seldepth_and_wdl() {
+    let out = run("setoption name UCI_ShowWDL value true\nposition startpos\ngo depth 4\n");
+    let info = out.lines().rfind(|l| l.starts_with("info depth 4 ")).unwrap();
+    for key in ["seldepth", "nps", "hashfull", "wdl", "multipv"] {
+        assert!(info.split_whitespace().any(|w| w == key), "{key} missing: {info}");
+    }
+    let words: Vec<&str> = info.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "wdl").unwrap();
+    let wdl: Vec<u32> = words[at + 1..at + 4].iter().map(|w| w.parse().unwrap()).collect();
+    assert_eq!(wdl.iter().sum::<u32>(), 1000, "{info}");
+    assert!(wdl[1] > wdl[0] && wdl[1] > wdl[2], "a level start is most likely a draw: {info}");
+    let mate = run("setoption name UCI_ShowWDL value true\n\
+         position fen 6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1\ngo depth 3\n");
+    assert!(mate.contains("score mate 1 wdl 1000 0 0"), "{mate}");
+    let plain = run("position startpos\ngo depth 3\n");
+    assert!(!plain.contains("wdl"), "{plain}");
+}
+
+#[test]
+fn ponder_waits_for_ponderhit_then_uses_the_clock() {
+    let mut s = Session::start();
+    s.send("uci");
+    let (_, options) = s.wait_for("uciok", Duration::from_secs(5));
+    assert!(options.iter().any(|l| l == "option name Ponder type check default false"));
+    assert!(options.iter().any(|l| l == "option name Clear Hash type button"));
+    s.send("setoption name Ponder value true");
+    s.send("setoption name Clear Hash");
+    s.send("position startpos moves e2e4 e7e5");
+    s.send("go ponder wtime 1000 btime 1000");
+    // Pondering: the clock stands still, so no bestmove comes however long it takes.
+    std::thread::sleep(Duration::from_millis(1200));
+    s.send("isready");
+    let (_, seen) = s.wait_for("readyok", Duration::from_secs(2));
+    assert!(!seen.iter().any(|l| l.starts_with("bestmove")), "{seen:?}");
+    // A position during ponder is refused (the GUI must send ponderhit or stop first).
+    s.send("position startpos");
+    s.wait_for("info string error:", Duration::from_secs(2));
+    let hit = Instant::now();
+    s.send("ponderhit");
+    let (line, _) = s.wait_for("bestmove", Duration::from_secs(3));
+    // After ponderhit the search has its budget from the 1 s clock: a fraction of it.
+    assert!(hit.elapsed() < Duration::from_millis(900), "{:?}", hit.elapsed());
+    let mut pos = Position::new(Variant::Chess);
+    pos.play_unchecked("e2e4".parse().unwrap());
+    pos.play_unchecked("e7e5".parse().unwrap());
+    assert!(pos.is_legal(line.split_whitespace().nth(1).unwrap().parse().unwrap()), "{line}");
+    // Ponder then stop (the opponent played another move): the bestmove comes at once.
+    s.send("go ponder wtime 1000 btime 1000");
+    std::thread::sleep(Duration::from_millis(200));
+    let sent = Instant::now();
+    s.send("stop");
+    s.wait_for("bestmove", Duration::from_secs(2));
+    assert!(sent.elapsed() < Duration::from_millis(500), "{:?}", sent.elapsed());
+    s.send("isready");
+    let (_, seen) = s.wait_for("readyok", Duration::from_secs(2));
+    assert!(!seen.iter().any(|l| l.contains("error")), "{seen:?}");
+}

@@ -52,6 +52,13 @@ const PARAMS: [Params; 8] = [
     Params { depth: None, nodes: None, noise: 0, think_ms: 3_000 },
 ];
 
+/// Approximate chess rating of each level, 1 to 8 ([`Level::approx_elo`]).
+///
+/// PROVISIONAL until calibrated against Fairy-Stockfish (BENCHMARKS.md, "Computer levels"):
+/// level 1 is anchored at 800 and the steps follow the self-play ladder, halved (self-play
+/// between versions of one engine spreads ratings about twice as far as play against people).
+pub const APPROX_ELO: [u32; 8] = [800, 940, 1050, 1120, 1240, 1330, 1390, 1450];
+
 impl Default for Level {
     fn default() -> Level {
         Level::STRONGEST
@@ -86,6 +93,28 @@ impl Level {
         &PARAMS[self.0 as usize - 1]
     }
 
+    /// The level's approximate rating on a human scale (Elo, chess), for the app to show next
+    /// to the level ("Level 3 · about 1200") and for UCI's `UCI_Elo`. See [`APPROX_ELO`] for
+    /// where the numbers come from.
+    #[must_use]
+    pub const fn approx_elo(self) -> u32 {
+        APPROX_ELO[self.0 as usize - 1]
+    }
+
+    /// The level whose [`Level::approx_elo`] is nearest to `elo` (UCI `UCI_LimitStrength` with
+    /// `UCI_Elo`); below level 1's rating gives level 1, above level 8's gives level 8.
+    #[must_use]
+    pub fn from_elo(elo: u32) -> Level {
+        let mut best = Level::WEAKEST;
+        for n in 1..=8 {
+            let level = Level::new(n);
+            if level.approx_elo().abs_diff(elo) < best.approx_elo().abs_diff(elo) {
+                best = level;
+            }
+        }
+        best
+    }
+
     /// Half-width in centipawns of the random bonus each root move gets (0 at level 8).
     #[must_use]
     pub const fn noise_cp(self) -> i32 {
@@ -96,7 +125,14 @@ impl Level {
     #[must_use]
     pub const fn search_limits(self) -> Limits {
         let p = self.params();
-        Limits { depth: p.depth, nodes: p.nodes, movetime: None, clock: None, infinite: false }
+        Limits {
+            depth: p.depth,
+            nodes: p.nodes,
+            movetime: None,
+            clock: None,
+            infinite: false,
+            mate: None,
+        }
     }
 
     /// Time to think for one move, suited to the level and the clock: without a clock the
@@ -164,6 +200,20 @@ mod tests {
             assert!(a.move_time(None, Color::White) < b.move_time(None, Color::White));
         }
         assert_eq!(Level::STRONGEST.search_limits(), Limits::default());
+    }
+
+    #[test]
+    fn ratings_rise_with_the_level_and_map_back() {
+        for n in 1..8 {
+            assert!(Level::new(n).approx_elo() < Level::new(n + 1).approx_elo());
+        }
+        for n in 1..=8 {
+            let level = Level::new(n);
+            assert_eq!(Level::from_elo(level.approx_elo()), level);
+            assert_eq!(Level::from_elo(level.approx_elo() + 5), level);
+        }
+        assert_eq!(Level::from_elo(0), Level::WEAKEST);
+        assert_eq!(Level::from_elo(5000), Level::STRONGEST);
     }
 
     #[test]

@@ -91,6 +91,28 @@ impl Score {
     }
 }
 
+impl Score {
+    /// Win, draw and loss chances in permille for the side to move (they sum to 1,000), from a
+    /// simple model: `win = 1 / (1 + e^((200 − cp) / 100))`, `loss` the same for `−cp`, the
+    /// rest a draw. It matches the logistic the evaluation was fitted to (an expected score of
+    /// `1 / (1 + 10^(−0.88·cp/400))`: 0.74 at +200, 0.86 at +300) and gives a 76 % draw
+    /// chance to a level position. Mates are certain.
+    #[must_use]
+    pub fn wdl(self) -> [u32; 3] {
+        match self {
+            Score::Mate(n) if n > 0 => [1000, 0, 0],
+            Score::Mate(_) => [0, 0, 1000],
+            Score::Cp(cp) => {
+                let x = f64::from(cp.clamp(-4000, 4000));
+                let chance = |x: f64| 1000.0 / (1.0 + ((200.0 - x) / 100.0).exp());
+                let win = chance(x).round() as u32;
+                let loss = chance(-x).round() as u32;
+                [win, 1000 - win - loss, loss]
+            }
+        }
+    }
+}
+
 impl std::fmt::Display for Score {
     /// UCI form: `cp 35`, `mate 2`, `mate -1`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -141,6 +163,8 @@ pub struct Limits {
     pub clock: Option<Clock>,
     /// Search until stopped (the other limits are ignored).
     pub infinite: bool,
+    /// Stop as soon as a mate in this many moves (or fewer) is found (UCI `go mate`).
+    pub mate: Option<u32>,
 }
 
 impl Limits {
@@ -209,6 +233,8 @@ pub struct Info<'a> {
     pub time: Duration,
     /// Transposition table use in permille.
     pub hashfull: u32,
+    /// Which line this is, from 1 (the best) to [`Searcher::set_multipv`]'s count.
+    pub multipv: u32,
     /// The principal variation, best move first.
     pub pv: &'a [Move],
 }
@@ -265,6 +291,12 @@ struct Worker {
     seldepth: usize,
     aborted: bool,
     root_noise: Vec<(Move, i32)>,
+    /// Root moves the search may play (UCI `searchmoves`); empty for all.
+    search_moves: Vec<Move>,
+    /// Root moves left out of this iteration: the better lines of a multi-PV search.
+    excluded: Vec<Move>,
+    /// How many best lines to search and report (at least 1).
+    multipv: usize,
 }
 
 /// A search engine with its memory: transposition table, and per thread history, killers and
@@ -338,6 +370,9 @@ impl Worker {
             seldepth: 0,
             aborted: false,
             root_noise: Vec::new(),
+            search_moves: Vec::new(),
+            excluded: Vec::with_capacity(MAX_MOVES),
+            multipv: 1,
         }
     }
 
@@ -446,6 +481,22 @@ impl Searcher {
         self.main.root_noise.extend(noise);
     }
 
+    /// Searches and reports the best `lines` root moves (UCI `MultiPV`; clamped to at least 1)
+    /// from the next search on. The result and the move played are the best line's; each
+    /// further line is searched with the better ones left out, so it costs about one more
+    /// search per line.
+    pub fn set_multipv(&mut self, lines: usize) {
+        self.main.multipv = lines.max(1);
+    }
+
+    /// Restricts the root to `moves` from the next search on (UCI `go searchmoves`); moves that
+    /// are not legal in the searched position are ignored, and an empty list (or one with no
+    /// legal move) allows every move.
+    pub fn set_search_moves(&mut self, moves: &[Move]) {
+        self.main.search_moves.clear();
+        self.main.search_moves.extend_from_slice(moves);
+    }
+
     /// Searches the current position of `game` (its history counts for repetitions) within
     /// `limits`.
     ///
@@ -488,7 +539,12 @@ impl Searcher {
         self.tt.new_search();
         self.main.prepare(root, history);
 
-        let legal = root.legal_moves();
+        let mut legal = root.legal_moves();
+        self.main.search_moves.retain(|m| legal.contains(m));
+        if !self.main.search_moves.is_empty() {
+            let allowed = &self.main.search_moves;
+            legal.retain(|m| allowed.contains(m));
+        }
         let mut result = SearchResult {
             best_move: legal.first().copied(),
             score: Score::Cp(0),
@@ -529,6 +585,7 @@ impl Searcher {
                 for (i, helper) in self.helpers.iter_mut().enumerate() {
                     helper.prepare(root, history);
                     helper.root_noise.clone_from(&main.root_noise);
+                    helper.search_moves.clone_from(&main.search_moves);
                     let (helpers_stop, searched) = (&helpers_stop, &searched);
                     let spawned = std::thread::Builder::new()
                         .name(format!("search helper {}", i + 1))
@@ -574,37 +631,49 @@ impl Worker {
         result: &mut SearchResult,
     ) {
         let soft = limits.budget(root.turn()).0;
+        let lines = self.multipv.min(legal_count).max(1);
+        // Each line's last score, the centre of its next aspiration window.
+        let mut scores = [0i32; MAX_MOVES];
         let mut score = 0;
-        for depth in 1..=max_depth {
-            let v = self.aspiration(ctl, root, depth, score);
-            // An aborted iteration still counts for its best move if one root move finished and
-            // raised alpha (the PV move first, so it is at least as good as the last result).
-            if self.aborted {
-                if self.pv_len[0] > 0 {
-                    result.best_move = Some(self.pv[0][0]);
-                    result.pv = self.pv[0][..self.pv_len[0]].to_vec();
+        'deepening: for depth in 1..=max_depth {
+            self.excluded.clear();
+            for (line, line_score) in scores.iter_mut().enumerate().take(lines) {
+                let v = self.aspiration(ctl, root, depth, *line_score);
+                // An aborted iteration still counts for its best move if one root move finished
+                // and raised alpha (the PV move first, so it is at least as good as the last
+                // result).
+                if self.aborted {
+                    if line == 0 && self.pv_len[0] > 0 {
+                        result.best_move = Some(self.pv[0][0]);
+                        result.pv = self.pv[0][..self.pv_len[0]].to_vec();
+                    }
+                    break 'deepening;
                 }
-                break;
+                *line_score = v;
+                let pv = &self.pv[0][..self.pv_len[0]];
+                let Some(&first) = pv.first() else { break };
+                self.excluded.push(first);
+                if line == 0 {
+                    score = v;
+                    result.best_move = Some(first);
+                    result.pv = pv.to_vec();
+                    result.depth = depth;
+                    result.score = Score::from_internal(score);
+                    result.seldepth = self.seldepth as u32;
+                }
+                info(&Info {
+                    depth,
+                    seldepth: self.seldepth as u32,
+                    score: Score::from_internal(v),
+                    nodes: self.total_nodes(ctl),
+                    time: (ctl.elapsed)(),
+                    hashfull: ctl.tt.hashfull(),
+                    multipv: line as u32 + 1,
+                    pv,
+                });
             }
-            score = v;
-            let pv = &self.pv[0][..self.pv_len[0]];
-            if let Some(&first) = pv.first() {
-                result.best_move = Some(first);
-                result.pv = pv.to_vec();
-            }
-            result.depth = depth;
-            result.score = Score::from_internal(score);
-            result.seldepth = self.seldepth as u32;
+            self.excluded.clear();
             let now = (ctl.elapsed)();
-            info(&Info {
-                depth,
-                seldepth: self.seldepth as u32,
-                score: result.score,
-                nodes: self.total_nodes(ctl),
-                time: now,
-                hashfull: ctl.tt.hashfull(),
-                pv: &result.pv,
-            });
             // Stop deepening when the next iteration would likely overrun the soft budget, or
             // a forced mate has been found within the depth searched.
             if soft.is_some_and(|s| now >= s / 2) || (legal_count == 1 && soft.is_some()) {
@@ -612,6 +681,11 @@ impl Worker {
             }
             if self.total_nodes(ctl) >= ctl.nodes {
                 break;
+            }
+            if let Some(n) = limits.mate {
+                if score >= MATE_BOUND && ((MATE - score + 1) / 2) as u32 <= n {
+                    break;
+                }
             }
             if !limits.infinite
                 && score.abs() >= MATE_BOUND
@@ -621,6 +695,7 @@ impl Worker {
                 break;
             }
         }
+        self.excluded.clear();
         result.nodes = self.nodes;
     }
 
@@ -782,6 +857,9 @@ impl Worker {
         let killers = self.killers[ply];
         for i in 0..count {
             let mv = self.pick(ply, i, count);
+            if ply == 0 && !self.is_root_allowed(mv) {
+                continue;
+            }
             let capture = pos.is_capture(mv);
             let quiet = !capture && mv.promotion.is_none();
             let mut child = pos.clone();
@@ -881,7 +959,8 @@ impl Worker {
             }
         }
         if searched == 0 {
-            // Everything was pruned: fall back to the static evaluation.
+            // Everything was pruned (or, at the root, left out): fall back to the static
+            // evaluation.
             return static_eval.max(alpha_orig);
         }
         let bound = if best >= beta {
@@ -891,7 +970,11 @@ impl Worker {
         } else {
             Bound::Upper
         };
-        if self.root_noise.is_empty() || ply > 0 {
+        if ply > 0
+            || (self.root_noise.is_empty()
+                && self.excluded.is_empty()
+                && self.search_moves.is_empty())
+        {
             ctl.tt.store(key, best_move, score_to_tt(best, ply), static_eval, depth, bound);
         }
         best
@@ -1000,6 +1083,14 @@ impl Worker {
             return alpha;
         }
         best
+    }
+
+    /// `true` if the root move `mv` is searched: among the search moves (if any) and not left
+    /// out for a better line.
+    #[inline]
+    fn is_root_allowed(&self, mv: Move) -> bool {
+        !self.excluded.contains(&mv)
+            && (self.search_moves.is_empty() || self.search_moves.contains(&mv))
     }
 
     fn noise_of(&self, mv: Move) -> i32 {
@@ -1218,6 +1309,65 @@ mod tests {
         let r = best(Variant::Chess, "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", 3);
         assert_eq!(r.score, Score::Mate(1));
         assert_eq!(r.best_move.map(|m| m.to_string()).as_deref(), Some("a1a8"));
+    }
+
+    #[test]
+    fn multipv_and_search_moves_shape_the_root() {
+        let pos = Position::from_fen(Variant::Chess, "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
+            .expect("test FEN is valid");
+        let game = Game::new(pos);
+        let stop = AtomicBool::new(false);
+        let mut searcher = Searcher::new(1);
+        searcher.set_multipv(3);
+        let mut lines: Vec<(u32, u32, Move, Score)> = Vec::new();
+        let r = searcher.think(&game, &Limits::depth(4), &stop, &|| Duration::ZERO, &mut |i| {
+            lines.push((i.depth, i.multipv, i.pv[0], i.score));
+        });
+        assert_eq!(r.score, Score::Mate(1));
+        let last: Vec<_> = lines.iter().filter(|l| l.0 == 4).collect();
+        assert_eq!(last.iter().map(|l| l.1).collect::<Vec<_>>(), [1, 2, 3]);
+        assert_eq!(last[0].2.to_string(), "a1a8");
+        assert!(last[1].2 != last[0].2 && last[2].2 != last[1].2 && last[2].2 != last[0].2);
+        assert!(last[1].3 != Score::Mate(1), "only one move mates: {last:?}");
+        // Without the mating move the best is something else, and the table keeps no root
+        // entry from the restricted search that could mislead the next one.
+        searcher.set_multipv(1);
+        searcher.set_search_moves(&["g1f1".parse().expect("move")]);
+        let r = searcher.think(&game, &Limits::depth(4), &stop, &|| Duration::ZERO, &mut |_| {});
+        assert_eq!(r.best_move.map(|m| m.to_string()).as_deref(), Some("g1f1"));
+        searcher.set_search_moves(&[]);
+        let r = searcher.think(&game, &Limits::depth(2), &stop, &|| Duration::ZERO, &mut |_| {});
+        assert_eq!(r.best_move.map(|m| m.to_string()).as_deref(), Some("a1a8"));
+    }
+
+    #[test]
+    fn go_mate_stops_once_the_mate_is_found() {
+        let pos = Position::from_fen(Variant::Chess, "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
+            .expect("test FEN is valid");
+        let stop = AtomicBool::new(false);
+        let limits = Limits { mate: Some(1), ..Limits::default() };
+        let r = Searcher::new(1).think(
+            &Game::new(pos),
+            &limits,
+            &stop,
+            &|| Duration::ZERO,
+            &mut |_| {},
+        );
+        assert_eq!(r.score, Score::Mate(1));
+        assert!(r.depth <= 3, "stopped at depth {}", r.depth);
+    }
+
+    #[test]
+    fn wdl_sums_to_a_thousand_and_follows_the_score() {
+        for cp in [-5000, -300, -1, 0, 1, 150, 300, 5000] {
+            let [w, d, l] = Score::Cp(cp).wdl();
+            assert_eq!(w + d + l, 1000, "{cp}");
+            assert!((cp > 0) == (w > l) || cp == 0, "{cp}: {w} {d} {l}");
+        }
+        assert_eq!(Score::Cp(0).wdl()[0], Score::Cp(0).wdl()[2]);
+        assert!(Score::Cp(300).wdl()[0] > Score::Cp(100).wdl()[0]);
+        assert_eq!(Score::Mate(2).wdl(), [1000, 0, 0]);
+        assert_eq!(Score::Mate(-1).wdl(), [0, 0, 1000]);
     }
 
     #[test]
