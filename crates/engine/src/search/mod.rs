@@ -1004,10 +1004,30 @@ impl Worker {
             return evaluate(pos);
         }
         let in_check = pos.is_check();
+        // The table: any entry is deep enough here; its stored evaluation saves one.
+        let key = pos.hash();
+        let hit = ctl.tt.probe(key);
+        let pv_node = beta - alpha > 1;
+        if let Some(h) = hit {
+            let s = score_from_tt(h.score, ply);
+            let usable = match h.bound {
+                Bound::Exact => true,
+                Bound::Lower => s >= beta,
+                Bound::Upper => s <= alpha,
+            };
+            if usable && !pv_node {
+                return s;
+            }
+        }
+        let alpha_orig = alpha;
         let mut best = -INF;
-        let stand = if in_check { -INF } else { evaluate(pos) };
+        let raw_eval = if in_check { -INF } else { hit.map_or_else(|| evaluate(pos), |h| h.eval) };
+        let stand = raw_eval;
         if !in_check {
             if stand >= beta {
+                if hit.is_none() {
+                    ctl.tt.store(key, None, score_to_tt(stand, ply), raw_eval, 0, Bound::Lower);
+                }
                 return stand;
             }
             alpha = alpha.max(stand);
@@ -1059,6 +1079,7 @@ impl Worker {
             p.scores[n] = score;
             n += 1;
         }
+        let mut best_move = None;
         for i in 0..n {
             let mv = self.pick(ply, i, n);
             let mut child = pos.clone();
@@ -1071,6 +1092,7 @@ impl Worker {
                 best = v;
                 if v > alpha {
                     alpha = v;
+                    best_move = Some(mv);
                     self.update_pv(ply, mv);
                     if v >= beta {
                         break;
@@ -1082,6 +1104,15 @@ impl Worker {
             // In check with every evasion pruned cannot happen (evasions are all kept).
             return alpha;
         }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha_orig {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let eval = if in_check { best } else { raw_eval };
+        ctl.tt.store(key, best_move, score_to_tt(best, ply), eval, 0, bound);
         best
     }
 

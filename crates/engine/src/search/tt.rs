@@ -187,6 +187,10 @@ impl Table {
     ) {
         let slot = self.slot(key);
         let (old, same) = slot.peek(key);
+        // A quiescence result never replaces a real search of the same position.
+        if same && depth == 0 && old.depth > 0 {
+            return;
+        }
         let old_gen = old.flags >> 2;
         if same || old_gen != self.generation || depth + 2 >= i32::from(old.depth) {
             let mv = match mv {
