@@ -280,6 +280,14 @@ struct Control<'a> {
 /// Everything one search thread owns: history, killers, scratch space, the current line.
 struct Worker {
     history: Box<[[i32; 64]; 128]>,
+    /// Continuation history: how a quiet move (piece and target square) did after the move one
+    /// or two plies before it, indexed `[earlier * PIECE_SQUARES + this]` by [`piece_square`].
+    cont: Box<[i16]>,
+    /// The move that refuted each (piece, target square) last: counter moves.
+    counter: Box<[Option<Move>]>,
+    /// The piece and target square of the move made at each ply ([`NO_PIECE_SQUARE`] for a
+    /// null move), for the continuation history.
+    stack: [u16; MAX_PLY + 2],
     killers: [[Option<Move>; 2]; MAX_PLY],
     plies: Vec<Ply>,
     pv: Vec<[Move; MAX_PLY]>,
@@ -334,6 +342,18 @@ impl Default for Searcher {
 
 const NO_MOVE: Move = Move::new(crate::types::Square::A1, crate::types::Square::A1);
 
+/// (colour, role, square) combinations: the index space of [`piece_square`].
+const PIECE_SQUARES: usize = 2 * 9 * 64;
+/// The stack entry of a null move (no continuation).
+const NO_PIECE_SQUARE: u16 = u16::MAX;
+
+/// Index of the piece making `mv` (moving side, role) and its target square.
+#[inline]
+fn piece_square(pos: &Position, mv: Move) -> u16 {
+    let role = pos.role_at(mv.from).map_or(0, Role::index);
+    ((pos.turn() as usize * 9 + role) * 64 + mv.to.index()) as u16
+}
+
 /// Most threads [`Searcher::set_threads`] accepts.
 pub const MAX_THREADS: usize = 64;
 
@@ -360,6 +380,9 @@ impl Worker {
             .collect();
         Worker {
             history: Box::new([[0; 64]; 128]),
+            cont: vec![0; PIECE_SQUARES * PIECE_SQUARES].into_boxed_slice(),
+            counter: vec![None; PIECE_SQUARES].into_boxed_slice(),
+            stack: [NO_PIECE_SQUARE; MAX_PLY + 2],
             killers: [[None; 2]; MAX_PLY],
             plies,
             pv: vec![[NO_MOVE; MAX_PLY]; MAX_PLY + 1],
@@ -378,6 +401,8 @@ impl Worker {
 
     fn clear(&mut self) {
         self.history.iter_mut().for_each(|row| row.fill(0));
+        self.cont.fill(0);
+        self.counter.fill(None);
         self.killers = [[None; 2]; MAX_PLY];
     }
 
@@ -397,6 +422,9 @@ impl Worker {
             for h in row.iter_mut() {
                 *h /= 4;
             }
+        }
+        for h in self.cont.iter_mut() {
+            *h /= 2;
         }
     }
 
@@ -822,6 +850,7 @@ impl Worker {
                 let r = 3 + depth / 6 + ((static_eval - beta) / 200).min(2);
                 let mut child = pos.clone();
                 child.play_null();
+                self.stack[ply] = NO_PIECE_SQUARE;
                 self.line.push(child.hash());
                 let v = -self.search(ctl, &child, depth - 1 - r, ply + 1, -beta, -beta + 1, false);
                 self.line.pop();
@@ -877,6 +906,7 @@ impl Worker {
             }
 
             let noise = if ply == 0 { self.noise_of(mv) } else { 0 };
+            self.stack[ply] = piece_square(pos, mv);
             self.line.push(child.hash());
             let new_depth = depth - 1;
             let mut v;
@@ -900,6 +930,8 @@ impl Worker {
                     if killers.contains(&Some(mv)) {
                         r -= 1;
                     }
+                    // A move with a good history is reduced less, a bad one more.
+                    r -= self.quiet_score(pos, ply, mv) / 8_000;
                     r = r.clamp(0, new_depth - 1);
                 }
                 v = -self.search(
@@ -1148,20 +1180,59 @@ impl Worker {
         let bonus = (depth * depth).min(400);
         let c = pos.turn() as usize * 64;
         update_history(&mut self.history[c + mv.from.index()][mv.to.index()], bonus);
+        self.update_cont(pos, ply, mv, bonus);
+        if let Some(prev) = self.earlier(ply, 1) {
+            self.counter[prev] = Some(mv);
+        }
         for j in 0..tried {
             let q = self.plies[ply].quiets[j];
             update_history(&mut self.history[c + q.from.index()][q.to.index()], -bonus);
+            self.update_cont(pos, ply, q, -bonus);
         }
+    }
+
+    /// The piece-square index of the move `back` plies before `ply`, if there was one (not a
+    /// null move, not before the root).
+    #[inline]
+    fn earlier(&self, ply: usize, back: usize) -> Option<usize> {
+        let at = ply.checked_sub(back)?;
+        let ps = self.stack[at];
+        (ps != NO_PIECE_SQUARE).then_some(usize::from(ps))
+    }
+
+    fn update_cont(&mut self, pos: &Position, ply: usize, mv: Move, bonus: i32) {
+        let this = usize::from(piece_square(pos, mv));
+        for back in [1, 2] {
+            if let Some(prev) = self.earlier(ply, back) {
+                let h = &mut self.cont[prev * PIECE_SQUARES + this];
+                let mut v = i32::from(*h);
+                update_history(&mut v, bonus);
+                *h = v as i16;
+            }
+        }
+    }
+
+    /// Ordering score of a quiet move: its history plus its continuation histories.
+    #[inline]
+    fn quiet_score(&self, pos: &Position, ply: usize, mv: Move) -> i32 {
+        let this = usize::from(piece_square(pos, mv));
+        let mut score = self.history[pos.turn() as usize * 64 + mv.from.index()][mv.to.index()];
+        for back in [1, 2] {
+            if let Some(prev) = self.earlier(ply, back) {
+                score += i32::from(self.cont[prev * PIECE_SQUARES + this]);
+            }
+        }
+        score
     }
 
     /// Fills the ply's move list with scored legal moves.
     fn generate_ordered(&mut self, pos: &Position, ply: usize, tt_move: Option<Move>) {
         let killers = self.killers[ply];
-        let c = pos.turn() as usize * 64;
-        let p = &mut self.plies[ply];
-        fill_legal(pos, &mut p.moves);
-        for (i, &mv) in p.moves.iter().enumerate() {
-            p.scores[i] = if Some(mv) == tt_move {
+        let counter = self.earlier(ply, 1).and_then(|prev| self.counter[prev]);
+        fill_legal(pos, &mut self.plies[ply].moves);
+        for i in 0..self.plies[ply].moves.len() {
+            let mv = self.plies[ply].moves[i];
+            self.plies[ply].scores[i] = if Some(mv) == tt_move {
                 i32::MAX
             } else if let Some(victim) = captured_role(pos, mv) {
                 let attacker = attacker_rank(pos, mv);
@@ -1178,8 +1249,10 @@ impl Worker {
                 1_000_000
             } else if Some(mv) == killers[1] {
                 900_000
+            } else if Some(mv) == counter {
+                800_000
             } else {
-                self.history[c + mv.from.index()][mv.to.index()]
+                self.quiet_score(pos, ply, mv)
             };
         }
     }
