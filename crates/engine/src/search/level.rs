@@ -7,16 +7,23 @@
 //! positionally, but rarely throws away a piece for nothing, and it still takes a mate it sees.
 //! The randomness comes only from the generator the caller passes in.
 //!
-//! | level | depth | nodes | noise (cp, half-width) | think time without a clock |
-//! |---|---|---|---|---|
-//! | 1 | 1 | 300 | 240 | 0.2 s |
-//! | 2 | 2 | 1 500 | 150 | 0.3 s |
-//! | 3 | 3 | 4 000 | 90 | 0.4 s |
-//! | 4 | 4 | 12 000 | 55 | 0.5 s |
-//! | 5 | 6 | 20 000 | 30 | 0.7 s |
-//! | 6 | 8 | 40 000 | 15 | 1 s |
-//! | 7 | 12 | 100 000 | 5 | 1.5 s |
-//! | 8 | — | — | 0 | 3 s |
+//! The weakest levels also *blunder* like beginners: on a share of their moves (level 1 one
+//! move in six, level 2 one in twelve, level 3 one in thirty) they do not search at all but
+//! glance — each move is judged by the evaluation of the position right after it, plus half
+//! the level's noise. A glance grabs material and likes active squares, so the move still
+//! looks purposeful, but it does not see the recapture (it can leave a piece hanging or take
+//! a defended pawn with the queen) and it does not see checkmate (it can miss a mate in one).
+//!
+//! | level | depth | nodes | noise (cp, half-width) | glance (%) | think time without a clock |
+//! |---|---|---|---|---|---|
+//! | 1 | 1 | 300 | 240 | 16 | 0.2 s |
+//! | 2 | 2 | 1 500 | 150 | 8 | 0.3 s |
+//! | 3 | 3 | 4 000 | 90 | 3 | 0.4 s |
+//! | 4 | 4 | 12 000 | 55 | 0 | 0.5 s |
+//! | 5 | 6 | 20 000 | 30 | 0 | 0.7 s |
+//! | 6 | 8 | 40 000 | 15 | 0 | 1 s |
+//! | 7 | 12 | 100 000 | 5 | 0 | 1.5 s |
+//! | 8 | — | — | 0 | 0 | 3 s |
 //!
 //! The ladder (neighbouring levels in self-play) is measured by `examples/ladder.rs`; the table
 //! is in BENCHMARKS.md, section "Computer levels".
@@ -26,8 +33,10 @@ use std::time::Duration;
 
 use rand::Rng;
 
-use super::{Clock, Info, Limits, SearchResult, Searcher};
+use super::{Clock, Info, Limits, Score, SearchResult, Searcher};
+use crate::eval::evaluate;
 use crate::game::Game;
+use crate::position::Position;
 use crate::types::Color;
 
 /// A playing strength from 1 (beginner) to 8 (strongest).
@@ -38,18 +47,20 @@ struct Params {
     depth: Option<u32>,
     nodes: Option<u64>,
     noise: i32,
+    /// Percentage of moves chosen by a glance instead of a search.
+    glance: u32,
     think_ms: u64,
 }
 
 const PARAMS: [Params; 8] = [
-    Params { depth: Some(1), nodes: Some(300), noise: 240, think_ms: 200 },
-    Params { depth: Some(2), nodes: Some(1_500), noise: 150, think_ms: 300 },
-    Params { depth: Some(3), nodes: Some(4_000), noise: 90, think_ms: 400 },
-    Params { depth: Some(4), nodes: Some(12_000), noise: 55, think_ms: 500 },
-    Params { depth: Some(6), nodes: Some(20_000), noise: 30, think_ms: 700 },
-    Params { depth: Some(8), nodes: Some(40_000), noise: 15, think_ms: 1_000 },
-    Params { depth: Some(12), nodes: Some(100_000), noise: 5, think_ms: 1_500 },
-    Params { depth: None, nodes: None, noise: 0, think_ms: 3_000 },
+    Params { depth: Some(1), nodes: Some(300), noise: 240, glance: 16, think_ms: 200 },
+    Params { depth: Some(2), nodes: Some(1_500), noise: 150, glance: 8, think_ms: 300 },
+    Params { depth: Some(3), nodes: Some(4_000), noise: 90, glance: 3, think_ms: 400 },
+    Params { depth: Some(4), nodes: Some(12_000), noise: 55, glance: 0, think_ms: 500 },
+    Params { depth: Some(6), nodes: Some(20_000), noise: 30, glance: 0, think_ms: 700 },
+    Params { depth: Some(8), nodes: Some(40_000), noise: 15, glance: 0, think_ms: 1_000 },
+    Params { depth: Some(12), nodes: Some(100_000), noise: 5, glance: 0, think_ms: 1_500 },
+    Params { depth: None, nodes: None, noise: 0, glance: 0, think_ms: 3_000 },
 ];
 
 /// Approximate chess rating of each level, 1 to 8 ([`Level::approx_elo`]).
@@ -115,6 +126,13 @@ impl Level {
         best
     }
 
+    /// Percentage of moves the level chooses by a glance (the evaluation right after each
+    /// move, no search) instead of a search: the beginner's blunders. 0 from level 4 on.
+    #[must_use]
+    pub const fn glance_percent(self) -> u32 {
+        self.params().glance
+    }
+
     /// Half-width in centipawns of the random bonus each root move gets (0 at level 8).
     #[must_use]
     pub const fn noise_cp(self) -> i32 {
@@ -173,6 +191,21 @@ pub fn pick_move_for_level(
     info: &mut dyn FnMut(&Info<'_>),
 ) -> SearchResult {
     let noise = level.noise_cp();
+    if level.glance_percent() > 0 && rng.random_range(0..100) < level.glance_percent() {
+        if let Some(result) = glance(game.position(), noise / 2, rng, elapsed) {
+            info(&Info {
+                depth: result.depth,
+                seldepth: result.seldepth,
+                score: result.score,
+                nodes: result.nodes,
+                time: result.time,
+                hashfull: 0,
+                multipv: 1,
+                pv: &result.pv,
+            });
+            return result;
+        }
+    }
     let mut drawn = Vec::new();
     if noise > 0 {
         for mv in game.position().legal_moves().iter() {
@@ -184,6 +217,37 @@ pub fn pick_move_for_level(
     let result = searcher.think(game, limits, stop, elapsed, info);
     searcher.set_root_noise([]);
     result
+}
+
+/// A beginner's look at the position: the move whose resulting position evaluates best, plus
+/// up to ±`noise`. No search, so no recapture and no checkmate is seen (reported as depth 1:
+/// one ply looked at). `None` without a legal move.
+fn glance(
+    pos: &Position,
+    noise: i32,
+    rng: &mut impl Rng,
+    elapsed: &dyn Fn() -> Duration,
+) -> Option<SearchResult> {
+    let moves = pos.legal_moves();
+    let mut best = None;
+    for &mv in moves.iter() {
+        let mut child = pos.clone();
+        child.play_unchecked(mv);
+        let score = -evaluate(&child) + rng.random_range(-noise..=noise);
+        if best.map_or(true, |(_, b)| score > b) {
+            best = Some((mv, score));
+        }
+    }
+    let (mv, score) = best?;
+    Some(SearchResult {
+        best_move: Some(mv),
+        score: Score::Cp(score),
+        pv: vec![mv],
+        depth: 1,
+        seldepth: 1,
+        nodes: moves.len() as u64,
+        time: elapsed(),
+    })
 }
 
 #[cfg(test)]
@@ -200,6 +264,40 @@ mod tests {
             assert!(a.move_time(None, Color::White) < b.move_time(None, Color::White));
         }
         assert_eq!(Level::STRONGEST.search_limits(), Limits::default());
+    }
+
+    #[test]
+    fn beginners_sometimes_miss_a_mate_in_one_and_strong_levels_never() {
+        use rand::SeedableRng;
+        use std::sync::atomic::AtomicBool;
+        let pos = crate::Position::from_fen(
+            crate::Variant::Chess,
+            "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1",
+        )
+        .expect("test FEN is valid");
+        let game = Game::new(pos);
+        let stop = AtomicBool::new(false);
+        let mates = |level: Level, seeds: u64| {
+            (0..seeds)
+                .filter(|&seed| {
+                    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+                    let r = pick_move_for_level(
+                        &mut Searcher::new(1),
+                        &game,
+                        level,
+                        &level.search_limits(),
+                        &mut rng,
+                        &stop,
+                        &|| Duration::ZERO,
+                        &mut |_| {},
+                    );
+                    r.best_move.map(|m| m.to_string()).as_deref() == Some("a1a8")
+                })
+                .count() as u64
+        };
+        let beginner = mates(Level::WEAKEST, 100);
+        assert!((60..100).contains(&beginner), "level 1 mated in {beginner} of 100");
+        assert_eq!(mates(Level::new(4), 30), 30);
     }
 
     #[test]
