@@ -8,9 +8,10 @@
 //!
 //! # Layout
 //! * this module — [`Searcher`]: iterative deepening, principal-variation search with aspiration
-//!   windows, transposition table, quiescence, move ordering (hash move, captures by MVV-LVA,
-//!   killers, history; a capture that loses material by static exchange comes after the
-//!   killers, and quiescence skips it), null-move pruning (never for a side with only pawns and king — Horde and
+//!   windows, transposition table (probed and stored in quiescence too), quiescence, move
+//!   ordering (hash move, captures by MVV-LVA, killers, counter move, then quiet moves by history
+//!   plus continuation history one and two plies back; a capture that loses material by static
+//!   exchange comes after the killers, and quiescence skips it), null-move pruning (never for a side with only pawns and king — Horde and
 //!   pawn-heavy armies are zugzwang-prone), late-move reductions, check extensions, reverse
 //!   futility and late-move pruning near the leaves, mate scores. [`Limits`]: depth, nodes,
 //!   move time, clock, infinite.
