@@ -16,6 +16,7 @@
 //! * [`army`] — [`Army`] building and validation, [`army::start_position`].
 //! * [`eval`] — static evaluation; [`search`] — the computer opponent: [`search::Searcher`],
 //!   levels 1–8, the army builder and the search benchmark.
+//! * [`clock`] — the Fischer [`Clock`] and its [`TimeControl`], with injected time.
 //!
 //! # API overview
 //! ```
@@ -36,6 +37,7 @@
 
 pub mod army;
 pub mod attacks;
+pub mod clock;
 pub mod eval;
 pub mod fen;
 pub mod game;
@@ -50,6 +52,7 @@ pub mod types;
 mod zobrist;
 
 pub use army::{start_position, Army, ArmyError, ArmyRule, ParseArmyError, StartError};
+pub use clock::{Clock, Flagged, TimeControl};
 pub use fen::FenError;
 pub use game::Game;
 pub use moves::{Move, MoveList, ParseMoveError};

@@ -71,14 +71,9 @@ impl<T> ByColor<T> {
     }
 }
 
-/// A Fischer time control: base time plus an increment added after each move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct TimeControl {
-    /// Starting time of each side, in milliseconds.
-    pub base_ms: u64,
-    /// Time added to the mover's clock after each of their moves, in milliseconds.
-    pub increment_ms: u64,
-}
+/// The Fischer time control is the engine's (one `TimeControl` for the server, the app and the
+/// wire; its serde form is `{"base_ms":…,"increment_ms":…}`).
+pub use maharajah_engine::TimeControl;
 
 /// What a player asks for when creating a room.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
