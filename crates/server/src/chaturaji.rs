@@ -25,8 +25,6 @@
 //!   [`Settings::for_next_game`] (the first seat rotates when the rule says so), a new seed
 //!   derived from the previous one.
 
-use std::collections::VecDeque;
-
 use maharajah_chaturaji::cpu::{self, Level};
 use maharajah_chaturaji::game::{Action as GameAction, Event};
 use maharajah_chaturaji::record::{Record, RecordedGame, Step, StepError};
@@ -42,17 +40,13 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Millis;
-use crate::room::{Lifetimes, RoomError, EVENT_RING};
+use crate::rooms::{ms, EventLog, Lifetimes, RoomError};
 
 /// How long the room waits before each step it plays for a CPU seat or a stand-in.
 pub const CPU_DELAY_MS: u64 = 600;
 
 /// Shortest and longest accepted device id.
 pub const DEVICE_ID_LEN: std::ops::RangeInclusive<usize> = 16..=128;
-
-fn ms(d: std::time::Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
 
 /// A mixing function (SplitMix64) for derived seeds.
 fn mix(mut z: u64) -> u64 {
@@ -126,8 +120,7 @@ pub struct ChaturajiRoom {
     seed: u64,
     game: Option<RecordedGame>,
     steps: Vec<StepInfo>,
-    seq: u64,
-    log: VecDeque<(u64, ChaturajiEvent)>,
+    log: EventLog<ChaturajiEvent>,
     turn_started: Millis,
     last_step_at: Millis,
     takeover_at: BySeat<Option<Millis>>,
@@ -192,8 +185,7 @@ impl ChaturajiRoom {
             seed,
             game: None,
             steps: Vec::new(),
-            seq: 0,
-            log: VecDeque::new(),
+            log: EventLog::default(),
             turn_started: now,
             last_step_at: now,
             takeover_at: BySeat::splat(None),
@@ -210,7 +202,7 @@ impl ChaturajiRoom {
 
     /// The last event number.
     pub fn seq(&self) -> u64 {
-        self.seq
+        self.log.seq()
     }
 
     /// The current game, once started.
@@ -263,31 +255,17 @@ impl ChaturajiRoom {
     }
 
     fn emit(&mut self, event: ChaturajiEvent) {
-        self.seq += 1;
-        if self.log.len() == EVENT_RING {
-            self.log.pop_front();
-        }
-        self.log.push_back((self.seq, event));
+        self.log.push(event);
     }
 
     /// The events after `seq` as wire messages, or `None` when a snapshot is needed.
     pub fn events_after(&self, seq: u64) -> Option<Vec<ChaturajiMsg>> {
-        if seq > self.seq {
-            return None;
-        }
-        let oldest = self.log.front().map_or(self.seq + 1, |(s, _)| *s);
-        if seq < self.seq && seq + 1 < oldest {
-            return None;
-        }
+        let events = self.log.after(seq)?;
+        let code = &self.code;
         Some(
-            self.log
-                .iter()
-                .filter(|(s, _)| *s > seq)
-                .map(|(s, e)| ChaturajiMsg::ChaturajiEvent {
-                    code: self.code.clone(),
-                    seq: *s,
-                    event: e.clone(),
-                })
+            events
+                .into_iter()
+                .map(|(seq, event)| ChaturajiMsg::ChaturajiEvent { code: code.clone(), seq, event })
                 .collect(),
         )
     }
@@ -500,7 +478,7 @@ impl ChaturajiRoom {
             round,
             turn_remaining_ms: self.turn_remaining(now),
         });
-        let seq = self.seq;
+        let seq = self.log.seq();
         self.steps.push(StepInfo { seat, action: person, seq });
         if let Some(outcome) = outcome {
             self.emit(ChaturajiEvent::GameOver { outcome });
@@ -613,7 +591,7 @@ impl ChaturajiRoom {
     pub fn snapshot(&self, now: Millis) -> ChaturajiSnapshot {
         ChaturajiSnapshot {
             code: self.code.clone(),
-            seq: self.seq,
+            seq: self.log.seq(),
             game_number: self.game_number,
             settings: self.settings.clone(),
             seats: BySeat::from_fn(|s| {
@@ -643,7 +621,7 @@ impl ChaturajiRoom {
             seed: self.seed,
             record: self.game.as_ref().map(|g| g.record().clone()),
             steps: self.steps.clone(),
-            seq: self.seq,
+            seq: self.log.seq(),
             expires_in_ms: self.expires_at.saturating_sub(now),
         }
     }
@@ -687,8 +665,7 @@ impl ChaturajiRoom {
             seed: rec.seed,
             game,
             steps: rec.steps,
-            seq: rec.seq,
-            log: VecDeque::new(),
+            log: EventLog::starting_at(rec.seq),
             turn_started: now,
             last_step_at: now,
             takeover_at,

@@ -37,13 +37,14 @@ pub mod clock;
 mod codes;
 pub mod metrics;
 pub mod room;
+pub mod rooms;
 pub mod rules;
 mod server;
 pub mod store;
 #[cfg(feature = "tls")]
 pub mod tls;
 
-pub use room::Lifetimes;
+pub use rooms::Lifetimes;
 pub use server::{run, Config, ServerError};
 
 /// Version of the server program, reported to clients in `welcome`.

@@ -23,9 +23,6 @@
 //!
 //! No lag compensation: the server's time of arrival of a move is what counts.
 
-use std::collections::VecDeque;
-use std::time::Duration;
-
 use maharajah_protocol::army;
 use maharajah_protocol::{
     AccessCode, ByColor, ClockView, Color, EndReason, ErrorCode, GameResult, Outcome, PauseReason,
@@ -34,63 +31,11 @@ use maharajah_protocol::{
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{Clock, Millis};
+use crate::rooms::{ms, EventLog, Lifetimes, RoomError};
 use crate::rules::{self, Game, RulesError};
 
 /// Longest pause, and the length of the disconnect shield.
 pub const PAUSE_MS: u64 = 60_000;
-
-/// How many recent events a room keeps for resync.
-pub const EVENT_RING: usize = 128;
-
-/// How long rooms live without activity, and the recovery grace after a restart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Lifetimes {
-    /// A room whose second seat is still free expires this long after creation.
-    pub open: Duration,
-    /// A room in setup or play expires after this long without any accepted action.
-    pub idle: Duration,
-    /// A finished room is kept this long, so both players can see the result.
-    pub finished: Duration,
-    /// After a restart, clocks stay frozen at most this long waiting for the side to move.
-    pub recovery_grace: Duration,
-}
-
-impl Default for Lifetimes {
-    fn default() -> Self {
-        Lifetimes {
-            open: Duration::from_secs(24 * 3600),
-            idle: Duration::from_secs(24 * 3600),
-            finished: Duration::from_secs(15 * 60),
-            recovery_grace: Duration::from_secs(120),
-        }
-    }
-}
-
-fn ms(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// A refused request: the code for programs and a message for people. Nothing changed.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{code:?}: {message}")]
-pub struct RoomError {
-    /// What went wrong.
-    pub code: ErrorCode,
-    /// For people.
-    pub message: String,
-}
-
-impl RoomError {
-    /// Builds an error.
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> RoomError {
-        RoomError { code, message: message.into() }
-    }
-
-    /// The wire form.
-    pub fn to_msg(&self) -> ServerMsg {
-        ServerMsg::error(self.code, self.message.clone())
-    }
-}
 
 impl From<RulesError> for RoomError {
     fn from(e: RulesError) -> Self {
@@ -233,8 +178,7 @@ pub struct Room {
     pause: Option<ActivePause>,
     draw_offer: Option<Color>,
     result: Option<GameResult>,
-    seq: u64,
-    log: VecDeque<(u64, RoomEvent)>,
+    log: EventLog<RoomEvent>,
     expires_at: Millis,
     lifetimes: Lifetimes,
 }
@@ -309,8 +253,7 @@ impl Room {
             pause: None,
             draw_offer: None,
             result: None,
-            seq: 0,
-            log: VecDeque::with_capacity(EVENT_RING),
+            log: EventLog::default(),
             expires_at: 0,
             lifetimes,
         };
@@ -326,7 +269,7 @@ impl Room {
 
     /// The number of the last event.
     pub fn seq(&self) -> u64 {
-        self.seq
+        self.log.seq()
     }
 
     /// The phase.
@@ -382,35 +325,18 @@ impl Room {
     }
 
     fn emit(&mut self, event: RoomEvent) {
-        self.seq += 1;
-        if self.log.len() == EVENT_RING {
-            self.log.pop_front();
-        }
-        self.log.push_back((self.seq, event));
+        self.log.push(event);
     }
 
     /// The events numbered after `seq` as wire messages, if the ring buffer still holds all of
     /// them; `None` means the client needs a snapshot.
     pub fn events_after(&self, seq: u64) -> Option<Vec<ServerMsg>> {
-        if seq > self.seq {
-            return None;
-        }
-        if seq == self.seq {
-            return Some(Vec::new());
-        }
-        let oldest = self.log.front().map_or(self.seq + 1, |(s, _)| *s);
-        if seq + 1 < oldest {
-            return None;
-        }
+        let events = self.log.after(seq)?;
+        let code = &self.code;
         Some(
-            self.log
-                .iter()
-                .filter(|(s, _)| *s > seq)
-                .map(|(s, e)| ServerMsg::Event {
-                    code: self.code.clone(),
-                    seq: *s,
-                    event: e.clone(),
-                })
+            events
+                .into_iter()
+                .map(|(seq, event)| ServerMsg::Event { code: code.clone(), seq, event })
                 .collect(),
         )
     }
@@ -432,7 +358,7 @@ impl Room {
         let both_revealed = self.reveals.white.is_some() && self.reveals.black.is_some();
         Snapshot {
             code: self.code.clone(),
-            seq: self.seq,
+            seq: self.log.seq(),
             variant: self.variant,
             time_control: self.time_control,
             hidden_setup: self.hidden_setup,
@@ -799,7 +725,7 @@ impl Room {
         let outcome = next.outcome();
         self.game = Some(next);
         self.moves.push(uci.clone());
-        let seq = self.seq + 1;
+        let seq = self.log.seq() + 1;
         self.move_seqs.push(seq);
         let clock = self.clock_view(now);
         self.emit(RoomEvent::Moved { ply, uci, fen, clock });
@@ -902,7 +828,7 @@ impl Room {
             pause_available: self.pause_available,
             draw_offer: self.draw_offer,
             result: self.result,
-            seq: self.seq,
+            seq: self.log.seq(),
         }
     }
 
@@ -957,8 +883,7 @@ impl Room {
             pause: None,
             draw_offer: r.draw_offer,
             result: r.result,
-            seq: r.seq,
-            log: VecDeque::with_capacity(EVENT_RING),
+            log: EventLog::starting_at(r.seq),
             expires_at: 0,
             lifetimes,
         };

@@ -1,9 +1,8 @@
-//! WebSocket transport, room actors, connection limits and explicit shutdown (mini-redis style).
+//! WebSocket transport, connection limits and explicit shutdown (mini-redis style).
 //!
-//! Each room is a task that owns its [`Room`] and is the only writer of it: commands from
-//! connections arrive on a channel, timers (pause end, flag, expiry) wake it up, and every change
-//! is stored before anyone is told about it. Each connection is a reader loop plus a writer task;
-//! rooms talk to connections through a bounded channel.
+//! Each connection is a reader loop plus a writer task; it holds at most one room handle. Each
+//! room is a task of the one room runtime ([`actor`]), whatever its kind ([`chess`],
+//! [`chaturaji`]); rooms talk to connections through a bounded channel.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -15,8 +14,8 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use maharajah_protocol::{
-    decode_client, encode, version_mismatch_message, AccessCode, ByColor, ChaturajiMsg, ClientMsg,
-    Color, ErrorCode, RoomOptions, ServerMsg, MAX_FRAME_BYTES, PROTOCOL_VERSION,
+    decode_client, encode, version_mismatch_message, AccessCode, ChaturajiMsg, ClientMsg,
+    ErrorCode, ServerMsg, MAX_FRAME_BYTES, PROTOCOL_VERSION,
 };
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot, watch, Notify};
@@ -24,12 +23,19 @@ use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{self, Message};
 
+use crate::chaturaji::ChaturajiRoom;
 use crate::clock::Millis;
 use crate::codes::{new_code, new_token};
-use crate::room::{Action, Lifetimes, Room, RoomError};
+use crate::room::Room;
+use crate::rooms::{Lifetimes, RoomError};
 use crate::store::{Store, StoreError};
 
+use actor::{Cmd, RoomLogic, RoomTx, ROOM_QUEUE};
+use chaturaji::ChaturajiCmd;
+
+mod actor;
 mod chaturaji;
+mod chess;
 
 /// Server settings. `Default` suits a LAN host: in memory, generous limits.
 #[derive(Clone, Debug)]
@@ -88,10 +94,45 @@ pub enum ServerError {
     Io(#[from] std::io::Error),
 }
 
+/// What a connection's writer task sends.
 enum Out {
     Msg(ServerMsg),
     Chaturaji(Box<ChaturajiMsg>),
     Close,
+}
+
+impl From<ServerMsg> for Out {
+    fn from(msg: ServerMsg) -> Out {
+        Out::Msg(msg)
+    }
+}
+
+impl From<ChaturajiMsg> for Out {
+    fn from(msg: ChaturajiMsg) -> Out {
+        Out::Chaturaji(Box::new(msg))
+    }
+}
+
+/// The receiving half of the server's shutdown signal (mini-redis's `Shutdown`): every task
+/// holds one and stops when it fires.
+#[derive(Clone)]
+struct Shutdown {
+    rx: watch::Receiver<bool>,
+}
+
+impl Shutdown {
+    /// Whether the server is shutting down.
+    fn is_shutdown(&self) -> bool {
+        *self.rx.borrow()
+    }
+
+    /// Waits until the server shuts down (at once if it already is).
+    async fn recv(&mut self) {
+        if !self.is_shutdown() {
+            // An error means the sender is gone: that is a shutdown too.
+            let _ = self.rx.changed().await;
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -107,11 +148,6 @@ impl Link {
         self.send_out(Out::Msg(msg))
     }
 
-    /// Queues a Chaturaji message, like [`Link::send`].
-    fn send_chaturaji(&self, msg: ChaturajiMsg) -> bool {
-        self.send_out(Out::Chaturaji(Box::new(msg)))
-    }
-
     fn send_out(&self, out: Out) -> bool {
         match self.tx.try_send(out) {
             Ok(()) => true,
@@ -122,38 +158,6 @@ impl Link {
         }
     }
 }
-
-enum RoomCmd {
-    Join {
-        token: String,
-        link: Link,
-        reply: oneshot::Sender<Result<Color, RoomError>>,
-    },
-    Rejoin {
-        token: String,
-        last_seq: u64,
-        link: Link,
-        reply: oneshot::Sender<Result<Color, RoomError>>,
-    },
-    Act {
-        token: String,
-        action: Action,
-        link: Link,
-        /// When the frame was decoded (for [`crate::metrics`]).
-        received: Instant,
-    },
-    Detach {
-        conn: u64,
-    },
-    /// A `ping` from a seated connection, answered by the room after every command before it:
-    /// a client's barrier ping then follows the refusal of the action it sent first.
-    Ping {
-        nonce: u64,
-        link: Link,
-    },
-}
-
-type RoomTx = mpsc::Sender<RoomCmd>;
 
 /// The answer to `ping`, with the server's wall clock.
 fn pong(nonce: u64) -> ServerMsg {
@@ -167,13 +171,12 @@ struct Shared {
     config: Config,
     store: Store,
     epoch: Instant,
+    /// Every room, of every kind, by its code.
     rooms: Mutex<HashMap<AccessCode, RoomTx>>,
-    /// Chaturaji rooms; codes are unique across both maps.
-    chaturaji_rooms: Mutex<HashMap<AccessCode, chaturaji::ChaturajiTx>>,
     per_ip: Mutex<HashMap<IpAddr, usize>>,
     join_failures: Mutex<HashMap<IpAddr, (Millis, u32)>>,
     creations: Mutex<HashMap<IpAddr, (Millis, u32)>>,
-    shutdown: watch::Receiver<bool>,
+    shutdown: Shutdown,
     next_conn: AtomicU64,
     /// Held by every task; `run` waits until all clones are dropped.
     alive: mpsc::Sender<()>,
@@ -233,19 +236,19 @@ fn count(map: &Mutex<HashMap<IpAddr, (Millis, u32)>>, ip: IpAddr, now: Millis) {
 }
 
 impl Shared {
-    /// Rooms held now, of both kinds.
+    /// Rooms held now, of every kind.
     fn room_count(&self) -> usize {
-        lock(&self.rooms).len() + lock(&self.chaturaji_rooms).len()
+        lock(&self.rooms).len()
     }
 
-    /// A fresh access code free in both maps (reserve it before releasing the locks).
-    fn free_code(&self) -> AccessCode {
-        let rooms = lock(&self.rooms);
-        let chaturaji = lock(&self.chaturaji_rooms);
+    /// Registers `tx` under a fresh access code and returns the code.
+    fn reserve_code(&self, tx: RoomTx) -> AccessCode {
+        let mut rooms = lock(&self.rooms);
         let mut code = new_code();
-        while rooms.contains_key(&code) || chaturaji.contains_key(&code) {
+        while rooms.contains_key(&code) {
             code = new_code();
         }
+        rooms.insert(code.clone(), tx);
         code
     }
 }
@@ -276,37 +279,17 @@ pub async fn run(
         store,
         epoch: Instant::now(),
         rooms: Mutex::new(HashMap::new()),
-        chaturaji_rooms: Mutex::new(HashMap::new()),
         per_ip: Mutex::new(HashMap::new()),
         join_failures: Mutex::new(HashMap::new()),
         creations: Mutex::new(HashMap::new()),
-        shutdown: stop_rx,
+        shutdown: Shutdown { rx: stop_rx },
         next_conn: AtomicU64::new(1),
         alive,
     });
 
     let now = shared.now();
-    for record in records {
-        let record = match record {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("maharajah-server: skipping unreadable room: {e}");
-                continue;
-            }
-        };
-        let code = record.code.clone();
-        match Room::from_record(record, now, shared.config.lifetimes) {
-            Ok(room) => {
-                if let Err(e) = shared.store.save(&room.to_record(now)).await {
-                    eprintln!("maharajah-server: room {code}: {e}");
-                }
-                spawn_room(&shared, room, ByColor::default());
-            }
-            Err(e) => eprintln!("maharajah-server: room {code} cannot be recovered: {e}"),
-        }
-    }
-
-    chaturaji::recover(&shared, chaturaji_records, now).await;
+    actor::recover::<Room>(&shared, records, now).await;
+    actor::recover::<ChaturajiRoom>(&shared, chaturaji_records, now).await;
 
     let result = tokio::select! {
         r = accept_loop(&shared, &listener) => r,
@@ -428,10 +411,16 @@ struct Conn {
     link: Link,
     ip: IpAddr,
     hello: bool,
-    room: Option<(AccessCode, RoomTx)>,
-    chaturaji: Option<(AccessCode, chaturaji::ChaturajiTx)>,
+    /// The room this connection sits in, if any.
+    room: Option<RoomHandle>,
     bucket: Bucket,
     refused: u32,
+}
+
+/// A connection's room: its code and its task's channel.
+struct RoomHandle {
+    code: AccessCode,
+    tx: RoomTx,
 }
 
 enum Flow {
@@ -508,7 +497,6 @@ where
         ip: peer.ip(),
         hello: false,
         room: None,
-        chaturaji: None,
         bucket: Bucket { tokens: 2.0 * rate, rate, last: Instant::now() },
         refused: 0,
     };
@@ -518,7 +506,7 @@ where
         let next = tokio::select! {
             n = tokio::time::timeout(idle, source.next()) => n,
             () = kill.notified() => break,
-            _ = shutdown.changed() => {
+            () = shutdown.recv() => {
                 conn.send(ServerMsg::error(ErrorCode::ShuttingDown, "the server is shutting down"));
                 break;
             }
@@ -558,30 +546,6 @@ where
     if tokio::time::timeout(Duration::from_secs(5), closing).await.is_err() {
         writer.abort();
     }
-}
-
-fn action_of(msg: ClientMsg) -> Option<(String, Action)> {
-    Some(match msg {
-        ClientMsg::Commit { token, commitment } => (token, Action::Commit { commitment }),
-        ClientMsg::Reveal { token, army, nonce } => (token, Action::Reveal { army, nonce }),
-        ClientMsg::Move { token, ply, uci } => (token, Action::Move { ply, uci }),
-        ClientMsg::Pause { token } => (token, Action::Pause),
-        ClientMsg::Resume { token } => (token, Action::Resume),
-        ClientMsg::Resign { token } => (token, Action::Resign),
-        ClientMsg::OfferDraw { token } => (token, Action::OfferDraw),
-        ClientMsg::DeclineDraw { token } => (token, Action::DeclineDraw),
-        ClientMsg::ClaimDraw { token } => (token, Action::ClaimDraw),
-        ClientMsg::CreateChaturaji { .. }
-        | ClientMsg::JoinChaturaji { .. }
-        | ClientMsg::RejoinChaturaji { .. }
-        | ClientMsg::ChaturajiAct { .. }
-        | ClientMsg::ChaturajiRematch { .. }
-        | ClientMsg::Hello { .. }
-        | ClientMsg::Ping { .. }
-        | ClientMsg::CreateRoom { .. }
-        | ClientMsg::JoinRoom { .. }
-        | ClientMsg::Rejoin { .. } => return None,
-    })
 }
 
 impl Conn {
@@ -640,71 +604,54 @@ impl Conn {
             ClientMsg::Ping { nonce } => {
                 // In a room the room answers, in order with what it answers to earlier frames;
                 // its refusals come from its own task, and a pong sent from here could pass them.
-                let link = self.link.clone();
-                let in_room = match (&self.room, &self.chaturaji) {
-                    (Some((_, room)), _) => room.send(RoomCmd::Ping { nonce, link }).await.is_ok(),
-                    (None, Some((_, room))) => {
-                        room.send(chaturaji::Cmd::Ping { nonce, link }).await.is_ok()
-                    }
-                    (None, None) => false,
+                let in_room = match &self.room {
+                    Some(room) => room.tx.ping(nonce, self.link.clone()).await,
+                    None => false,
                 };
                 if !in_room {
                     self.send(pong(nonce));
                 }
                 Flow::Continue
             }
-            ClientMsg::CreateRoom { options } => self.create(&options).await,
-            ClientMsg::JoinRoom { code } => self.join(code, None).await,
+            ClientMsg::CreateRoom { options } => self.create_chess(&options).await,
+            ClientMsg::JoinRoom { code } => self.join::<Room>(code, (), None).await,
             ClientMsg::Rejoin { code, token, last_seq } => {
-                self.join(code, Some((token, last_seq))).await
+                self.join::<Room>(code, (), Some((token, last_seq))).await
             }
             ClientMsg::CreateChaturaji { settings, device, stand_in } => {
                 self.create_chaturaji(settings, device, stand_in.unwrap_or_default()).await
             }
             ClientMsg::JoinChaturaji { code, device } => {
-                self.join_chaturaji(code, device, None).await
+                self.join::<ChaturajiRoom>(code, device, None).await
             }
             ClientMsg::RejoinChaturaji { code, token, device, last_seq } => {
-                self.join_chaturaji(code, device, Some((token, last_seq))).await
+                self.join::<ChaturajiRoom>(code, device, Some((token, last_seq))).await
             }
             ClientMsg::ChaturajiAct { token, step, action } => {
-                self.chaturaji_cmd(chaturaji::Cmd::Act {
-                    token,
-                    step,
-                    action,
-                    link: self.link.clone(),
-                })
-                .await
+                self.act::<ChaturajiRoom>(token, ChaturajiCmd::Step { step, action }).await
             }
             ClientMsg::ChaturajiRematch { token } => {
-                self.chaturaji_cmd(chaturaji::Cmd::Rematch { token, link: self.link.clone() }).await
+                self.act::<ChaturajiRoom>(token, ChaturajiCmd::Rematch).await
             }
-            other => {
-                let Some((token, action)) = action_of(other) else { return Flow::Continue };
-                let Some((_, room)) = &self.room else {
-                    return self.refuse(ErrorCode::NotSeated, "join or create a room first");
-                };
-                let received = Instant::now();
-                let cmd = RoomCmd::Act { token, action, link: self.link.clone(), received };
-                if room.send(cmd).await.is_err() {
-                    self.room = None;
-                    return self.refuse(ErrorCode::RoomNotFound, "the room has closed");
-                }
-                Flow::Continue
-            }
+            other => match chess::action_of(other) {
+                Some((token, action)) => self.act::<Room>(token, action).await,
+                None => Flow::Continue,
+            },
         }
     }
 
     async fn leave_room(&mut self) {
-        if let Some((_, room)) = self.room.take() {
-            let _ = room.send(RoomCmd::Detach { conn: self.link.id }).await;
-        }
-        if let Some((_, room)) = self.chaturaji.take() {
-            let _ = room.send(chaturaji::Cmd::Detach { conn: self.link.id }).await;
+        if let Some(room) = self.room.take() {
+            room.tx.detach(self.link.id).await;
         }
     }
 
-    async fn create(&mut self, options: &RoomOptions) -> Flow {
+    /// Creates a room of kind `R` with this connection seated: `build` makes it from its code,
+    /// the creator's token, the time and the lifetimes, and says the creator's seat.
+    async fn create<R: RoomLogic>(
+        &mut self,
+        build: impl FnOnce(AccessCode, String, Millis, Lifetimes) -> Result<(R, R::Seat), RoomError>,
+    ) -> Flow {
         let shared = self.shared.clone();
         let now = shared.now();
         let limit = shared.config.rooms_per_minute_per_ip;
@@ -715,69 +662,60 @@ impl Conn {
             return self.refuse(ErrorCode::Unavailable, "the server is full; try again later");
         }
         count(&shared.creations, self.ip, now);
-        let seat = options.color.unwrap_or(if rand::random::<bool>() {
-            Color::White
-        } else {
-            Color::Black
-        });
         let token = new_token();
-        let (tx, rx) = mpsc::channel(64);
-        let code = {
-            let mut rooms = lock(&shared.rooms);
-            let mut code = new_code();
-            while rooms.contains_key(&code) || lock(&shared.chaturaji_rooms).contains_key(&code) {
-                code = new_code();
-            }
-            rooms.insert(code.clone(), tx.clone());
-            code
-        };
-        let room = match Room::new(
-            code.clone(),
-            options,
-            seat,
-            token.clone(),
-            now,
-            shared.config.lifetimes,
-        ) {
+        let (tx, rx) = mpsc::channel(ROOM_QUEUE);
+        let code = shared.reserve_code(R::wrap(tx.clone()));
+        let (room, seat) = match build(code.clone(), token.clone(), now, shared.config.lifetimes) {
             Ok(r) => r,
             Err(e) => {
                 lock(&shared.rooms).remove(&code);
                 return self.refuse(e.code, e.message);
             }
         };
-        if let Err(e) = shared.store.save(&room.to_record(now)).await {
+        if let Err(e) = room.save(&shared.store, now).await {
             lock(&shared.rooms).remove(&code);
             return self.refuse(ErrorCode::Internal, format!("could not store the room: {e}"));
         }
         self.leave_room().await;
-        self.send(ServerMsg::Seated { code: code.clone(), seat, token });
-        self.send(ServerMsg::Snapshot { snapshot: Box::new(room.snapshot(now)) });
-        let mut links = ByColor::default();
-        *links.get_mut(seat) = Some(self.link.clone());
-        start_room_task(&shared, room, links, rx);
-        self.room = Some((code, tx));
+        self.link.send_out(R::seated(code.clone(), seat, token).into());
+        self.link.send_out(room.snapshot_msg(now).into());
+        actor::start(&shared, room, vec![(seat, self.link.clone())], rx);
+        self.room = Some(RoomHandle { code, tx: R::wrap(tx) });
         Flow::Continue
     }
 
-    async fn join(&mut self, code: AccessCode, rejoin: Option<(String, u64)>) -> Flow {
+    /// Joins the room `code` of kind `R` (or, with `rejoin`'s token and last event number,
+    /// comes back to a seat there).
+    async fn join<R: RoomLogic>(
+        &mut self,
+        code: AccessCode,
+        joiner: R::Joiner,
+        rejoin: Option<(String, u64)>,
+    ) -> Flow {
         if !self.shared.join_allowed(self.ip) {
             return self.refuse(ErrorCode::RateLimited, "too many failed attempts; wait a minute");
         }
-        if rejoin.is_none() && self.room.as_ref().is_some_and(|(c, _)| *c == code) {
+        let sits_here = self
+            .room
+            .as_ref()
+            .is_some_and(|room| room.code == code && R::unwrap(&room.tx).is_some());
+        if R::ONE_JOIN_PER_CONNECTION && rejoin.is_none() && sits_here {
             return self.refuse(ErrorCode::WrongPhase, "you already have a seat in this room");
         }
-        let Some(room) = self.shared.room(&code) else {
+        let tx = self.shared.room(&code);
+        let Some(room) = tx.as_ref().and_then(R::unwrap) else {
             self.shared.join_failed(self.ip);
             return self.refuse(ErrorCode::RoomNotFound, format!("no room has the code {code}"));
         };
+        let room = room.clone();
         let (reply, answer) = oneshot::channel();
         let link = self.link.clone();
         let cmd = match rejoin {
-            None => RoomCmd::Join { token: new_token(), link, reply },
-            Some((token, last_seq)) => RoomCmd::Rejoin { token, last_seq, link, reply },
+            None => Cmd::Join { token: new_token(), joiner, link, reply },
+            Some((token, last_seq)) => Cmd::Rejoin { token, last_seq, joiner, link, reply },
         };
-        // Leave the previous room first so this connection never holds two seats.
-        if self.room.as_ref().is_some_and(|(c, _)| *c != code) || self.chaturaji.is_some() {
+        // Leave any other room first so this connection never holds seats in two rooms.
+        if self.room.as_ref().is_some_and(|r| r.code != code) {
             self.leave_room().await;
         }
         if room.send(cmd).await.is_err() {
@@ -785,11 +723,11 @@ impl Conn {
         }
         match answer.await {
             Ok(Ok(_seat)) => {
-                self.room = Some((code, room));
+                self.room = Some(RoomHandle { code, tx: R::wrap(room) });
                 Flow::Continue
             }
             Ok(Err(e)) => {
-                if e.code == ErrorCode::Forbidden {
+                if R::counts_as_failed_join(e.code) {
                     self.shared.join_failed(self.ip);
                 }
                 self.refuse(e.code, e.message)
@@ -797,303 +735,17 @@ impl Conn {
             Err(_) => self.refuse(ErrorCode::RoomNotFound, "the room has closed"),
         }
     }
-}
 
-/// What the room tasks (chess and Chaturaji) need to store a room before anyone hears of it.
-trait Stored: Clone + Send {
-    /// What the room's clients are sent.
-    type Msg: Clone;
-    fn seq(&self) -> u64;
-    fn code(&self) -> &AccessCode;
-    /// Commits the room's record as of `now`.
-    fn save(
-        &self,
-        store: &Store,
-        now: Millis,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
-    /// The events after `seq`, while the event ring holds them.
-    fn events_after(&self, seq: u64) -> Option<Vec<Self::Msg>>;
-    /// The whole room as of `now`.
-    fn snapshot_msg(&self, now: Millis) -> Self::Msg;
-    /// Queues `msg` on `link` (false if the link is being closed).
-    fn send(link: &Link, msg: Self::Msg) -> bool;
-
-    /// What brings a client from event `after` up to date: the missed events while the ring
-    /// holds them, a snapshot otherwise (or when `after` is `None`).
-    fn catch_up(&self, after: Option<u64>, now: Millis) -> Vec<Self::Msg> {
-        after.and_then(|seq| self.events_after(seq)).unwrap_or_else(|| vec![self.snapshot_msg(now)])
-    }
-
-    /// Tells `link` its seat (`seated`) and brings it up to date from event `after`.
-    fn greet(&self, link: &Link, seated: Self::Msg, after: Option<u64>, now: Millis) {
-        Self::send(link, seated);
-        for m in self.catch_up(after, now) {
-            Self::send(link, m);
+    /// Sends a seat's action to this connection's room, which must be of kind `R`.
+    async fn act<R: RoomLogic>(&mut self, token: String, action: R::Action) -> Flow {
+        let Some(room) = self.room.as_ref().and_then(|room| R::unwrap(&room.tx)) else {
+            return self.refuse(ErrorCode::NotSeated, R::NOT_SEATED);
+        };
+        let cmd = Cmd::Act { token, action, link: self.link.clone(), received: Instant::now() };
+        if room.send(cmd).await.is_err() {
+            self.room = None;
+            return self.refuse(ErrorCode::RoomNotFound, "the room has closed");
         }
-    }
-}
-
-impl Stored for Room {
-    type Msg = ServerMsg;
-
-    fn seq(&self) -> u64 {
-        Room::seq(self)
-    }
-
-    fn code(&self) -> &AccessCode {
-        Room::code(self)
-    }
-
-    fn save(
-        &self,
-        store: &Store,
-        now: Millis,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send {
-        let (store, record) = (store.clone(), self.to_record(now));
-        async move { store.save(&record).await }
-    }
-
-    fn events_after(&self, seq: u64) -> Option<Vec<ServerMsg>> {
-        Room::events_after(self, seq)
-    }
-
-    fn snapshot_msg(&self, now: Millis) -> ServerMsg {
-        ServerMsg::Snapshot { snapshot: Box::new(self.snapshot(now)) }
-    }
-
-    fn send(link: &Link, msg: ServerMsg) -> bool {
-        link.send(msg)
-    }
-}
-
-/// A copy to roll back to if storing fails; in-memory storage cannot fail, so no copy.
-fn backup<R: Stored>(store: &Store, room: &R) -> Option<R> {
-    store.is_durable().then(|| room.clone())
-}
-
-/// Stores `room` if it changed since `before`; on failure restores `backup` and says so.
-async fn persist<R: Stored>(
-    store: &Store,
-    room: &mut R,
-    backup: Option<R>,
-    before: u64,
-    now: Millis,
-) -> bool {
-    if room.seq() == before {
-        return true;
-    }
-    match room.save(store, now).await {
-        Ok(()) => true,
-        Err(e) => {
-            eprintln!("maharajah-server: room {}: {e}", room.code());
-            if let Some(b) = backup {
-                *room = b;
-            }
-            false
-        }
-    }
-}
-
-/// Sends `msgs` in order to each link but connection `skip`; a link that cannot take one more
-/// (it is being closed) gets no more.
-fn fan_out<M: Clone>(
-    links: impl IntoIterator<Item = Option<Link>>,
-    skip: Option<u64>,
-    msgs: &[M],
-    send: impl Fn(&Link, M) -> bool,
-) {
-    for link in links.into_iter().flatten() {
-        if Some(link.id) == skip {
-            continue;
-        }
-        for m in msgs {
-            if !send(&link, m.clone()) {
-                break;
-            }
-        }
-    }
-}
-
-fn spawn_room(shared: &Arc<Shared>, room: Room, links: ByColor<Option<Link>>) {
-    let (tx, rx) = mpsc::channel(64);
-    lock(&shared.rooms).insert(room.code().clone(), tx);
-    start_room_task(shared, room, links, rx);
-}
-
-fn start_room_task(
-    shared: &Arc<Shared>,
-    room: Room,
-    links: ByColor<Option<Link>>,
-    rx: mpsc::Receiver<RoomCmd>,
-) {
-    let actor = RoomActor { shared: shared.clone(), room, links };
-    tokio::spawn(actor.run(rx));
-}
-
-struct RoomActor {
-    shared: Arc<Shared>,
-    room: Room,
-    links: ByColor<Option<Link>>,
-}
-
-impl RoomActor {
-    async fn run(mut self, mut rx: mpsc::Receiver<RoomCmd>) {
-        let _alive = self.shared.alive.clone();
-        let mut shutdown = self.shared.shutdown.clone();
-        loop {
-            let wake = self.shared.instant_at(self.room.next_deadline());
-            tokio::select! {
-                cmd = rx.recv() => match cmd {
-                    Some(cmd) => self.handle(cmd).await,
-                    None => break,
-                },
-                () = tokio::time::sleep_until(wake) => {
-                    let now = self.shared.now();
-                    let backup = self.backup();
-                    let before = self.room.seq();
-                    self.room.on_time(now);
-                    if self.persist(backup, before, now).await {
-                        self.broadcast(before, None);
-                    }
-                    if self.room.is_expired(now) {
-                        self.expire().await;
-                        break;
-                    }
-                }
-                _ = shutdown.changed() => break,
-            }
-        }
-    }
-
-    async fn expire(&mut self) {
-        let code = self.room.code().clone();
-        lock(&self.shared.rooms).remove(&code);
-        if let Err(e) = self.shared.store.delete(code.as_str()).await {
-            eprintln!("maharajah-server: room {code}: {e}");
-        }
-        for link in [self.links.white.take(), self.links.black.take()].into_iter().flatten() {
-            link.send(ServerMsg::error(ErrorCode::RoomNotFound, "the room has expired"));
-        }
-    }
-
-    fn backup(&self) -> Option<Room> {
-        backup(&self.shared.store, &self.room)
-    }
-
-    async fn persist(&mut self, backup: Option<Room>, before: u64, now: Millis) -> bool {
-        persist(&self.shared.store, &mut self.room, backup, before, now).await
-    }
-
-    /// Sends the events after `before` to both seats, except to connection `skip`.
-    fn broadcast(&mut self, before: u64, skip: Option<u64>) {
-        if self.room.seq() == before {
-            return;
-        }
-        let msgs = self.room.catch_up(Some(before), self.shared.now());
-        fan_out(Color::ALL.iter().map(|&c| self.links.get(c).clone()), skip, &msgs, Link::send);
-    }
-
-    fn internal() -> RoomError {
-        RoomError::new(ErrorCode::Internal, "the server could not store this; nothing changed")
-    }
-
-    fn attach(&mut self, seat: Color, link: Link) {
-        if let Some(old) = self.links.get(seat) {
-            if old.id != link.id {
-                old.send(ServerMsg::error(
-                    ErrorCode::Forbidden,
-                    "this seat is now used by another connection",
-                ));
-            }
-        }
-        // The same connection cannot stand for both seats.
-        if self.links.get(seat.other()).as_ref().is_some_and(|l| l.id == link.id) {
-            *self.links.get_mut(seat.other()) = None;
-        }
-        *self.links.get_mut(seat) = Some(link);
-    }
-
-    async fn handle(&mut self, cmd: RoomCmd) {
-        if let RoomCmd::Ping { nonce, link } = &cmd {
-            link.send(pong(*nonce));
-            return;
-        }
-        let now = self.shared.now();
-        let backup = self.backup();
-        let before = self.room.seq();
-        match cmd {
-            RoomCmd::Join { token, link, reply } => match self.room.join(token.clone(), now) {
-                Ok(seat) => {
-                    if !self.persist(backup, before, now).await {
-                        let _ = reply.send(Err(Self::internal()));
-                        return;
-                    }
-                    let seated = ServerMsg::Seated { code: self.room.code().clone(), seat, token };
-                    self.room.greet(&link, seated, None, now);
-                    self.broadcast(before, Some(link.id));
-                    self.attach(seat, link);
-                    let _ = reply.send(Ok(seat));
-                }
-                Err(e) => {
-                    let _ = reply.send(Err(e));
-                }
-            },
-            RoomCmd::Rejoin { token, last_seq, link, reply } => {
-                let Some(seat) = self.room.seat_of(&token) else {
-                    let _ = reply.send(Err(RoomError::new(
-                        ErrorCode::Forbidden,
-                        "this token holds no seat in this room",
-                    )));
-                    return;
-                };
-                self.room.connect(seat, now);
-                if !self.persist(backup, before, now).await {
-                    let _ = reply.send(Err(Self::internal()));
-                    return;
-                }
-                let seated = ServerMsg::Seated { code: self.room.code().clone(), seat, token };
-                self.room.greet(&link, seated, Some(last_seq), now);
-                self.broadcast(before, Some(link.id));
-                self.attach(seat, link);
-                let _ = reply.send(Ok(seat));
-            }
-            RoomCmd::Act { token, action, link, received } => {
-                let is_move = matches!(action, Action::Move { .. });
-                let result = self.room.act(&token, action, now);
-                if !self.persist(backup, before, now).await {
-                    link.send(Self::internal().to_msg());
-                    return;
-                }
-                self.broadcast(before, None);
-                // Events reached a connection not attached to a seat only through its reply.
-                let answer = match result {
-                    Ok(reply) => reply.to_msg(),
-                    Err(e) => Some(e.to_msg()),
-                };
-                if let Some(m) = answer {
-                    link.send(m);
-                }
-                if is_move {
-                    crate::metrics::record_move(received.elapsed());
-                }
-            }
-            RoomCmd::Ping { .. } => {}
-            RoomCmd::Detach { conn } => {
-                // Connections closed by our own shutdown are not players leaving: no presence
-                // change is stored and no shield pause is spent.
-                if *self.shared.shutdown.borrow() {
-                    return;
-                }
-                for c in Color::ALL {
-                    if self.links.get(c).as_ref().is_some_and(|l| l.id == conn) {
-                        *self.links.get_mut(c) = None;
-                        self.room.disconnect(c, now);
-                    }
-                }
-                if self.persist(backup, before, now).await {
-                    self.broadcast(before, None);
-                }
-            }
-        }
+        Flow::Continue
     }
 }

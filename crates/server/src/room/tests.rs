@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used)]
 
 use super::*;
+use crate::rooms::EVENT_RING;
 use maharajah_protocol::army::commitment;
 
 const W: &str = "wwww";

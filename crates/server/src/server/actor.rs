@@ -1,0 +1,478 @@
+//! The one room runtime: a task per room, for every kind of room.
+//!
+//! A room kind is a pure state machine that implements [`RoomLogic`] (chess: [`Room`],
+//! Chaturaji: [`ChaturajiRoom`]). [`RoomActor`] owns one such room and is its only writer: it
+//! takes [`Cmd`]s from connections on a channel, wakes up at the room's next deadline, and for
+//! every change stores the room before anyone hears of it (or rolls the change back when storing
+//! fails), then broadcasts the new events to the seats' connections. It attaches and detaches
+//! connections to seats and brings a (re)joining connection up to date from the event ring or
+//! with a snapshot.
+//!
+//! [`Room`]: crate::room::Room
+//! [`ChaturajiRoom`]: crate::chaturaji::ChaturajiRoom
+
+use std::future::Future;
+use std::sync::Arc;
+
+use maharajah_protocol::{AccessCode, ErrorCode, ServerMsg};
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+use super::{lock, pong, Link, Out, Shared};
+use crate::clock::Millis;
+use crate::rooms::{Lifetimes, RoomError};
+use crate::store::{Records, Store, StoreError};
+
+/// How many commands wait for a room before senders wait.
+pub(super) const ROOM_QUEUE: usize = 64;
+
+/// What the runtime needs from one kind of room: a pure state machine with numbered events.
+/// Every method that depends on time takes `now`.
+pub(super) trait RoomLogic: Clone + Send + Sized + 'static {
+    /// A seat at the table (a colour, a Chaturaji seat).
+    type Seat: Copy + Eq + Send + 'static;
+    /// What a join brings besides the new token (nothing for chess, the device id for
+    /// Chaturaji).
+    type Joiner: Send + 'static;
+    /// What a seat asks the room to do.
+    type Action: Send + 'static;
+    /// What the room's clients are sent.
+    type Msg: Clone + Send + Into<Out>;
+    /// The stored form of the room.
+    type Record: Send;
+    /// Why a stored room cannot be rebuilt.
+    type RecordError: std::fmt::Display;
+
+    /// The kind of room, in logs.
+    const KIND: &'static str;
+    /// Whether [`RoomLogic::on_time`] may take long (a CPU decision); it then runs off the
+    /// runtime's worker threads.
+    const SLOW_TIMERS: bool = false;
+    /// Whether a connection's second `join` of the room it sits in is refused (a chess
+    /// connection holds one seat; Chaturaji answers it with the device's own seat).
+    const ONE_JOIN_PER_CONNECTION: bool = false;
+    /// The refusal of an action from a connection not seated in a room of this kind.
+    const NOT_SEATED: &'static str;
+
+    /// The room's access code.
+    fn code(&self) -> &AccessCode;
+    /// The number of the last event.
+    fn seq(&self) -> u64;
+    /// The next moment the room must be woken up (at the latest, its expiry).
+    fn next_deadline(&self) -> Millis;
+    /// Whether the room has expired at `now`.
+    fn is_expired(&self, now: Millis) -> bool;
+    /// Applies whatever time alone does at `now`.
+    fn on_time(&mut self, now: Millis);
+    /// Seats a newcomer who brought `token` (or gives a known device its seat back); returns
+    /// the seat and the token that holds it.
+    fn join(
+        &mut self,
+        token: String,
+        joiner: Self::Joiner,
+        now: Millis,
+    ) -> Result<(Self::Seat, String), RoomError>;
+    /// Brings the holder of `token` back to its seat.
+    fn rejoin(
+        &mut self,
+        token: &str,
+        joiner: Self::Joiner,
+        now: Millis,
+    ) -> Result<Self::Seat, RoomError>;
+    /// Performs `action` for the seat holding `token`; `Ok` carries the private answer to the
+    /// acting connection, if any (the events go to every seat).
+    fn act(
+        &mut self,
+        token: &str,
+        action: Self::Action,
+        now: Millis,
+    ) -> Result<Option<Self::Msg>, RoomError>;
+    /// Whether `action` is a move whose handling time [`crate::metrics`] records.
+    fn is_move(_action: &Self::Action) -> bool {
+        false
+    }
+    /// Whether a refused join counts against the joiner's address (guessing a token).
+    fn counts_as_failed_join(code: ErrorCode) -> bool {
+        code == ErrorCode::Forbidden
+    }
+    /// A seat's connection dropped.
+    fn disconnect(&mut self, seat: Self::Seat, now: Millis);
+    /// The message telling a connection its seat and token.
+    fn seated(code: AccessCode, seat: Self::Seat, token: String) -> Self::Msg;
+    /// The whole room as of `now`.
+    fn snapshot_msg(&self, now: Millis) -> Self::Msg;
+    /// The events after `seq`, while the event ring holds them.
+    fn events_after(&self, seq: u64) -> Option<Vec<Self::Msg>>;
+    /// Commits the room's record as of `now`.
+    fn save(
+        &self,
+        store: &Store,
+        now: Millis,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Deletes the stored room `code`.
+    fn delete(
+        store: &Store,
+        code: &AccessCode,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// The code of a stored room.
+    fn record_code(record: &Self::Record) -> &AccessCode;
+    /// Rebuilds a stored room after a restart.
+    fn from_record(
+        record: Self::Record,
+        now: Millis,
+        lifetimes: Lifetimes,
+    ) -> Result<Self, Self::RecordError>;
+    /// This kind's command channel as a room handle.
+    fn wrap(tx: RoomSender<Self>) -> RoomTx;
+    /// The command channel of `tx`, if it is a room of this kind.
+    fn unwrap(tx: &RoomTx) -> Option<&RoomSender<Self>>;
+
+    /// What brings a client from event `after` up to date: the missed events while the ring
+    /// holds them, a snapshot otherwise (or when `after` is `None`).
+    fn catch_up(&self, after: Option<u64>, now: Millis) -> Vec<Self::Msg> {
+        after.and_then(|seq| self.events_after(seq)).unwrap_or_else(|| vec![self.snapshot_msg(now)])
+    }
+}
+
+/// A command to a room task.
+pub(super) enum Cmd<R: RoomLogic> {
+    /// Take a free seat with a fresh token.
+    Join { token: String, joiner: R::Joiner, link: Link, reply: oneshot::Sender<JoinAnswer<R>> },
+    /// Come back to the seat of `token`, having seen the events up to `last_seq`.
+    Rejoin {
+        token: String,
+        last_seq: u64,
+        joiner: R::Joiner,
+        link: Link,
+        reply: oneshot::Sender<JoinAnswer<R>>,
+    },
+    /// A seat's action.
+    Act {
+        token: String,
+        action: R::Action,
+        link: Link,
+        /// When the frame was decoded (for [`crate::metrics`]).
+        received: Instant,
+    },
+    /// Connection `conn` has gone.
+    Detach { conn: u64 },
+    /// A `ping` from a seated connection, answered by the room after every command before it:
+    /// a client's barrier ping then follows the refusal of the action it sent first.
+    Ping { nonce: u64, link: Link },
+}
+
+/// The room's answer to a join or rejoin.
+pub(super) type JoinAnswer<R> = Result<<R as RoomLogic>::Seat, RoomError>;
+
+/// The sending side of a room task's channel.
+pub(super) type RoomSender<R> = mpsc::Sender<Cmd<R>>;
+
+/// A room task's channel, whatever the kind of room; the one registry of rooms holds these.
+#[derive(Clone)]
+pub(super) enum RoomTx {
+    /// A chess room.
+    Chess(RoomSender<crate::room::Room>),
+    /// A Chaturaji room.
+    Chaturaji(RoomSender<crate::chaturaji::ChaturajiRoom>),
+}
+
+impl RoomTx {
+    /// Tells the room that connection `conn` has gone.
+    pub(super) async fn detach(&self, conn: u64) {
+        match self {
+            RoomTx::Chess(tx) => drop(tx.send(Cmd::Detach { conn }).await),
+            RoomTx::Chaturaji(tx) => drop(tx.send(Cmd::Detach { conn }).await),
+        }
+    }
+
+    /// Has the room answer a ping in order with its other answers; false if the room is gone.
+    pub(super) async fn ping(&self, nonce: u64, link: Link) -> bool {
+        match self {
+            RoomTx::Chess(tx) => tx.send(Cmd::Ping { nonce, link }).await.is_ok(),
+            RoomTx::Chaturaji(tx) => tx.send(Cmd::Ping { nonce, link }).await.is_ok(),
+        }
+    }
+}
+
+/// Registers `room` under its code and starts its task with the seats' connections `links`.
+pub(super) fn spawn<R: RoomLogic>(shared: &Arc<Shared>, room: R, links: Vec<(R::Seat, Link)>) {
+    let (tx, rx) = mpsc::channel(ROOM_QUEUE);
+    lock(&shared.rooms).insert(room.code().clone(), R::wrap(tx));
+    start(shared, room, links, rx);
+}
+
+/// Starts the task of a room whose channel is already registered.
+pub(super) fn start<R: RoomLogic>(
+    shared: &Arc<Shared>,
+    room: R,
+    links: Vec<(R::Seat, Link)>,
+    rx: mpsc::Receiver<Cmd<R>>,
+) {
+    let actor = RoomActor { shared: shared.clone(), room, links };
+    tokio::spawn(actor.run(rx));
+}
+
+/// Recovers the stored rooms of one kind at start; each is stored again as of `now` (its
+/// recovery pause, its new expiry) and gets its task.
+pub(super) async fn recover<R: RoomLogic>(
+    shared: &Arc<Shared>,
+    records: Records<R::Record>,
+    now: Millis,
+) {
+    for record in records {
+        let record = match record {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("maharajah-server: skipping unreadable {} room: {e}", R::KIND);
+                continue;
+            }
+        };
+        let code = R::record_code(&record).clone();
+        match R::from_record(record, now, shared.config.lifetimes) {
+            Ok(room) => {
+                if let Err(e) = room.save(&shared.store, now).await {
+                    eprintln!("maharajah-server: room {code}: {e}");
+                }
+                spawn(shared, room, Vec::new());
+            }
+            Err(e) => eprintln!("maharajah-server: room {code} cannot be recovered: {e}"),
+        }
+    }
+}
+
+/// A copy to roll back to if storing fails; in-memory storage cannot fail, so no copy.
+fn backup<R: RoomLogic>(store: &Store, room: &R) -> Option<R> {
+    store.is_durable().then(|| room.clone())
+}
+
+/// Stores `room` if it changed since event `before`; on failure restores `backup` and says so.
+async fn persist<R: RoomLogic>(
+    store: &Store,
+    room: &mut R,
+    backup: Option<R>,
+    before: u64,
+    now: Millis,
+) -> bool {
+    if room.seq() == before {
+        return true;
+    }
+    match room.save(store, now).await {
+        Ok(()) => true,
+        Err(e) => {
+            eprintln!("maharajah-server: room {}: {e}", room.code());
+            if let Some(b) = backup {
+                *room = b;
+            }
+            false
+        }
+    }
+}
+
+fn internal() -> RoomError {
+    RoomError::new(ErrorCode::Internal, "the server could not store this; nothing changed")
+}
+
+/// The task that owns one room. See the module documentation.
+struct RoomActor<R: RoomLogic> {
+    shared: Arc<Shared>,
+    room: R,
+    /// The connection attached to each seat that has one.
+    links: Vec<(R::Seat, Link)>,
+}
+
+impl<R: RoomLogic> RoomActor<R> {
+    async fn run(mut self, mut rx: mpsc::Receiver<Cmd<R>>) {
+        let _alive = self.shared.alive.clone();
+        let mut shutdown = self.shared.shutdown.clone();
+        loop {
+            let wake = self.shared.instant_at(self.room.next_deadline());
+            tokio::select! {
+                cmd = rx.recv() => match cmd {
+                    Some(cmd) => self.handle(cmd).await,
+                    None => break,
+                },
+                () = tokio::time::sleep_until(wake) => {
+                    if self.wake().await {
+                        break;
+                    }
+                }
+                () = shutdown.recv() => break,
+            }
+        }
+    }
+
+    /// Does what time alone does now; true once the room has expired (its task then ends).
+    async fn wake(&mut self) -> bool {
+        let now = self.shared.now();
+        let backup = self.backup();
+        let before = self.room.seq();
+        if R::SLOW_TIMERS {
+            // A CPU decision can take a few hundred milliseconds: off the runtime's workers.
+            // Commands wait in the channel meanwhile, so the order is the same.
+            let mut room = self.room.clone();
+            match tokio::task::spawn_blocking(move || {
+                room.on_time(now);
+                room
+            })
+            .await
+            {
+                Ok(room) => self.room = room,
+                Err(e) => eprintln!("maharajah-server: room {}: {e}", self.room.code()),
+            }
+        } else {
+            self.room.on_time(now);
+        }
+        if self.persist(backup, before, now).await {
+            self.broadcast(before, None);
+        }
+        if self.room.is_expired(now) {
+            self.expire().await;
+            return true;
+        }
+        false
+    }
+
+    async fn expire(&mut self) {
+        let code = self.room.code().clone();
+        lock(&self.shared.rooms).remove(&code);
+        if let Err(e) = R::delete(&self.shared.store, &code).await {
+            eprintln!("maharajah-server: room {code}: {e}");
+        }
+        for (_, link) in self.links.drain(..) {
+            link.send(ServerMsg::error(ErrorCode::RoomNotFound, "the room has expired"));
+        }
+    }
+
+    fn backup(&self) -> Option<R> {
+        backup(&self.shared.store, &self.room)
+    }
+
+    async fn persist(&mut self, backup: Option<R>, before: u64, now: Millis) -> bool {
+        persist(&self.shared.store, &mut self.room, backup, before, now).await
+    }
+
+    /// Sends the events after `before` to every seat's connection, except to connection
+    /// `skip`; a connection that cannot take one more (it is being closed) gets no more.
+    fn broadcast(&self, before: u64, skip: Option<u64>) {
+        if self.room.seq() == before {
+            return;
+        }
+        let msgs = self.room.catch_up(Some(before), self.shared.now());
+        for (_, link) in &self.links {
+            if Some(link.id) == skip {
+                continue;
+            }
+            for m in &msgs {
+                if !link.send_out(m.clone().into()) {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Tells `link` its seat and brings it up to date from event `after`.
+    fn greet(&self, link: &Link, seat: R::Seat, token: String, after: Option<u64>, now: Millis) {
+        link.send_out(R::seated(self.room.code().clone(), seat, token).into());
+        for m in self.room.catch_up(after, now) {
+            link.send_out(m.into());
+        }
+    }
+
+    /// Attaches `link` to `seat`: a connection holds one seat, a seat one connection (the one
+    /// it replaces is told).
+    fn attach(&mut self, seat: R::Seat, link: Link) {
+        for (s, old) in &self.links {
+            if *s == seat && old.id != link.id {
+                old.send(ServerMsg::error(
+                    ErrorCode::Forbidden,
+                    "this seat is now used by another connection",
+                ));
+            }
+        }
+        self.links.retain(|(s, l)| *s != seat && l.id != link.id);
+        self.links.push((seat, link));
+    }
+
+    async fn handle(&mut self, cmd: Cmd<R>) {
+        if let Cmd::Ping { nonce, link } = &cmd {
+            link.send(pong(*nonce));
+            return;
+        }
+        let now = self.shared.now();
+        let backup = self.backup();
+        let before = self.room.seq();
+        match cmd {
+            Cmd::Join { token, joiner, link, reply } => match self.room.join(token, joiner, now) {
+                Ok((seat, token)) => {
+                    if !self.persist(backup, before, now).await {
+                        let _ = reply.send(Err(internal()));
+                        return;
+                    }
+                    self.greet(&link, seat, token, None, now);
+                    self.broadcast(before, Some(link.id));
+                    self.attach(seat, link);
+                    let _ = reply.send(Ok(seat));
+                }
+                Err(e) => {
+                    let _ = reply.send(Err(e));
+                }
+            },
+            Cmd::Rejoin { token, last_seq, joiner, link, reply } => {
+                let seat = match self.room.rejoin(&token, joiner, now) {
+                    Ok(seat) => seat,
+                    Err(e) => {
+                        let _ = reply.send(Err(e));
+                        return;
+                    }
+                };
+                if !self.persist(backup, before, now).await {
+                    let _ = reply.send(Err(internal()));
+                    return;
+                }
+                self.greet(&link, seat, token, Some(last_seq), now);
+                self.broadcast(before, Some(link.id));
+                self.attach(seat, link);
+                let _ = reply.send(Ok(seat));
+            }
+            Cmd::Act { token, action, link, received } => {
+                let is_move = R::is_move(&action);
+                let result = self.room.act(&token, action, now);
+                if !self.persist(backup, before, now).await {
+                    link.send(internal().to_msg());
+                    return;
+                }
+                self.broadcast(before, None);
+                // Events reached a connection not attached to a seat only through its reply.
+                match result {
+                    Ok(Some(answer)) => {
+                        link.send_out(answer.into());
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        link.send(e.to_msg());
+                    }
+                }
+                if is_move {
+                    crate::metrics::record_move(received.elapsed());
+                }
+            }
+            Cmd::Ping { .. } => {}
+            Cmd::Detach { conn } => {
+                // Connections closed by our own shutdown are not players leaving: no presence
+                // change is stored and no shield pause (or stand-in) is spent.
+                if self.shared.shutdown.is_shutdown() {
+                    return;
+                }
+                let gone: Vec<R::Seat> =
+                    self.links.iter().filter(|(_, l)| l.id == conn).map(|(s, _)| *s).collect();
+                self.links.retain(|(_, l)| l.id != conn);
+                for seat in gone {
+                    self.room.disconnect(seat, now);
+                }
+                if self.persist(backup, before, now).await {
+                    self.broadcast(before, None);
+                }
+            }
+        }
+    }
+}

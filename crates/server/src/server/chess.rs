@@ -1,0 +1,167 @@
+//! Chess rooms in the runtime: [`Room`] as a [`RoomLogic`], and the connection side of chess
+//! messages.
+
+use maharajah_protocol::{AccessCode, ClientMsg, Color, ErrorCode, ServerMsg};
+
+use super::actor::{RoomLogic, RoomSender, RoomTx};
+use super::{Conn, Flow};
+use crate::clock::Millis;
+use crate::room::{Action, Room, RoomRecord};
+use crate::rooms::{Lifetimes, RoomError};
+use crate::rules::RulesError;
+use crate::store::{Store, StoreError};
+
+impl RoomLogic for Room {
+    type Seat = Color;
+    type Joiner = ();
+    type Action = Action;
+    type Msg = ServerMsg;
+    type Record = RoomRecord;
+    type RecordError = RulesError;
+
+    const KIND: &'static str = "chess";
+    const ONE_JOIN_PER_CONNECTION: bool = true;
+    const NOT_SEATED: &'static str = "join or create a room first";
+
+    fn code(&self) -> &AccessCode {
+        Room::code(self)
+    }
+
+    fn seq(&self) -> u64 {
+        Room::seq(self)
+    }
+
+    fn next_deadline(&self) -> Millis {
+        Room::next_deadline(self)
+    }
+
+    fn is_expired(&self, now: Millis) -> bool {
+        Room::is_expired(self, now)
+    }
+
+    fn on_time(&mut self, now: Millis) {
+        Room::on_time(self, now);
+    }
+
+    fn join(&mut self, token: String, (): (), now: Millis) -> Result<(Color, String), RoomError> {
+        let seat = Room::join(self, token.clone(), now)?;
+        Ok((seat, token))
+    }
+
+    fn rejoin(&mut self, token: &str, (): (), now: Millis) -> Result<Color, RoomError> {
+        let seat = self.seat_of(token).ok_or_else(|| {
+            RoomError::new(ErrorCode::Forbidden, "this token holds no seat in this room")
+        })?;
+        self.connect(seat, now);
+        Ok(seat)
+    }
+
+    fn act(
+        &mut self,
+        token: &str,
+        action: Action,
+        now: Millis,
+    ) -> Result<Option<ServerMsg>, RoomError> {
+        Room::act(self, token, action, now).map(|reply| reply.to_msg())
+    }
+
+    fn is_move(action: &Action) -> bool {
+        matches!(action, Action::Move { .. })
+    }
+
+    fn disconnect(&mut self, seat: Color, now: Millis) {
+        Room::disconnect(self, seat, now);
+    }
+
+    fn seated(code: AccessCode, seat: Color, token: String) -> ServerMsg {
+        ServerMsg::Seated { code, seat, token }
+    }
+
+    fn snapshot_msg(&self, now: Millis) -> ServerMsg {
+        ServerMsg::Snapshot { snapshot: Box::new(self.snapshot(now)) }
+    }
+
+    fn events_after(&self, seq: u64) -> Option<Vec<ServerMsg>> {
+        Room::events_after(self, seq)
+    }
+
+    fn save(
+        &self,
+        store: &Store,
+        now: Millis,
+    ) -> impl std::future::Future<Output = Result<(), StoreError>> + Send {
+        let (store, record) = (store.clone(), self.to_record(now));
+        async move { store.save(&record).await }
+    }
+
+    fn delete(
+        store: &Store,
+        code: &AccessCode,
+    ) -> impl std::future::Future<Output = Result<(), StoreError>> + Send {
+        let (store, code) = (store.clone(), code.clone());
+        async move { store.delete(code.as_str()).await }
+    }
+
+    fn record_code(record: &RoomRecord) -> &AccessCode {
+        &record.code
+    }
+
+    fn from_record(
+        record: RoomRecord,
+        now: Millis,
+        lifetimes: Lifetimes,
+    ) -> Result<Room, RulesError> {
+        Room::from_record(record, now, lifetimes)
+    }
+
+    fn wrap(tx: RoomSender<Room>) -> RoomTx {
+        RoomTx::Chess(tx)
+    }
+
+    fn unwrap(tx: &RoomTx) -> Option<&RoomSender<Room>> {
+        match tx {
+            RoomTx::Chess(tx) => Some(tx),
+            RoomTx::Chaturaji(_) => None,
+        }
+    }
+}
+
+/// The chess action a message asks for, with the token of the seat it acts for.
+pub(super) fn action_of(msg: ClientMsg) -> Option<(String, Action)> {
+    Some(match msg {
+        ClientMsg::Commit { token, commitment } => (token, Action::Commit { commitment }),
+        ClientMsg::Reveal { token, army, nonce } => (token, Action::Reveal { army, nonce }),
+        ClientMsg::Move { token, ply, uci } => (token, Action::Move { ply, uci }),
+        ClientMsg::Pause { token } => (token, Action::Pause),
+        ClientMsg::Resume { token } => (token, Action::Resume),
+        ClientMsg::Resign { token } => (token, Action::Resign),
+        ClientMsg::OfferDraw { token } => (token, Action::OfferDraw),
+        ClientMsg::DeclineDraw { token } => (token, Action::DeclineDraw),
+        ClientMsg::ClaimDraw { token } => (token, Action::ClaimDraw),
+        ClientMsg::CreateChaturaji { .. }
+        | ClientMsg::JoinChaturaji { .. }
+        | ClientMsg::RejoinChaturaji { .. }
+        | ClientMsg::ChaturajiAct { .. }
+        | ClientMsg::ChaturajiRematch { .. }
+        | ClientMsg::Hello { .. }
+        | ClientMsg::Ping { .. }
+        | ClientMsg::CreateRoom { .. }
+        | ClientMsg::JoinRoom { .. }
+        | ClientMsg::Rejoin { .. } => return None,
+    })
+}
+
+impl Conn {
+    /// `create_room`: a new chess room with this connection in the chosen (or a drawn) seat.
+    pub(super) async fn create_chess(&mut self, options: &maharajah_protocol::RoomOptions) -> Flow {
+        let seat = options.color.unwrap_or(if rand::random::<bool>() {
+            Color::White
+        } else {
+            Color::Black
+        });
+        self.create(|code, token, now, lifetimes| {
+            Room::new(code, options, seat, token, now, lifetimes).map(|room| (room, seat))
+        })
+        .await
+    }
+}
