@@ -13,7 +13,7 @@
 //!   plus continuation history one and two plies back; a capture that loses material by static
 //!   exchange comes after the killers, and quiescence skips it), null-move pruning (never for a side with only pawns and king — Horde and
 //!   pawn-heavy armies are zugzwang-prone), late-move reductions, check extensions, reverse
-//!   futility and late-move pruning near the leaves, mate scores. [`Limits`]: depth, nodes,
+//!   futility, late-move and static-exchange pruning near the leaves, mate scores. [`Limits`]: depth, nodes,
 //!   move time, clock, infinite.
 //! * [`level`] — [`Level`] 1–8, [`pick_move_for_level`] and [`Level::move_time`].
 //! * [`army`] — [`build_army`]: the computer's 39-point Maharajah army.
@@ -902,6 +902,15 @@ impl Worker {
                     continue;
                 }
                 if depth <= 2 && static_eval + 120 * depth <= alpha {
+                    continue;
+                }
+            }
+            // Static exchange pruning near the leaves: a move that loses material on its
+            // square (a quiet move into a capture, a losing capture) is not worth a search.
+            if !pv_node && !in_check && !gives_check && ply > 0 && best > -MATE_BOUND && depth <= 4
+            {
+                let threshold = if quiet { -50 * depth * depth } else { -100 * depth };
+                if see(pos, mv) < threshold {
                     continue;
                 }
             }
