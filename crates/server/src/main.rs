@@ -100,6 +100,9 @@ fn tls_on(config: &Config) -> bool {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    // Logs (one line per connection event, never a token) go to stderr; stdout has the
+    // listening line that scripts read.
+    tracing_subscriber::fmt().with_writer(std::io::stderr).with_target(false).init();
     let (listen, config) = match parse_args() {
         Ok(a) => a,
         Err(msg) => {
@@ -110,7 +113,7 @@ async fn main() -> ExitCode {
     let listener = match tokio::net::TcpListener::bind(listen).await {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("maharajah-server: cannot listen on {listen}: {e}");
+            tracing::error!("cannot listen on {listen}: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -121,7 +124,7 @@ async fn main() -> ExitCode {
             maharajah_server::VERSION,
             if tls_on(&config) { " (wss://, TLS)" } else { "" }
         ),
-        Err(e) => eprintln!("maharajah-server: {e}"),
+        Err(e) => tracing::error!("{e}"),
     }
     let shutdown = async {
         #[cfg(unix)]
@@ -147,7 +150,7 @@ async fn main() -> ExitCode {
     match run(listener, config, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("maharajah-server: {e}");
+            tracing::error!("{e}");
             ExitCode::FAILURE
         }
     }

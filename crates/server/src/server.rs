@@ -22,6 +22,7 @@ use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{self, Message};
+use tracing::{debug, info};
 
 use crate::chaturaji::ChaturajiRoom;
 use crate::clock::Millis;
@@ -328,6 +329,7 @@ async fn accept_loop(shared: &Arc<Shared>, listener: &TcpListener) -> Result<(),
             let mut per_ip = lock(&shared.per_ip);
             let n = per_ip.entry(ip).or_insert(0);
             if *n >= shared.config.max_connections_per_ip {
+                info!(%peer, "connection refused: too many from this address");
                 continue; // dropping the stream closes it
             }
             *n += 1;
@@ -439,7 +441,14 @@ where
     let handshake = tokio_tungstenite::accept_async_with_config(stream, Some(ws_config()));
     let ws = match tokio::time::timeout(HANDSHAKE, handshake).await {
         Ok(Ok(ws)) => ws,
-        _ => return,
+        Ok(Err(e)) => {
+            debug!(%peer, "WebSocket handshake failed: {e}");
+            return;
+        }
+        Err(_) => {
+            debug!(%peer, "WebSocket handshake timed out");
+            return;
+        }
     };
     let (mut sink, mut source) = ws.split();
     let (tx, mut rx) = mpsc::channel::<Out>(1024);
@@ -490,6 +499,7 @@ where
         }
     });
 
+    info!(conn = link.id, %peer, "connection opened");
     let rate = f64::from(shared.config.messages_per_second.max(1));
     let mut conn = Conn {
         shared: shared.clone(),
@@ -535,6 +545,7 @@ where
         }
     }
     conn.leave_room().await;
+    info!(conn = conn.link.id, "connection closed");
     // A peer that stopped reading can block the writer forever: give it a moment, then cut.
     let tx = conn.link.tx.clone();
     drop(conn);
@@ -578,6 +589,7 @@ impl Conn {
         if !self.hello {
             return match msg {
                 ClientMsg::Hello { version, .. } if version == PROTOCOL_VERSION => {
+                    info!(conn = self.link.id, version, "hello");
                     self.hello = true;
                     self.send(ServerMsg::Welcome {
                         version: PROTOCOL_VERSION,
@@ -587,6 +599,7 @@ impl Conn {
                     Flow::Continue
                 }
                 ClientMsg::Hello { version, .. } => {
+                    info!(conn = self.link.id, version, "hello refused: protocol version");
                     self.send(ServerMsg::error(
                         ErrorCode::VersionMismatch,
                         version_mismatch_message(version, PROTOCOL_VERSION),
@@ -642,6 +655,7 @@ impl Conn {
 
     async fn leave_room(&mut self) {
         if let Some(room) = self.room.take() {
+            info!(conn = self.link.id, room = %room.code, "left the room");
             room.tx.detach(self.link.id).await;
         }
     }
@@ -679,6 +693,7 @@ impl Conn {
         self.leave_room().await;
         self.link.send_out(R::seated(code.clone(), seat, token).into());
         self.link.send_out(room.snapshot_msg(now).into());
+        info!(conn = self.link.id, room = %code, kind = R::KIND, "room created");
         actor::start(&shared, room, vec![(seat, self.link.clone())], rx);
         self.room = Some(RoomHandle { code, tx: R::wrap(tx) });
         Flow::Continue
@@ -710,6 +725,7 @@ impl Conn {
         let room = room.clone();
         let (reply, answer) = oneshot::channel();
         let link = self.link.clone();
+        let rejoining = rejoin.is_some();
         let cmd = match rejoin {
             None => Cmd::Join { token: new_token(), joiner, link, reply },
             Some((token, last_seq)) => Cmd::Rejoin { token, last_seq, joiner, link, reply },
@@ -723,6 +739,8 @@ impl Conn {
         }
         match answer.await {
             Ok(Ok(_seat)) => {
+                let how = if rejoining { "rejoined" } else { "joined" };
+                info!(conn = self.link.id, room = %code, kind = R::KIND, "{how} the room");
                 self.room = Some(RoomHandle { code, tx: R::wrap(room) });
                 Flow::Continue
             }

@@ -226,7 +226,7 @@ const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_millis(2
 fn checkpoints(conn: &Connection, commits: &mpsc::Receiver<()>) {
     while commits.recv().is_ok() {
         if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
-            eprintln!("maharajah-server: checkpoint: {e}");
+            tracing::warn!("checkpoint: {e}");
         }
         thread::sleep(CHECKPOINT_EVERY);
     }

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use maharajah_protocol::{AccessCode, ErrorCode, ServerMsg};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
+use tracing::{error, info, warn};
 
 use super::{lock, pong, Link, Out, Shared};
 use crate::clock::Millis;
@@ -223,7 +224,7 @@ pub(super) async fn recover<R: RoomLogic>(
         let record = match record {
             Ok(r) => r,
             Err(e) => {
-                eprintln!("maharajah-server: skipping unreadable {} room: {e}", R::KIND);
+                warn!(kind = R::KIND, "skipping an unreadable stored room: {e}");
                 continue;
             }
         };
@@ -231,11 +232,12 @@ pub(super) async fn recover<R: RoomLogic>(
         match R::from_record(record, now, shared.config.lifetimes) {
             Ok(room) => {
                 if let Err(e) = room.save(&shared.store, now).await {
-                    eprintln!("maharajah-server: room {code}: {e}");
+                    error!(room = %code, "storing the recovered room: {e}");
                 }
+                info!(room = %code, kind = R::KIND, "room recovered");
                 spawn(shared, room, Vec::new());
             }
-            Err(e) => eprintln!("maharajah-server: room {code} cannot be recovered: {e}"),
+            Err(e) => warn!(room = %code, kind = R::KIND, "room cannot be recovered: {e}"),
         }
     }
 }
@@ -259,7 +261,7 @@ async fn persist<R: RoomLogic>(
     match room.save(store, now).await {
         Ok(()) => true,
         Err(e) => {
-            eprintln!("maharajah-server: room {}: {e}", room.code());
+            error!(room = %room.code(), "storing failed, the change is rolled back: {e}");
             if let Some(b) = backup {
                 *room = b;
             }
@@ -317,7 +319,7 @@ impl<R: RoomLogic> RoomActor<R> {
             .await
             {
                 Ok(room) => self.room = room,
-                Err(e) => eprintln!("maharajah-server: room {}: {e}", self.room.code()),
+                Err(e) => error!(room = %self.room.code(), "timed work failed: {e}"),
             }
         } else {
             self.room.on_time(now);
@@ -336,8 +338,9 @@ impl<R: RoomLogic> RoomActor<R> {
         let code = self.room.code().clone();
         lock(&self.shared.rooms).remove(&code);
         if let Err(e) = R::delete(&self.shared.store, &code).await {
-            eprintln!("maharajah-server: room {code}: {e}");
+            error!(room = %code, "deleting the expired room: {e}");
         }
+        info!(room = %code, kind = R::KIND, "room expired");
         for (_, link) in self.links.drain(..) {
             link.send(ServerMsg::error(ErrorCode::RoomNotFound, "the room has expired"));
         }
