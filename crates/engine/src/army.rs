@@ -8,7 +8,7 @@ use rand::Rng;
 use crate::fen::status_from_material;
 use crate::position::Position;
 use crate::profile::{Status, Variant};
-use crate::types::{Bitboard, Color, Piece, Role, Square};
+use crate::types::{Bitboard, ByColor, Color, Piece, Role, Square};
 
 /// Points each side must spend exactly.
 pub const BUDGET: u32 = 39;
@@ -80,11 +80,11 @@ impl fmt::Display for ArmyError {
             ),
             ArmyRule::OwnHalf => write!(
                 f,
-                "{c}: {} outside ranks {}",
+                "{c}: {} {} outside ranks {}",
                 if self.squares.len() == 1 { "piece on" } else { "pieces on" },
+                list(&self.squares),
                 if c.is_white() { "1-4" } else { "5-8" }
-            )
-            .and_then(|()| write!(f, ": {}", list(&self.squares))),
+            ),
             ArmyRule::FillFromHome { rank } => write!(
                 f,
                 "{c}: {} {} while rank {rank} has empty squares: {}",
@@ -491,6 +491,31 @@ impl std::error::Error for StartError {}
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn start_position(white: &Army, black: &Army) -> Result<Position, StartError> {
+    start_position_checked(white, black)
+}
+
+/// Checks that `pos` is a legal custom start (rules/maharajah.md §3): both armies as read from its
+/// board spend 39 points and obey the placement rules, no king is in check, and White has a legal
+/// move. [`Position::from_fen`] applies no start rules to a six-field Maharajah FEN (it is a
+/// position, see [`crate::fen`]); call this where a FEN is to begin a game as a start.
+///
+/// # Errors
+/// [`StartError`] as [`start_position`] gives it.
+///
+/// # Examples
+/// ```
+/// use maharajah_engine::{army::check_start, Position, Variant};
+/// // 41 points for White: a legal position, not a legal start.
+/// let pos = Position::from_fen(Variant::Maharajah, "rnbqkbnr/pppppppp/8/8/8/8/8/CCCAKBAN w kq - 0 1")?;
+/// assert_eq!(check_start(&pos).unwrap_err().to_string(), "White spends 42 of 39 points");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn check_start(pos: &Position) -> Result<(), StartError> {
+    let armies = ByColor::new_with(|color| Army::from_position(pos, color));
+    start_position_checked(&armies.white, &armies.black).map(drop)
+}
+
+fn start_position_checked(white: &Army, black: &Army) -> Result<Position, StartError> {
     let mut errors = Vec::new();
     for (army, color) in [(white, Color::White), (black, Color::Black)] {
         if army.color != color {

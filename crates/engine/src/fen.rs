@@ -6,7 +6,10 @@
 //! Fairy-Stockfish writes them (its "amazon" is our Maharajah). The halfmove and fullmove fields
 //! may be omitted on input. Castling rights that the board cannot support (king or rook not on
 //! its home square, or a side that may not castle) are dropped; an en-passant square is kept only
-//! when a pawn of the side to move can legally capture onto it.
+//! when the rules of the side that moved allow a double step over it (from a square its double
+//! step may start on, and one that allows en passant) and a pawn of the side to move can legally
+//! capture onto it. Any other en-passant square is dropped, not refused (as scalachess and
+//! lichess do): it can only ever add a capture, and writers differ on when they write it.
 //!
 //! # Extended Maharajah FEN
 //! A Maharajah position needs two more facts than chess: each side's status (classic or variant,
@@ -24,9 +27,11 @@
 //!   the unmoved rank-2 (rank-7) pawns of a classic side.
 //!
 //! Written for every Maharajah position and read back exactly. A plain six-field FEN given for a
-//! Maharajah game means a **start** position: all pawns unmoved, each status from that side's
-//! material (any compound piece → variant); if the board is the orthodox array the game uses the
-//! standard profile.
+//! Maharajah game is a position with start-derived defaults: all pawns unmoved, each status from
+//! that side's material (any compound piece → variant); if the board is the orthodox array the
+//! game uses the standard profile. It is **not** checked against the start rules (39 points,
+//! placement): a FEN cannot tell a start from a later position. Use
+//! [`crate::army::check_start`] where a FEN is to begin a game as a custom start.
 
 use std::fmt;
 
@@ -34,11 +39,9 @@ use crate::position::{CastlingRights, Position};
 use crate::profile::{RuleProfile, Status, Variant};
 use crate::types::{Bitboard, ByColor, Color, Piece, Role, Square};
 
-/// The orthodox start position.
-pub const STANDARD_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-/// The Horde start position.
-pub const HORDE_START: &str =
-    "rnbqkbnr/pppppppp/8/1PP2PP1/PPPPPPPP/PPPPPPPP/PPPPPPPP/PPPPPPPP w kq - 0 1";
+/// The start FENs live with the rule profiles ([`RuleProfile::start_fen`]); re-exported here,
+/// where they were first defined.
+pub use crate::profile::{HORDE_START, STANDARD_START};
 
 /// Why a FEN was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,8 +133,10 @@ pub fn status_from_material(pieces: impl IntoIterator<Item = Role>) -> Status {
 }
 
 impl Position {
-    /// Parses a FEN for `variant`. For Maharajah, a six-field FEN is a start position and an
-    /// eight-field FEN is the extended form (see the [module docs](crate::fen)).
+    /// Parses a FEN for `variant`. For Maharajah, a six-field FEN is a position with every pawn
+    /// unmoved and statuses from the material (no start rules are applied: see
+    /// [`crate::army::check_start`]) and an eight-field FEN is the extended form (see the
+    /// [module docs](crate::fen)).
     ///
     /// # Errors
     /// [`FenError`] for malformed text or an illegal position.
@@ -243,10 +248,15 @@ impl Position {
             let them = turn.other();
             let pusher = ep.bb().forward(them);
             let origin = ep.bb().forward(turn);
+            // The square must be one a pawn of `them` could have just double-stepped over under
+            // its own rules: from a square its double step may start on, and one whose double
+            // step allows en passant (chess: rank 2; Horde: not rank 1; a variant side: its own
+            // half, where its pawns started).
+            let ds = rules.side(them).double_step;
             let plausible = !pos.occupied.contains(ep)
                 && (pusher & pos.by_piece(Piece { color: them, role: Role::Pawn })).any()
                 && (origin & pos.occupied).is_empty()
-                && origin.any();
+                && (origin & ds.from & ds.en_passant_from).any();
             if plausible
                 && (crate::attacks::pawn_attacks(them, ep)
                     & pos.by_piece(Piece { color: turn, role: Role::Pawn }))

@@ -1,6 +1,14 @@
 //! PGN export and import. Maharajah games carry `[Variant "Maharajah"]`, custom starts
 //! `[SetUp "1"]` and `[FEN "..."]` (the extended FEN for Maharajah). Import tolerates comments,
 //! NAGs, variations (skipped), move numbers and a result token.
+//!
+//! Export writes the Seven Tag Roster first, in order (Event, Site, Date, Round, White, Black,
+//! Result), then the caller's other tags, then `Variant`, `SetUp` and `FEN`. A Maharajah game
+//! whose two sides are classic and whose start plays exactly like chess
+//! ([`Position::is_plain_chess`]) is written as `[Variant "From Position"]` with a plain FEN, as
+//! lichess writes chess from a set-up position, so every chess tool opens it; a `[Maharajah "cc"]`
+//! tag, which other tools ignore, brings it back here as the Maharajah game it was. Import reads
+//! `[Variant "From Position"]` without that tag as chess from the `FEN` tag.
 
 use std::fmt;
 
@@ -55,6 +63,13 @@ fn escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
+/// The Seven Tag Roster, in the order the PGN standard writes it.
+const SEVEN_TAGS: [&str; 7] = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
+/// Lichess's `Variant` value for a chess game from a set-up position.
+const FROM_POSITION: &str = "From Position";
+/// The tag that marks a `From Position` export as a Maharajah game with two classic sides.
+const MAHARAJAH_TAG: &str = "Maharajah";
+
 /// Writes a game as PGN. The `Result` tag is the game's outcome if it is over, else `*`.
 #[must_use]
 pub fn to_pgn(game: &Game, tags: &PgnTags) -> String {
@@ -63,7 +78,8 @@ pub fn to_pgn(game: &Game, tags: &PgnTags) -> String {
     let result = game.outcome().map_or("*", |o| o.result_str());
     let mut out = String::new();
     let mut tag = |k: &str, v: &str| out.push_str(&format!("[{k} \"{}\"]\n", escape(v)));
-    let has = |k: &str| tags.extra.iter().any(|(n, _)| n == k);
+    let given = |k: &str| tags.extra.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+    // The Seven Tag Roster first, in its order (PGN standard 8.1.1); Result is the game's.
     for (k, default) in [
         ("Event", "?"),
         ("Site", "?"),
@@ -72,25 +88,35 @@ pub fn to_pgn(game: &Game, tags: &PgnTags) -> String {
         ("White", "?"),
         ("Black", "?"),
     ] {
-        if !has(k) {
-            tag(k, default);
-        }
+        tag(k, given(k).unwrap_or(default));
     }
+    tag("Result", result);
     for (k, v) in &tags.extra {
-        if !matches!(k.as_str(), "Result" | "Variant" | "SetUp" | "FEN") {
+        if !SEVEN_TAGS.contains(&k.as_str())
+            && !matches!(k.as_str(), "Variant" | "SetUp" | "FEN" | MAHARAJAH_TAG)
+        {
             tag(k, v);
         }
     }
-    tag("Result", result);
-    match variant {
-        Variant::Chess => {}
-        Variant::Maharajah => tag("Variant", "Maharajah"),
-        Variant::Horde => tag("Variant", "Horde"),
-    }
-    let default_start = Position::new(start.rules().variant);
-    if start.to_string() != default_start.to_string() || variant == Variant::Maharajah {
+    if variant == Variant::Maharajah && start.is_plain_chess() {
+        // Two classic sides whose rules are exactly chess here: plain FEN that every chess tool
+        // opens (lichess's "From Position"), and a tag only this program reads, so the game comes
+        // back as the Maharajah game it was.
+        tag("Variant", FROM_POSITION);
         tag("SetUp", "1");
-        tag("FEN", &start.to_string());
+        tag("FEN", &start.plain_fen());
+        tag(MAHARAJAH_TAG, "cc");
+    } else {
+        match variant {
+            Variant::Chess => {}
+            Variant::Maharajah => tag("Variant", "Maharajah"),
+            Variant::Horde => tag("Variant", "Horde"),
+        }
+        let default_start = Position::new(start.rules().variant);
+        if start.to_string() != default_start.to_string() || variant == Variant::Maharajah {
+            tag("SetUp", "1");
+            tag("FEN", &start.to_string());
+        }
     }
     out.push('\n');
     let mut pos = start.clone();
@@ -121,6 +147,11 @@ pub fn to_pgn(game: &Game, tags: &PgnTags) -> String {
     }
     out.push('\n');
     out
+}
+
+/// `true` for lichess's `From Position` (also written `fromPosition`): chess from the `FEN` tag.
+fn is_from_position(v: &str) -> bool {
+    v.replace(' ', "").eq_ignore_ascii_case("fromposition")
 }
 
 /// A parsed PGN game: its tags and the replayed game.
@@ -183,6 +214,8 @@ pub fn from_pgn(text: &str) -> Result<PgnGame, PgnError> {
         |k: &str| tags.iter().find(|(n, _)| n.eq_ignore_ascii_case(k)).map(|(_, v)| v.as_str());
     let variant = match tag("Variant") {
         None => Variant::Chess,
+        Some(v) if is_from_position(v) && tag(MAHARAJAH_TAG).is_some() => Variant::Maharajah,
+        Some(v) if is_from_position(v) => Variant::Chess,
         Some(v) => v.parse().map_err(|_| PgnError::Variant(v.to_owned()))?,
     };
     let start = match tag("FEN") {

@@ -229,14 +229,36 @@ impl Position {
     /// for Horde. Custom Maharajah starts come from [`crate::army::start_position`] or a FEN.
     #[must_use]
     pub fn new(variant: crate::Variant) -> Position {
-        let fen = match variant {
-            crate::Variant::Horde => crate::fen::HORDE_START,
-            _ => crate::fen::STANDARD_START,
-        };
-        match Position::from_fen(variant, fen) {
+        match Position::from_fen(variant, variant.profile().start_fen) {
             Ok(p) => p,
             Err(e) => unreachable!("built-in start FEN is valid: {e}"),
         }
+    }
+
+    /// `true` if this position is played exactly by the rules of chess: a chess position, or a
+    /// Maharajah one whose two sides are classic, with no pawn on its home rank and every pawn on
+    /// its second rank still unmoved. Then the per-pawn double-step right is chess's rank rule
+    /// (a pawn can only reach its second rank by starting there), and the plain FEN with the
+    /// standard profile loses nothing: PGN export writes such a game as chess from a position.
+    #[must_use]
+    pub fn is_plain_chess(&self) -> bool {
+        self.rules.insufficient_material_draw
+            && Color::ALL.into_iter().all(|color| {
+                let side = *self.rules.side(color);
+                let as_chess = crate::profile::SideRules {
+                    status: None,
+                    double_step: crate::profile::DoubleStep {
+                        requires_unmoved: false,
+                        ..side.double_step
+                    },
+                    ..side
+                };
+                let pawns = self.by_piece(Piece { color, role: Role::Pawn });
+                let second = pawns & Bitboard::relative_rank(color, 1);
+                as_chess == crate::profile::SideRules::standard(color)
+                    && (pawns & Bitboard::relative_rank(color, 0)).is_empty()
+                    && (!side.double_step.requires_unmoved || (second & !self.unmoved).is_empty())
+            })
     }
 
     /// The rules this position is played by.

@@ -6,6 +6,12 @@ use std::fmt;
 
 use crate::types::{Bitboard, ByColor, Color, RoleSet};
 
+/// The orthodox start position (chess, and a Maharajah game of two orthodox armies).
+pub const STANDARD_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+/// The Horde start position.
+pub const HORDE_START: &str =
+    "rnbqkbnr/pppppppp/8/1PP2PP1/PPPPPPPP/PPPPPPPP/PPPPPPPP/PPPPPPPP w kq - 0 1";
+
 /// Which family of rules a game uses. A label for notation (PGN `Variant` tag, UCI option) only:
 /// move generation reads the data of the [`RuleProfile`], never this name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -171,7 +177,14 @@ impl SideRules {
                 castling: false,
                 promotions: RoleSet::VARIANT_PROMOTIONS,
                 double_step: DoubleStep {
-                    from: Bitboard::FULL,
+                    // Any square of the side's own half (ranks 1-4 / 5-8), where an army places
+                    // its pawns; the unmoved-pawn set narrows it to each pawn's start square.
+                    from: Bitboard(
+                        Bitboard::relative_rank(color, 0).0
+                            | Bitboard::relative_rank(color, 1).0
+                            | Bitboard::relative_rank(color, 2).0
+                            | Bitboard::relative_rank(color, 3).0,
+                    ),
                     requires_unmoved: true,
                     en_passant_from: Bitboard::FULL,
                 },
@@ -193,6 +206,10 @@ pub struct RuleProfile {
     /// Whether insufficient material ends the game (off in Horde, whose kingless side makes the
     /// usual material test meaningless).
     pub insufficient_material_draw: bool,
+    /// The FEN a new game of this variant starts from (Fairy-Stockfish's `startFen`): the
+    /// orthodox array for chess and Maharajah (custom armies come from the army builder), the
+    /// Horde array for Horde. Read by [`crate::Position::new`].
+    pub start_fen: &'static str,
 }
 
 impl Default for RuleProfile {
@@ -212,6 +229,7 @@ impl RuleProfile {
                 black: SideRules::standard(Color::Black),
             },
             insufficient_material_draw: true,
+            start_fen: STANDARD_START,
         }
     }
 
@@ -251,6 +269,7 @@ impl RuleProfile {
                 black: s.sides.black,
             },
             insufficient_material_draw: false,
+            start_fen: HORDE_START,
         }
     }
 

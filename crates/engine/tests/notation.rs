@@ -2,7 +2,8 @@
 #![allow(clippy::unwrap_used)]
 
 use maharajah_engine::{
-    from_pgn, to_pgn, FenError, Game, Move, PgnTags, Position, Role, SanError, Variant,
+    from_pgn, to_pgn, Color, FenError, Game, Move, PgnTags, Position, Role, SanError, Status,
+    Variant,
 };
 
 fn mh(fen: &str) -> Position {
@@ -121,4 +122,71 @@ fn pgn_import_tolerates_comments_nags_and_variations() {
     // Horde from its own start.
     let horde = from_pgn("[Variant \"Horde\"]\n\n1. b6 axb6 *").unwrap();
     assert_eq!(horde.game.moves().len(), 2);
+}
+
+#[test]
+fn pgn_writes_the_seven_tag_roster_first_in_order() {
+    let game = Game::new(Position::new(Variant::Chess));
+    let extra = [("TimeControl", "300+2"), ("Round", "3"), ("Black", "Bo"), ("Event", "Club")];
+    let tags = PgnTags { extra: extra.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect() };
+    let text = to_pgn(&game, &tags);
+    let names: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix('[').and_then(|l| l.split(' ').next()))
+        .collect();
+    assert_eq!(
+        names,
+        ["Event", "Site", "Date", "Round", "White", "Black", "Result", "TimeControl"],
+        "{text}"
+    );
+    assert!(text.contains("[Event \"Club\"]\n[Site \"?\"]") && text.contains("[Round \"3\"]"));
+    assert!(text.contains("[Black \"Bo\"]\n[Result \"*\"]\n[TimeControl \"300+2\"]"), "{text}");
+}
+
+#[test]
+fn pgn_from_position_is_chess_from_the_fen_tag() {
+    // As lichess exports a chess game from a set-up position.
+    let text = r#"[Event "Casual"]
+[Variant "From Position"]
+[SetUp "1"]
+[FEN "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"]
+
+1. e4 Kd7 *
+"#;
+    let pgn = from_pgn(text).unwrap();
+    assert_eq!(pgn.game.start().rules().variant, Variant::Chess);
+    assert_eq!(pgn.game.moves().len(), 2);
+    assert_eq!(pgn.game.position().to_string(), "8/3k4/8/8/4P3/8/8/4K3 w - - 1 2");
+}
+
+#[test]
+fn classic_sides_that_play_like_chess_export_as_from_position() {
+    // Two classic armies, no pawn on a home rank: chess rules exactly, so plain FEN.
+    let pos = mh("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBRN w Qkq - 0 1");
+    assert_eq!(pos.rules().side(Color::White).status, Some(Status::Classic));
+    assert!(pos.is_plain_chess());
+    let mut game = Game::new(pos.clone());
+    for s in ["e4", "e5", "Ng3", "d5"] {
+        let mv = game.position().parse_san(s).unwrap();
+        game.play(mv).unwrap();
+    }
+    let text = to_pgn(&game, &PgnTags::default());
+    assert!(text.contains("[Variant \"From Position\"]"), "{text}");
+    assert!(text.contains(&format!("[FEN \"{}\"]", pos.plain_fen())), "{text}");
+    assert!(!text.contains(" cc "), "plain six-field FEN: {text}");
+    // It comes back as the Maharajah game it was...
+    let back = from_pgn(&text).unwrap();
+    assert_eq!(back.game.position(), game.position());
+    // ... and, without our tag, as the same chess game (what lichess reads).
+    let foreign = text.replace("[Maharajah \"cc\"]\n", "");
+    let chess = from_pgn(&foreign).unwrap();
+    assert_eq!(chess.game.start().rules().variant, Variant::Chess);
+    assert_eq!(chess.game.position().plain_fen(), game.position().plain_fen());
+    // A classic pawn on its home rank keeps the extended FEN (its double-step right differs).
+    let rank_one = mh("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPP1/RNBQKBNP w Qkq - 0 1");
+    assert!(!rank_one.is_plain_chess());
+    let text = to_pgn(&Game::new(rank_one), &PgnTags::default());
+    assert!(text.contains("[Variant \"Maharajah\"]"), "{text}");
+    // A variant side never exports as chess.
+    assert!(!mh("rnbqkbnr/pppppppp/8/8/8/8/8/CCCAKBA1 w kq - 0 1").is_plain_chess());
 }

@@ -197,6 +197,35 @@ fn horde_rank_one_double_step_has_no_en_passant() {
     assert!(has(&pos, "a2a4"));
 }
 
+#[test]
+fn fen_en_passant_square_must_follow_the_movers_double_step_rule() {
+    // Chess: a white pawn on e6 cannot have double-stepped from e4; the square is dropped.
+    let pos = Position::from_fen(Variant::Chess, "4k3/8/3pP3/8/8/8/8/4K3 b - e5 0 1").unwrap();
+    assert_eq!(pos.ep_square(), None);
+    assert_eq!(pos.legal_moves().len(), 4, "no d6e5");
+    assert!(!has(&pos, "d6e5"));
+    // The square of a real double step is kept.
+    let pos = Position::from_fen(Variant::Chess, "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2").unwrap();
+    assert_eq!(pos.ep_square(), Some(sq("d6")));
+    // Horde: a double step from rank 1 allows no en passant, from rank 2 it does.
+    let pos = Position::from_fen(Variant::Horde, "4k3/8/8/8/8/3pP3/8/8 b - e2 0 1").unwrap();
+    assert_eq!(pos.ep_square(), None);
+    assert!(!has(&pos, "d3e2"));
+    let pos = Position::from_fen(Variant::Horde, "4k3/8/8/8/3pP3/8/8/8 b - e3 0 1").unwrap();
+    assert!(has(&pos, "d4e3"));
+    // A classic Maharajah side double-steps only from rank 2, a variant side from any square
+    // where its pawns may start.
+    let classic = "4k3/8/8/8/8/3pP3/8/R5K1 b - e2 0 1 cv -";
+    assert_eq!(mh(classic).ep_square(), None);
+    let variant = "4k3/8/8/8/8/3pP3/8/A5K1 b - e2 0 1 vc -";
+    assert_eq!(mh(variant).ep_square(), Some(sq("e2")), "a variant pawn may start on rank 1");
+    // ... but only in its own half: no white pawn starts on e5, no black pawn on e4.
+    let far = "4k3/3pP3/8/8/8/8/8/A3K3 b - e6 0 1 vv -";
+    assert_eq!(mh(far).ep_square(), None);
+    let black = "4k3/8/8/8/8/8/3Pp3/A3K3 w - e3 0 2 vv -";
+    assert_eq!(mh(black).ep_square(), None);
+}
+
 // §2–3 Armies and start validation ------------------------------------------------------------
 
 #[test]
@@ -240,6 +269,29 @@ fn army_refusals_name_rule_and_squares() {
     let mut w = Army::new(Color::White);
     w.set(sq("a5"), Some(Role::Pawn));
     assert!(w.errors().iter().any(|e| e.rule == ArmyRule::OwnHalf && e.squares == vec![sq("a5")]));
+}
+
+#[test]
+fn army_errors_name_the_squares_in_plain_words() {
+    let mut b = Army::new(Color::Black);
+    b.set(sq("e4"), Some(Role::Pawn));
+    let own_half = b.errors().into_iter().find(|e| e.rule == ArmyRule::OwnHalf).unwrap();
+    assert_eq!(own_half.to_string(), "Black: piece on e4 outside ranks 5-8");
+    b.set(sq("d4"), Some(Role::Pawn));
+    let own_half = b.errors().into_iter().find(|e| e.rule == ArmyRule::OwnHalf).unwrap();
+    assert_eq!(own_half.to_string(), "Black: pieces on d4, e4 outside ranks 5-8");
+}
+
+#[test]
+fn six_field_maharajah_fen_is_a_position_not_a_checked_start() {
+    // 42 points for White: read as a position (no start rules), refused as a start.
+    let pos = mh("rnbqkbnr/pppppppp/8/8/8/8/8/CCCAKBAN w kq - 0 1");
+    assert_eq!(pos.rules().side(Color::White).status, Some(Status::Variant));
+    let err = maharajah_engine::army::check_start(&pos).unwrap_err();
+    assert_eq!(err.to_string(), "White spends 42 of 39 points");
+    // A legal army start passes.
+    let pos = mh("rnbqkbnr/pppppppp/8/8/8/8/8/CCCAKBA1 w kq - 0 1");
+    assert_eq!(maharajah_engine::army::check_start(&pos), Ok(()));
 }
 
 #[test]
