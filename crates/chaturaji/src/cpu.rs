@@ -3,7 +3,6 @@
 
 use rand::seq::IndexedRandom;
 use rand::Rng;
-use serde::{Deserialize, Serialize};
 
 use crate::board::{Board, Role};
 use crate::dice::{DiceKind, DieClass};
@@ -11,22 +10,8 @@ use crate::game::{Action, Game, Move, Phase};
 use crate::seat::{BySeat, Seat};
 use crate::settings::DiceUse;
 
-/// How strong a CPU player is.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Level {
-    /// Plays a uniformly random legal move with every usable die.
-    Random,
-    /// Captures the most valuable piece it can with each die, otherwise moves at random.
-    Greedy,
-    /// Searches every way to play its two dice and scores the result, weighing which of its
-    /// pieces the other seats could capture with the dice they may roll.
-    Medium,
-    /// Medium's search, then expectimax for its best candidate plans: the exact expectation over
-    /// the next seat's ten dice-class pairs, that seat answering each as Medium would.
-    #[default]
-    Strong,
-}
+/// The CPU levels are table settings; they live in [`crate::settings`] and are re-exported here.
+pub use crate::settings::Level;
 
 /// How many of Medium's best plans Strong looks at more deeply.
 const STRONG_CANDIDATES: usize = 12;

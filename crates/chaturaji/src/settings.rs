@@ -2,9 +2,25 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::cpu::Level;
 use crate::dice::DiceKind;
 use crate::seat::{BySeat, Seat};
+
+/// How strong a CPU player is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Plays a uniformly random legal move with every usable die.
+    Random,
+    /// Captures the most valuable piece it can with each die, otherwise moves at random.
+    Greedy,
+    /// Searches every way to play its two dice and scores the result, weighing which of its
+    /// pieces the other seats could capture with the dice they may roll.
+    Medium,
+    /// Medium's search, then expectimax for its best candidate plans: the exact expectation over
+    /// the next seat's ten dice-class pairs, that seat answering each as Medium would.
+    #[default]
+    Strong,
+}
 
 /// Who plays a seat. People fill seats; the computer plays the others.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
