@@ -336,6 +336,10 @@ pub struct Game {
     kings_taken: BySeat<BySeat<bool>>,
     /// `thrones[seat][owner]`: seat's king has scored the owner's throne.
     thrones: BySeat<BySeat<bool>>,
+    /// The seat each round starts with, when it is not the settings' first seat (a custom
+    /// position whose first mover is another seat).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    round_start: Option<Seat>,
     outcome: Option<Outcome>,
 }
 
@@ -349,7 +353,8 @@ impl Game {
     }
 
     /// A game from a custom position (puzzles, tests): `to_move` defaults to the settings' first
-    /// seat. Scores start at zero and round 1 begins.
+    /// seat. Scores start at zero and round 1 begins with `to_move`; every round starts with that
+    /// seat.
     ///
     /// # Errors
     /// [`GameError::Settings`] if a setting is out of range.
@@ -359,8 +364,10 @@ impl Game {
         to_move: Option<Seat>,
     ) -> Result<Game, GameError> {
         settings.validate()?;
+        let first = to_move.unwrap_or(settings.first_seat);
         Ok(Game {
-            to_move: to_move.unwrap_or(settings.first_seat),
+            round_start: (first != settings.first_seat).then_some(first),
+            to_move: first,
             settings,
             board,
             scores: BySeat::default(),
@@ -652,7 +659,7 @@ impl Game {
             }
         }
         self.promote(seat, mv.to, events);
-        if self.check_end_after_move(seat, events) {
+        if self.check_end_after_move(events) {
             return;
         }
         self.end_turn_if_stuck(events);
@@ -728,11 +735,19 @@ impl Game {
         }
     }
 
-    /// Applies Chaturaji and "at most one king left"; returns whether the game ended.
-    fn check_end_after_move(&mut self, seat: Seat, events: &mut Vec<Event>) -> bool {
-        let chaturaji = self.board.has_king(seat)
-            && seat.others().iter().all(|&o| self.kings_taken[seat][o] && !self.board.has_king(o));
-        if chaturaji {
+    /// Whether `seat` has Chaturaji now: it keeps a king, has itself captured a king of each
+    /// other seat, and no other seat has a king left on the board.
+    fn has_chaturaji(&self, seat: Seat) -> bool {
+        self.board.has_king(seat)
+            && seat.others().iter().all(|&o| self.kings_taken[seat][o] && !self.board.has_king(o))
+    }
+
+    /// Applies Chaturaji and "at most one king left" after a move (the only action that captures
+    /// or promotes); returns whether the game ended. Every seat's Chaturaji is checked, not only
+    /// the mover's: a third seat's capture of the last rival king can complete it (at most one
+    /// seat can have it, since it needs every other king gone).
+    fn check_end_after_move(&mut self, events: &mut Vec<Event>) -> bool {
+        if let Some(seat) = Seat::ALL.into_iter().find(|&s| self.has_chaturaji(s)) {
             self.scores[seat] = self.scores[seat].max(CHATURAJI_POINTS);
             events.push(Event::Chaturaji { seat, points: self.scores[seat] });
             self.finish(EndReason::Chaturaji { seat }, events);
@@ -875,17 +890,19 @@ impl Game {
             self.captured_this_turn = false;
             self.dice = None;
             self.to_move = self.to_move.next();
-            if self.to_move == self.settings.first_seat {
-                self.round += 1;
-            }
-            if self.round > self.settings.round_limit {
-                self.round = self.settings.round_limit;
+            // A game that ends here ends in the round just played: the round number is only
+            // advanced when the next round is really played.
+            let new_round = self.to_move == self.round_start.unwrap_or(self.settings.first_seat);
+            if new_round && self.round >= self.settings.round_limit {
                 self.finish(EndReason::RoundLimit, events);
                 return;
             }
             if self.turns_without_capture >= 4 * self.settings.no_capture_rounds {
                 self.finish(EndReason::NoCaptures, events);
                 return;
+            }
+            if new_round {
+                self.round += 1;
             }
             if !self.is_frozen(self.to_move) {
                 return;

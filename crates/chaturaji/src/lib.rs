@@ -52,18 +52,24 @@
 //!   checked in square order (a1 first); a pawn on a king square becomes a king if its owner has
 //!   none. Option "always": the pawn on a king square stays a pawn for good. Promotion happens
 //!   before the end-of-game checks of that move.
-//! - **Chaturaji**: the mover has a king on the board, has itself captured a king of each other
-//!   seat, and no other seat has a king on the board. The score becomes 54 (or stays if higher)
-//!   and the game ends at once. Otherwise the game ends when at most one king is on the board.
+//! - **Chaturaji**: a seat has a king on the board, has itself captured a king of each other
+//!   seat, and no other seat has a king on the board. Checked for every seat after every move
+//!   (captures, boat triumphs and promotions happen only in moves), so a third seat's capture of
+//!   the last rival king completes it for the seat that took the others. The score becomes 54
+//!   (or stays if higher) and the game ends at once. Otherwise the game ends when at most one
+//!   king is on the board.
 //! - **Frozen seats**: a seat that resigned, or has no piece left, is skipped; a skipped turn still
 //!   counts toward the round and the no-capture limit. A seat may resign at any time; if it is its
 //!   turn, the turn passes.
 //! - **No-capture limit**: the game ends after `4 × no_capture_rounds` consecutive turns
-//!   (12 rounds by default) in which nothing was captured.
+//!   (12 rounds by default) in which nothing was captured. [`Game::round`] is then the last round
+//!   played (12 rounds from the start: round 12).
 //! - **Round limit**: the game ends when round `round_limit` is complete (every seat has had its
-//!   turn in it); a round starts with the game's first seat.
-//! - **Ranking**: resigned seats rank below all others (resigning concedes); then points, a king on
-//!   the board, and the value of the pieces on the board. Equal seats share the place (1, 1, 3).
+//!   turn in it); a round starts with the game's first seat (for [`Game::from_position`], the
+//!   seat that moves first there).
+//! - **Ranking**: by points, then a king on the board, then the value of the pieces on the board,
+//!   and nothing else: a resigned seat keeps the place these give it and is marked
+//!   ([`Standing::resigned`]). Equal seats share the place (1, 1, 3).
 //!   In rated play each pair of seats scores 1 / ½ / 0 ([`Standing::rated_result`]).
 //! - **Time per turn**, **someone leaves** and **people vs CPU** are the room's business: the room
 //!   owns the clock and calls [`Game::time_out`]; the settings carry the choice

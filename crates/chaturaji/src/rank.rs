@@ -1,4 +1,5 @@
-//! Final ranking: points, then a kept king, then remaining material; equal seats share a place.
+//! Final ranking: points, then a kept king, then remaining material (nothing else: a resigned seat
+//! is marked, not moved down); equal seats share a place.
 
 use serde::{Deserialize, Serialize};
 
@@ -18,14 +19,15 @@ pub struct Standing {
     pub kept_king: bool,
     /// The capture value of its pieces on the board.
     pub material: u32,
-    /// Whether it resigned (resigned seats rank below all others).
+    /// Whether it resigned. Shown in the ranking; it does not move the seat down (the rules rank
+    /// by points, kept king and remaining material alone).
     pub resigned: bool,
 }
 
 impl Standing {
     /// The sort key, larger is better.
-    fn key(&self) -> (bool, u32, bool, u32) {
-        (!self.resigned, self.points, self.kept_king, self.material)
+    fn key(&self) -> (u32, bool, u32) {
+        (self.points, self.kept_king, self.material)
     }
 
     /// The rated result of this seat against `other`: 1 for a better place, 0.5 for a shared
@@ -40,8 +42,9 @@ impl Standing {
     }
 }
 
-/// Ranks the four seats: resigned seats last, then by points, by whether the seat kept its king,
-/// and by the value of its remaining pieces. Best first; ties keep turn order.
+/// Ranks the four seats by points, then by whether the seat kept its king, then by the value of
+/// its remaining pieces, and nothing else (rules/chaturaji.md): a resigned seat keeps the place its
+/// points give it and is marked [`Standing::resigned`]. Best first; ties keep turn order.
 #[must_use]
 pub fn standings(board: &Board, scores: BySeat<u32>, resigned: BySeat<bool>) -> Vec<Standing> {
     let material = board.material();
@@ -96,7 +99,7 @@ mod tests {
     }
 
     #[test]
-    fn material_breaks_ties_and_resigned_seats_rank_last() {
+    fn material_breaks_ties_and_resigned_seats_rank_by_the_rules_alone() {
         let mut board = Board::empty();
         board.set(sq("a1"), Some(Piece { seat: Seat::Red, role: Role::Pawn }));
         board.set(sq("a2"), Some(Piece { seat: Seat::Blue, role: Role::Horse }));
@@ -104,9 +107,25 @@ mod tests {
         let resigned = BySeat { yellow: true, ..BySeat::default() };
         let table = standings(&board, scores, resigned);
         let order: Vec<(Seat, u8)> = table.iter().map(|s| (s.seat, s.place)).collect();
+        // Yellow resigned with 40 points: still first, and marked as resigned.
         assert_eq!(
             order,
-            vec![(Seat::Blue, 1), (Seat::Red, 2), (Seat::Green, 3), (Seat::Yellow, 4)]
+            vec![(Seat::Yellow, 1), (Seat::Blue, 2), (Seat::Red, 3), (Seat::Green, 4)]
         );
+        assert!(table[0].resigned && !table[1].resigned);
+    }
+
+    #[test]
+    fn a_resigned_seat_with_a_point_ranks_above_one_with_none() {
+        let mut board = Board::empty();
+        for (s, seat) in [("a1", Seat::Red), ("a2", Seat::Blue), ("a3", Seat::Yellow)] {
+            board.set(sq(s), Some(Piece { seat, role: Role::King }));
+        }
+        board.set(sq("a4"), Some(Piece { seat: Seat::Green, role: Role::King }));
+        let scores = BySeat { red: 1, blue: 0, yellow: 0, green: 0 };
+        let resigned = BySeat { red: true, ..BySeat::default() };
+        let table = standings(&board, scores, resigned);
+        assert_eq!((table[0].seat, table[0].place, table[0].resigned), (Seat::Red, 1, true));
+        assert!(table[1..].iter().all(|s| s.place == 2 && !s.resigned));
     }
 }

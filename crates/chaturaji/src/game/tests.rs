@@ -660,3 +660,65 @@ fn actions_have_a_stable_json_form() {
     let resign = serde_json::to_string(&Action::Resign { seat: Seat::Green }).expect("serialises");
     assert_eq!(resign, r#"{"t":"resign","seat":"green"}"#);
 }
+
+#[test]
+fn a_third_seats_capture_can_complete_another_seats_chaturaji() {
+    // Red takes Blue's and Yellow's kings, then one of Green's two kings; kingless Yellow then
+    // takes Green's last king. Red personally took a king of every rival and kept its own.
+    let pieces = [
+        ("a1", Seat::Red, Role::King),
+        ("c3", Seat::Red, Role::Elephant),
+        ("c6", Seat::Blue, Role::King),
+        ("f6", Seat::Yellow, Role::King),
+        ("h4", Seat::Yellow, Role::Elephant),
+        ("f8", Seat::Green, Role::King),
+        ("h1", Seat::Green, Role::King),
+    ];
+    let mut game = position(&pieces, Seat::Red, Settings::default());
+    game.roll_with([4, 4]).expect("roll");
+    game.play(mv(0, "c3", "c6")).expect("takes Blue's king");
+    game.play(mv(1, "c6", "f6")).expect("takes Yellow's king");
+    // Blue has no piece left and is skipped; Yellow and Green have no boat.
+    assert_eq!(game.to_move(), Seat::Yellow);
+    game.roll_with([2, 2]).expect("yellow cannot move");
+    game.roll_with([2, 2]).expect("green cannot move");
+    assert_eq!(game.to_move(), Seat::Red);
+    game.roll_with([4, 2]).expect("roll");
+    game.play(mv(0, "f6", "f8")).expect("takes one of Green's kings");
+    assert!(!game.is_over(), "Green still has a king");
+    assert_eq!(game.to_move(), Seat::Yellow);
+    game.roll_with([4, 2]).expect("roll");
+    let events = game.play(mv(0, "h4", "h1")).expect("Yellow takes Green's last king");
+    assert!(events.contains(&Event::Chaturaji { seat: Seat::Red, points: 54 }), "{events:?}");
+    assert_eq!(game.outcome().map(|o| o.reason), Some(EndReason::Chaturaji { seat: Seat::Red }));
+    assert_eq!(game.scores().red, 54);
+    assert_eq!(game.scores().yellow, 5);
+}
+
+#[test]
+fn the_no_capture_end_happens_in_the_last_round_played() {
+    let settings = Settings { no_capture_rounds: 12, ..Settings::default() };
+    let mut game = Game::new(settings).expect("valid");
+    for _ in 0..4 * 12 {
+        pass_turn(&mut game);
+    }
+    assert_eq!(game.outcome().map(|o| o.reason), Some(EndReason::NoCaptures));
+    assert_eq!(game.round(), 12, "12 rounds were played");
+}
+
+#[test]
+fn rounds_start_with_the_first_mover_of_a_custom_position() {
+    // Settings say Red first, but the position starts with Blue: round 1 is Blue, Yellow, Green,
+    // Red.
+    let mut game = position(&kings(), Seat::Blue, Settings::default());
+    for (seat, round) in [(Seat::Yellow, 1), (Seat::Green, 1), (Seat::Red, 1), (Seat::Blue, 2)] {
+        pass_turn(&mut game);
+        assert_eq!((game.to_move(), game.round()), (seat, round));
+    }
+    // The state round-trips with that seat; a default game's JSON has no extra field.
+    let json = serde_json::to_string(&game).expect("serialises");
+    assert_eq!(serde_json::from_str::<Game>(&json).expect("parses"), game);
+    let plain =
+        serde_json::to_string(&Game::new(Settings::default()).expect("valid")).expect("serialises");
+    assert!(!plain.contains("round_start"), "{plain}");
+}
