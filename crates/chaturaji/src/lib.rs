@@ -10,6 +10,8 @@
 //! - [`game`]: [`Game`], the state machine: [`Game::roll`] / [`Action::Roll`],
 //!   [`Game::legal_moves`], [`Game::play`], [`Game::end_turn`], [`Game::time_out`],
 //!   [`Game::resign`]; reports [`Event`]s and refuses with [`GameError`].
+//! - [`fair`]: verifiable dice for networked tables: hash-chain commitments, per-turn reveals,
+//!   [`fair::Verifier`], [`fair::DiceProof`] (kept in a [`Record`]); local tables keep seeded dice.
 //! - [`rank`]: the final ranking ([`Standing`]) with shared places and rated results.
 //! - [`record`]: the JSON game [`Record`], exact [`Record::replay`] with the first
 //!   [`Violation`], and [`RecordedGame`] (a live game that writes its record).
@@ -81,6 +83,7 @@
 pub mod board;
 pub mod cpu;
 pub mod dice;
+pub mod fair;
 pub mod game;
 pub mod rank;
 pub mod record;

@@ -23,6 +23,11 @@
 //! - `seed` (optional): the dice are drawn from `ChaCha8Rng::seed_from_u64(seed)`, two
 //!   [`crate::DiceKind::roll`] draws per roll, in order. A roll may then omit `dice`; if it lists
 //!   them they must equal the seeded faces. Without a seed every roll must list its `dice`.
+//! - `dice_proof` (optional, instead of `seed`): verifiable dice ([`crate::fair`]):
+//!   `{ "length": 120, "parties": [{ "name": "room", "commitment": "<64 hex>" }, ...],
+//!   "rolls": [["<64 hex>", null, ...], ...] }`, one list of links per roll in order (`null` for
+//!   a party that missed its reveal). Every roll is re-verified: each link against the party's
+//!   previous one, the faces against the links.
 //! - `actions`: [`Step`]s in order. Turns that end by themselves (no usable die left, the last
 //!   usable die played) need no `end_turn`. `die` is 0 or 1 (the order of `dice`).
 //!
@@ -32,6 +37,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+use crate::fair::{DiceError, DiceProof, Link, Verifier};
 use crate::game::{Action, Event, Game, GameError, Move};
 use crate::seat::Seat;
 use crate::settings::{Settings, SettingsError};
@@ -90,6 +96,10 @@ pub struct Record {
     /// The dice seed, if the dice were drawn from one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// Verifiable dice ([`crate::fair`]): the parties' commitments and every roll's links.
+    /// Every roll is then checked against them (instead of a seed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dice_proof: Option<DiceProof>,
     /// The actions, in order.
     #[serde(default)]
     pub actions: Vec<Step>,
@@ -127,6 +137,20 @@ pub enum StepError {
     /// A roll without faces in a record without a seed.
     #[error("the roll lists no dice and the record has no seed")]
     MissingDice,
+    /// A roll of a verified-dice record has no links in the proof.
+    #[error("the dice proof lists no links for this roll")]
+    MissingLinks,
+    /// The roll's links do not verify against the commitments.
+    #[error("the roll does not verify: {0}")]
+    Unverified(#[from] DiceError),
+    /// The recorded faces differ from what the verified links give.
+    #[error("recorded dice {recorded:?} differ from the verified roll {verified:?}")]
+    RollMismatch {
+        /// The faces in the record.
+        recorded: [u8; 2],
+        /// The faces the links give.
+        verified: [u8; 2],
+    },
     /// The recorded faces differ from what the seed rolls.
     #[error("recorded dice {recorded:?} differ from the seeded roll {seeded:?}")]
     DiceMismatch {
@@ -171,6 +195,7 @@ impl Record {
             version: RECORD_VERSION,
             settings,
             seed,
+            dice_proof: None,
             actions: Vec::new(),
         }
     }
@@ -189,6 +214,11 @@ impl Record {
             return Err(RecordError::UnsupportedVersion { found: record.version });
         }
         record.settings.validate()?;
+        if record.seed.is_some() && record.dice_proof.is_some() {
+            return Err(RecordError::Malformed(
+                "a record has a dice seed or a dice proof, not both".to_owned(),
+            ));
+        }
         Ok(record)
     }
 
@@ -205,10 +235,13 @@ impl Record {
     /// [`RecordError::Settings`] if the settings are out of range.
     pub fn replay(&self) -> Result<Replay, RecordError> {
         let mut player = Replayer::start(self.settings.clone(), self.seed)?;
+        player.verifier = self.dice_proof.as_ref().map(|p| p.verifier(self.settings.dice));
         let mut events = Vec::with_capacity(self.actions.len());
+        let mut rolls = 0;
         for (index, &step) in self.actions.iter().enumerate() {
             let seat = player.game.to_move();
-            match player.step(step) {
+            let links = self.links_for(step, &mut rolls);
+            match player.step(step, links) {
                 Ok(ev) => events.push(ev),
                 Err(error) => {
                     let violation = Some(Violation { index, step, seat, error });
@@ -220,11 +253,25 @@ impl Record {
     }
 }
 
-/// Applies steps to a game, drawing seeded dice as needed.
+impl Record {
+    /// The proof's links for `step` if it is a roll (counting rolls in `rolls`).
+    fn links_for(&self, step: Step, rolls: &mut usize) -> Option<&[Option<Link>]> {
+        if !matches!(step, Step::Roll { .. }) {
+            return None;
+        }
+        let links = self.dice_proof.as_ref()?.rolls.get(*rolls).map(Vec::as_slice);
+        *rolls += 1;
+        links
+    }
+}
+
+/// Applies steps to a game, drawing seeded dice or verifying revealed links as needed.
 #[derive(Clone, Debug)]
 struct Replayer {
     game: Game,
     rng: Option<ChaCha8Rng>,
+    /// For verified dice: every roll must come with links that verify.
+    verifier: Option<Verifier>,
 }
 
 impl Replayer {
@@ -234,11 +281,27 @@ impl Replayer {
             GameError::Settings { error } => RecordError::Settings(error),
             other => RecordError::Malformed(other.to_string()),
         })?;
-        Ok(Replayer { game, rng: seed.map(ChaCha8Rng::seed_from_u64) })
+        Ok(Replayer { game, rng: seed.map(ChaCha8Rng::seed_from_u64), verifier: None })
     }
 
-    fn step(&mut self, step: Step) -> Result<Vec<Event>, StepError> {
+    /// Applies `step`; a roll of verified dice takes the turn's `links`.
+    fn step(
+        &mut self,
+        step: Step,
+        links: Option<&[Option<Link>]>,
+    ) -> Result<Vec<Event>, StepError> {
         let action = match step {
+            Step::Roll { dice } if self.verifier.is_some() => {
+                self.game.check_roll()?;
+                let links = links.ok_or(StepError::MissingLinks)?;
+                let mut verifier = self.verifier.clone().ok_or(StepError::MissingLinks)?;
+                let verified = verifier.roll(links)?;
+                if let Some(recorded) = dice.filter(|d| *d != verified) {
+                    return Err(StepError::RollMismatch { recorded, verified });
+                }
+                self.verifier = Some(verifier);
+                Action::Roll { dice: verified }
+            }
             Step::Roll { dice } => {
                 // Check the phase before drawing, so a misplaced roll does not consume dice.
                 self.game.check_roll()?;
@@ -280,16 +343,48 @@ impl RecordedGame {
         Ok(RecordedGame { player, record: Record::new(settings, Some(seed)) })
     }
 
+    /// A new game with verifiable dice ([`crate::fair`]): `proof` holds every party's
+    /// commitment; each roll then goes through [`RecordedGame::roll_revealed`].
+    ///
+    /// # Errors
+    /// [`RecordError::Settings`] if a setting is out of range.
+    pub fn new_verified(settings: Settings, proof: DiceProof) -> Result<RecordedGame, RecordError> {
+        let mut player = Replayer::start(settings.clone(), None)?;
+        player.verifier = Some(proof.verifier(settings.dice));
+        let mut record = Record::new(settings, None);
+        record.dice_proof = Some(DiceProof { rolls: Vec::new(), ..proof });
+        Ok(RecordedGame { player, record })
+    }
+
+    /// Rolls verified dice from the turn's revealed `links` (one per party, `None` for a party
+    /// that missed its reveal); the links and the faces go into the record.
+    ///
+    /// # Errors
+    /// Why the roll is not allowed now, or [`StepError::Unverified`] for links that do not
+    /// verify; nothing is recorded then.
+    pub fn roll_revealed(&mut self, links: Vec<Option<Link>>) -> Result<Vec<Event>, StepError> {
+        let events = self.player.step(Step::Roll { dice: None }, Some(&links))?;
+        let dice = self.player.game.dice().map(|d| [d[0].face, d[1].face]);
+        self.record.actions.push(Step::Roll { dice });
+        if let Some(proof) = self.record.dice_proof.as_mut() {
+            proof.rolls.push(links);
+        }
+        Ok(events)
+    }
+
     /// Resumes a game from its record (for example after a restart), ready for the next action.
     ///
     /// # Errors
     /// The record's own error, or its first violation.
     pub fn resume(record: Record) -> Result<RecordedGame, ResumeError> {
         let mut player = Replayer::start(record.settings.clone(), record.seed)?;
+        player.verifier = record.dice_proof.as_ref().map(|p| p.verifier(record.settings.dice));
+        let mut rolls = 0;
         for (index, &step) in record.actions.iter().enumerate() {
             let seat = player.game.to_move();
+            let links = record.links_for(step, &mut rolls);
             player
-                .step(step)
+                .step(step, links)
                 .map_err(|error| ResumeError::Violation(Violation { index, step, seat, error }))?;
         }
         Ok(RecordedGame { player, record })
@@ -313,7 +408,7 @@ impl RecordedGame {
     /// # Errors
     /// Why the roll is not allowed now.
     pub fn roll(&mut self) -> Result<Vec<Event>, StepError> {
-        let events = self.player.step(Step::Roll { dice: None })?;
+        let events = self.player.step(Step::Roll { dice: None }, None)?;
         let dice = self.player.game.dice().map(|d| [d[0].face, d[1].face]);
         self.record.actions.push(Step::Roll { dice });
         Ok(events)
@@ -326,7 +421,10 @@ impl RecordedGame {
     /// Why the action is not allowed now; nothing is recorded.
     pub fn act(&mut self, action: Action) -> Result<Vec<Event>, StepError> {
         let step = Step::from(action);
-        let events = self.player.step(step)?;
+        if matches!(step, Step::Roll { .. }) && self.player.verifier.is_some() {
+            return Err(StepError::MissingLinks);
+        }
+        let events = self.player.step(step, None)?;
         self.record.actions.push(step);
         Ok(events)
     }

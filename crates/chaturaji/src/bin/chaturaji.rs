@@ -3,7 +3,9 @@
 //!
 //! Usage: `chaturaji RECORD.json` (or `-` for standard input), for example
 //! `cargo run -p maharajah-chaturaji --bin chaturaji -- crates/chaturaji/records/sample.json`.
-//! The record format is documented in `maharajah_chaturaji::record`.
+//! The record format is documented in `maharajah_chaturaji::record`. A record with verifiable
+//! dice (`dice_proof`) has every link and every roll re-verified; a tampered roll or link is the
+//! first violation.
 //! Exit status: 0 when every action is legal, 1 at the first violation, 2 when the record cannot be
 //! read (missing file, malformed JSON, wrong format or version, invalid settings).
 
@@ -95,6 +97,17 @@ fn main() -> ExitCode {
         }
     };
     print_summary(&replay.game, replay.events.len(), record.actions.len());
+    if let Some(proof) = &record.dice_proof {
+        let rolls = record.actions[..replay.events.len()]
+            .iter()
+            .filter(|s| matches!(s, maharajah_chaturaji::Step::Roll { .. }))
+            .count();
+        println!(
+            "dice: {rolls} rolls verified against the commitments of {} parties ({})",
+            proof.parties.len(),
+            proof.parties.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
+        );
+    }
     match replay.violation {
         None => {
             println!("violation: none");
