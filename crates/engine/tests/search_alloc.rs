@@ -43,14 +43,14 @@ fn counted(searcher: &mut Searcher, game: &Game, depth: u32) -> (usize, SearchRe
     (ALLOCATIONS.load(Ordering::Relaxed) - before, r)
 }
 
-/// Allocations of a depth-2 and a depth-8 search with `threads` threads (fresh tables).
+/// Allocations of a depth-2 and a depth-10 search with `threads` threads (fresh tables).
 fn small_and_large(searcher: &mut Searcher, game: &Game, threads: usize) {
     searcher.set_threads(threads);
     let _ = counted(searcher, game, 2); // warm up the slider tables (and the threads' memory)
     searcher.clear();
     let (small, r_small) = counted(searcher, game, 2);
     searcher.clear();
-    let (large, r_large) = counted(searcher, game, 8);
+    let (large, r_large) = counted(searcher, game, 10);
     assert!(r_large.nodes > 50 * r_small.nodes, "{} vs {}", r_large.nodes, r_small.nodes);
     // At most one PV vector per extra iteration, whatever the node count; with helper threads
     // a fixed few more per search (a thread's name and handle), none in their search.
