@@ -1,45 +1,24 @@
-//! The Maharajah app shell: a thin Tauri 2 layer that exposes the engine to the web-view UI.
+//! The Maharajah app shell: a thin Tauri 2 layer between the web-view UI and `maharajah-app`.
 //!
 //! Layout:
-//! - [`commands`]: the commands the UI invokes, each returning `Result<T, CommandError>`.
-//! - [`builder`]: the army builder's answers, start validation, the Learn board's reach.
-//! - [`app`]: the local-play core (open game, storage, computer state), testable without a window.
-//! - [`netplay`]: one network game (online server or LAN host) for the UI: create/join, moves,
-//!   pause, draws, hidden lock-in; pushes `net` and `net-clock` events.
-//! - [`session`]: one game: moves, clock, result, snapshots for the UI, PGN.
-//! - [`clock`]: the Fischer clock with injected time.
-//! - [`store`]: saved games and settings in SQLite.
-//! - [`chaturaji`]: the local Chaturaji table (people and CPU seats), its commands and worker.
-//! - [`multicast`]: Android's Wi-Fi multicast lock, held while browsing or advertising.
-//! - [`chaturaji_lan`]: a Chaturaji table hosted on this device over the Wi-Fi, and joining one.
-//! - [`chaturaji_net`]: a Chaturaji seat of a room on a server (online or a LAN host).
-//! - [`computer`]: the computer opponent's move choice.
-//! - [`lan`]: two devices on one Wi-Fi: host, browse, join.
 //! - [`run`]: builds the app; the desktop `main` and the mobile entry point both call it.
+//! - [`builder`]: the Tauri builder with every service managed and every command registered.
+//! - [`commands`]: the commands the UI invokes, grouped by area, each forwarding to the app.
+//! - `android`: the Android plugin for the Wi-Fi multicast lock.
 
-pub mod app;
-pub mod builder;
-pub mod chaturaji;
-pub mod chaturaji_lan;
-pub mod chaturaji_net;
-pub mod clock;
+#[cfg(target_os = "android")]
+mod android;
 pub mod commands;
-pub mod computer;
-pub mod lan;
-pub mod multicast;
-pub mod netplay;
-pub mod session;
-pub mod store;
 
 use std::path::PathBuf;
 use std::sync::mpsc;
-use std::time::Duration;
 
+use maharajah_app::chaturaji::{self, lan::ChaturajiLan, local::ChaturajiState};
+use maharajah_app::chess::local::{AppState, Core, ThinkRequest};
+use maharajah_app::chess::online::{NetPlay, NetUpdate};
+use maharajah_app::lan::{Lan, LanConfig, LanPush};
+use maharajah_app::store::{Store, StoreError};
 use tauri::{Emitter, Manager};
-
-use crate::app::{Core, ThinkRequest};
-use crate::commands::{unix_now, AppState};
-use crate::store::Store;
 
 /// Environment variable naming the folder for saved games (tests use a temporary one).
 pub const DATA_DIR_ENV: &str = "MAHARAJAH_DATA_DIR";
@@ -52,7 +31,7 @@ pub const EXPORT_DIR_ENV: &str = "MAHARAJAH_EXPORT_DIR";
 pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
     let builder = tauri::Builder::<R>::new();
     #[cfg(target_os = "android")]
-    let builder = builder.plugin(multicast::android::init());
+    let builder = builder.plugin(android::init());
     builder
         .setup(|app| {
             let handle = app.handle().clone();
@@ -64,155 +43,134 @@ pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
                 .map(PathBuf::from)
                 .or_else(|| app.path().download_dir().ok())
                 .unwrap_or_else(|| data_dir.clone());
+            let database = data_dir.join("maharajah.sqlite");
             let store = std::fs::create_dir_all(&data_dir)
-                .map_err(|e| store::StoreError(e.to_string()))
-                .and_then(|()| Store::open(&data_dir.join("maharajah.sqlite")))
+                .map_err(|e| StoreError(e.to_string()))
+                .and_then(|()| Store::open(&database))
                 .or_else(|error| {
                     eprintln!("{error}; games will not be kept after the app closes");
                     Store::in_memory()
                 })?;
             let (sender, receiver) = mpsc::channel::<ThinkRequest>();
-            chaturaji::setup(app, &data_dir.join("maharajah.sqlite"));
+            if let Some((tables, seat)) = chaturaji::local::open(&database) {
+                app.manage(seat);
+                app.manage(tables);
+                let handle = handle.clone();
+                std::thread::spawn(move || {
+                    let tables = handle.state::<ChaturajiState>();
+                    chaturaji::local::run_worker(&tables, |view| {
+                        let _ = handle.emit("chaturaji", view);
+                    });
+                });
+            }
             app.manage(AppState::new(Core::new(store), sender, export_dir));
             let emitter = handle.clone();
-            app.manage(netplay::NetPlay::new(move |update| {
+            app.manage(NetPlay::new(move |update| {
                 let _ = match update {
-                    netplay::NetUpdate::View(view) => emitter.emit("net", view),
-                    netplay::NetUpdate::Tick(tick) => emitter.emit("net-clock", tick),
+                    NetUpdate::View(view) => emitter.emit("net", view),
+                    NetUpdate::Tick(tick) => emitter.emit("net-clock", tick),
                 };
             }));
-            app.manage(lan::Lan::new(lan::LanConfig::from_env(), lan::emit_to(handle.clone())));
-            app.manage(chaturaji_lan::ChaturajiLan::new(lan::LanConfig::from_env()));
-            spawn_computer(handle.clone(), receiver);
-            spawn_ticker(handle);
+            let emitter = handle.clone();
+            let sink = std::sync::Arc::new(move |push: LanPush| {
+                let _ = match push {
+                    LanPush::Hosts(list) => emitter.emit("lan-hosts", list),
+                    LanPush::Status(status) => emitter.emit("lan-status", status),
+                };
+            });
+            app.manage(Lan::new(LanConfig::from_env(), sink));
+            app.manage(ChaturajiLan::new(LanConfig::from_env()));
+            let computer = handle.clone();
+            std::thread::spawn(move || {
+                computer.state::<AppState>().run_computer(&receiver, |view| {
+                    let _ = computer.emit("game", view);
+                });
+            });
+            std::thread::spawn(move || {
+                handle.state::<AppState>().run_ticker(
+                    |view| {
+                        let _ = handle.emit("game", view);
+                    },
+                    |clock| {
+                        let _ = handle.emit("clock", clock);
+                    },
+                );
+            });
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
-            commands::versions,
-            commands::start_info,
-            commands::new_game,
-            commands::open_game,
-            commands::current_game,
-            commands::play_move,
-            commands::review,
-            commands::claim_draw,
-            commands::offer_draw,
-            commands::accept_draw,
-            commands::resign,
-            commands::takeback,
-            commands::rematch,
-            commands::leave_game,
-            commands::history,
-            commands::export_pgn,
-            commands::save_pgn,
-            commands::import_game,
-            commands::settings,
-            commands::set_setting,
-            commands::army_view,
-            commands::army_place,
-            commands::army_move,
-            commands::army_preset,
-            commands::start_check,
-            commands::new_custom_game,
-            commands::saved_armies,
-            commands::save_army,
-            commands::rename_army,
-            commands::delete_army,
-            commands::learn_reach,
-            chaturaji::chaturaji_new,
-            chaturaji::chaturaji_current,
-            chaturaji::chaturaji_roll,
-            chaturaji::chaturaji_move,
-            chaturaji::chaturaji_end_turn,
-            chaturaji::chaturaji_resign,
-            chaturaji::chaturaji_leave,
-            chaturaji::chaturaji_record,
-            netplay::commands::net_create,
-            netplay::commands::net_join,
-            netplay::commands::net_view,
-            netplay::commands::net_move,
-            netplay::commands::net_pause,
-            netplay::commands::net_resume,
-            netplay::commands::net_resign,
-            netplay::commands::net_offer_draw,
-            netplay::commands::net_decline_draw,
-            netplay::commands::net_claim_draw,
-            netplay::commands::net_lock_army,
-            netplay::commands::net_leave,
-            netplay::commands::net_kept,
-            netplay::commands::net_rejoin,
-            lan::commands::lan_host,
-            lan::commands::lan_hosted,
-            lan::commands::lan_browse,
-            lan::commands::lan_stop_browsing,
-            lan::commands::lan_join,
-            lan::commands::lan_status,
-            lan::commands::lan_leave,
-            chaturaji_net::chaturaji_net_create,
-            chaturaji_net::chaturaji_net_join,
-            chaturaji_net::chaturaji_net_roll,
-            chaturaji_net::chaturaji_net_move,
-            chaturaji_net::chaturaji_net_end_turn,
-            chaturaji_net::chaturaji_net_resign,
-            chaturaji_net::chaturaji_net_view,
-            chaturaji_net::chaturaji_net_leave,
-            chaturaji_lan::commands::chaturaji_lan_host,
-            chaturaji_lan::commands::chaturaji_lan_hosted,
-            chaturaji_lan::commands::chaturaji_lan_join,
+            commands::chess::versions,
+            commands::chess::start_info,
+            commands::chess::new_game,
+            commands::chess::open_game,
+            commands::chess::current_game,
+            commands::chess::play_move,
+            commands::chess::review,
+            commands::chess::claim_draw,
+            commands::chess::offer_draw,
+            commands::chess::accept_draw,
+            commands::chess::resign,
+            commands::chess::takeback,
+            commands::chess::rematch,
+            commands::chess::leave_game,
+            commands::chess::history,
+            commands::chess::export_pgn,
+            commands::chess::save_pgn,
+            commands::chess::import_game,
+            commands::chess::settings,
+            commands::chess::set_setting,
+            commands::chess::army_view,
+            commands::chess::army_place,
+            commands::chess::army_move,
+            commands::chess::army_preset,
+            commands::chess::start_check,
+            commands::chess::new_custom_game,
+            commands::chess::saved_armies,
+            commands::chess::save_army,
+            commands::chess::rename_army,
+            commands::chess::delete_army,
+            commands::chess::learn_reach,
+            commands::chaturaji::chaturaji_new,
+            commands::chaturaji::chaturaji_current,
+            commands::chaturaji::chaturaji_roll,
+            commands::chaturaji::chaturaji_move,
+            commands::chaturaji::chaturaji_end_turn,
+            commands::chaturaji::chaturaji_resign,
+            commands::chaturaji::chaturaji_leave,
+            commands::chaturaji::chaturaji_record,
+            commands::online::net_create,
+            commands::online::net_join,
+            commands::online::net_view,
+            commands::online::net_move,
+            commands::online::net_pause,
+            commands::online::net_resume,
+            commands::online::net_resign,
+            commands::online::net_offer_draw,
+            commands::online::net_decline_draw,
+            commands::online::net_claim_draw,
+            commands::online::net_lock_army,
+            commands::online::net_leave,
+            commands::online::net_kept,
+            commands::online::net_rejoin,
+            commands::lan::lan_host,
+            commands::lan::lan_hosted,
+            commands::lan::lan_browse,
+            commands::lan::lan_stop_browsing,
+            commands::lan::lan_join,
+            commands::lan::lan_status,
+            commands::lan::lan_leave,
+            commands::chaturaji::chaturaji_net_create,
+            commands::chaturaji::chaturaji_net_join,
+            commands::chaturaji::chaturaji_net_roll,
+            commands::chaturaji::chaturaji_net_move,
+            commands::chaturaji::chaturaji_net_end_turn,
+            commands::chaturaji::chaturaji_net_resign,
+            commands::chaturaji::chaturaji_net_view,
+            commands::chaturaji::chaturaji_net_leave,
+            chaturaji_commands::lan::chaturaji_lan_host,
+            chaturaji_commands::lan::chaturaji_lan_hosted,
+            chaturaji_commands::lan::chaturaji_lan_join,
         ])
-}
-
-/// The computer's thread: searches each request off the UI thread and pushes a `game` event with
-/// its move, unless the request was cancelled meanwhile (takeback, leaving, a new game).
-fn spawn_computer<R: tauri::Runtime>(
-    handle: tauri::AppHandle<R>,
-    receiver: mpsc::Receiver<ThinkRequest>,
-) {
-    std::thread::spawn(move || {
-        // Made at the first request: its 16 MB table is not held by people who never play it.
-        let mut computer: Option<computer::Computer> = None;
-        for request in receiver {
-            // A short pause so the reply does not land before the person's own move is drawn.
-            std::thread::sleep(Duration::from_millis(250));
-            if request.stop.load(std::sync::atomic::Ordering::Relaxed) {
-                continue;
-            }
-            let computer = computer.get_or_insert_with(computer::Computer::new);
-            let mv = computer.choose(&request.game, request.level, request.clock, &request.stop);
-            let state = handle.state::<AppState>();
-            let now = state.now();
-            let answer = state.core().computer_moved(request.generation, mv, now, unix_now());
-            match answer {
-                Ok(Some(view)) => {
-                    let _ = handle.emit("game", view);
-                }
-                Ok(None) => {}
-                Err(error) => eprintln!("the computer's move was refused: {error}"),
-            }
-        }
-    });
-}
-
-/// The clock's thread: a few times a second, pushes the running clock (`clock`) or, when a flag
-/// falls, the finished game (`game`).
-fn spawn_ticker<R: tauri::Runtime>(handle: tauri::AppHandle<R>) {
-    std::thread::spawn(move || loop {
-        std::thread::sleep(Duration::from_millis(200));
-        let state = handle.state::<AppState>();
-        let now = state.now();
-        let mut core = state.core();
-        match core.tick(now, unix_now()) {
-            Ok(Some(view)) => {
-                let _ = handle.emit("game", view);
-            }
-            Ok(None) => {
-                if let Some(clock) = core.running_clock(now) {
-                    let _ = handle.emit("clock", clock);
-                }
-            }
-            Err(error) => eprintln!("the clock could not save the result: {error}"),
-        }
-    });
 }
 
 /// Starts the app: opens the main window showing the embedded `ui/`.

@@ -5,11 +5,11 @@
 #![cfg(feature = "tls")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "../../crates/net/tests/certs/mod.rs"]
+#[path = "../../net/tests/certs/mod.rs"]
 mod certs;
 mod netview;
 
-use maharajah_lib::netplay::{normalize_url, NetPlay};
+use maharajah_app::chess::online::{normalize_url, NetPlay};
 use maharajah_net::{ConnectOptions, Connection};
 use maharajah_protocol::{Color, Phase, RoomOptions, Variant};
 use netview::view_until;

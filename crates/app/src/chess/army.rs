@@ -9,7 +9,8 @@ use maharajah_engine::{
 };
 use serde::Serialize;
 
-use crate::session::PieceView;
+use crate::chess::session::PieceView;
+use crate::error::AppError;
 
 /// Points each army spends.
 pub const BUDGET: u32 = maharajah_engine::army::BUDGET;
@@ -134,6 +135,12 @@ impl std::fmt::Display for BadArmy {
 
 impl std::error::Error for BadArmy {}
 
+impl From<BadArmy> for AppError {
+    fn from(error: BadArmy) -> AppError {
+        AppError { code: "bad_army", message: error.to_string() }
+    }
+}
+
 /// The army `text` of `color`; no text (or only a king) is the empty army with its king.
 ///
 /// # Errors
@@ -233,6 +240,71 @@ pub fn reach(role: Role, from: Square, blockers: &[Square]) -> Reach {
         leap |= king_attacks(from);
     }
     Reach { slide: slide.collect(), leap: leap.collect() }
+}
+
+/// The builder's view of `army` (none: the empty army of `color`, its king alone).
+///
+/// # Errors
+/// `bad_army` when the army is the other colour's.
+pub fn army_view(color: Color, army: Option<Army>) -> Result<ArmyView, AppError> {
+    Ok(ArmyView::of(&army_of(color, army.as_ref())?))
+}
+
+/// Puts `role` on `square` of `army` (or clears it), as [`place`].
+///
+/// # Errors
+/// `bad_army` when the army is the other colour's.
+pub fn army_place(
+    color: Color,
+    army: Option<Army>,
+    square: Square,
+    role: Option<Role>,
+) -> Result<ArmyView, AppError> {
+    Ok(place(&army_of(color, army.as_ref())?, square, role))
+}
+
+/// Moves the piece on `from` to `to` within `army`, as [`shift`].
+///
+/// # Errors
+/// `bad_army` when the army is the other colour's.
+pub fn army_move(
+    color: Color,
+    army: Option<Army>,
+    from: Square,
+    to: Square,
+) -> Result<ArmyView, AppError> {
+    Ok(shift(&army_of(color, army.as_ref())?, from, to))
+}
+
+/// A ready-made army for `color`: `orthodox`, `random` (a random legal army), `empty`, or
+/// `mirror` (the given army of the other side, mirrored).
+///
+/// # Errors
+/// `bad_army` for an unknown preset or a missing army to mirror.
+pub fn army_preset(
+    color: Color,
+    preset: &str,
+    army: Option<Army>,
+    rng: &mut impl rand::Rng,
+) -> Result<ArmyView, AppError> {
+    let made = match preset {
+        "orthodox" => Army::orthodox(color),
+        "random" => Army::random(color, rng),
+        "empty" => Army::new(color),
+        "mirror" => match army {
+            Some(a) if a.color() == color => a,
+            Some(a) => a.mirrored(),
+            None => return Err(BadArmy("no army to mirror".into()).into()),
+        },
+        other => return Err(BadArmy(format!("unknown preset {other:?}")).into()),
+    };
+    Ok(ArmyView::of(&made))
+}
+
+/// Start validation for two armies: every rule the position breaks (empty: it may start).
+#[must_use]
+pub fn start_check(white: &Army, black: &Army) -> Vec<Problem> {
+    start(white, black).err().unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -345,5 +417,22 @@ mod tests {
         assert!(r.slide.contains(&sq("d6")) && !r.slide.contains(&sq("d7")));
         let r = reach(Role::Archbishop, sq("a1"), &[]);
         assert_eq!((r.slide.len(), r.leap.len()), (7, 2));
+    }
+
+    #[test]
+    fn presets_and_start_checks() {
+        let mut rng = rand::rng();
+        let view =
+            army_preset(Color::Black, "mirror", Some(Army::orthodox(Color::White)), &mut rng)
+                .expect("mirrors");
+        assert_eq!(view.army, Army::orthodox(Color::Black));
+        let view = army_preset(Color::White, "random", None, &mut rng).expect("random");
+        assert!(view.problems.is_empty(), "a random army is legal");
+        assert_eq!(
+            army_preset(Color::White, "odd", None, &mut rng).expect_err("odd").code,
+            "bad_army"
+        );
+        let problems = start_check(&Army::new(Color::White), &Army::orthodox(Color::Black));
+        assert_eq!(problems[0].kind, "budget");
     }
 }

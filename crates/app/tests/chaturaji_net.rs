@@ -1,13 +1,13 @@
-//! Chaturaji over the network through the app's session (`maharajah_lib::chaturaji_net`): two
+//! Chaturaji over the network through the app's session (`maharajah_app::chaturaji::online`): two
 //! devices and two CPUs share a table on a server on loopback (no mDNS, so no namespace).
 #![allow(clippy::unwrap_used)]
 
 mod common;
 
+use maharajah_app::chaturaji::online::NetState;
 use maharajah_chaturaji::cpu::Level;
 use maharajah_chaturaji::settings::Player;
 use maharajah_chaturaji::{Event, Seat, Settings};
-use maharajah_lib::chaturaji_net::NetState;
 
 use common::{play_to_the_end, until};
 

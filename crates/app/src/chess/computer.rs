@@ -11,7 +11,7 @@ use maharajah_engine::search::{
 };
 use maharajah_engine::{Color, Game, Move};
 
-use crate::session::ClockView;
+use crate::chess::session::ClockView;
 
 /// Levels people can choose, weakest first.
 pub const LEVELS: std::ops::RangeInclusive<u8> = 1..=8;

@@ -7,7 +7,11 @@ use maharajah_engine::{Army, Color, Move, Variant};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 
-use crate::session::{GameRecord, GameResult, Opponent};
+use crate::chess::session::{GameRecord, GameResult, Opponent};
+
+/// The setting under which the seat of the open network game is kept (with its secret token:
+/// it never goes to the UI).
+pub const SEAT_KEY: &str = "netSeat";
 
 /// Why storage failed.
 #[derive(Debug)]
@@ -336,8 +340,8 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::session::EndReason;
     use crate::clock::TimeControl;
-    use crate::session::EndReason;
 
     #[test]
     fn saved_armies_are_kept_renamed_and_deleted() {

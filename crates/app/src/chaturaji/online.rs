@@ -18,10 +18,9 @@ use maharajah_net::chaturaji::{ChaturajiClient, ChaturajiNetEvent, TableState};
 use maharajah_net::client::{ConnectOptions, NetError};
 use maharajah_protocol::chaturaji::{ChaturajiAction, ChaturajiEvent};
 use maharajah_protocol::AccessCode;
-use tauri::Emitter;
 
-use crate::chaturaji::{table_view, RemoteView, TableView, ViewParts};
-use crate::commands::CommandError;
+use crate::chaturaji::view::{table_view, RemoteView, TableView, ViewParts};
+use crate::error::AppError;
 
 /// The id network tables carry in their views (local tables have their SQLite row id, from 1).
 pub const NET_TABLE_ID: i64 = -1;
@@ -30,7 +29,7 @@ const LOG_LEN: usize = 24;
 /// Versions of network views grow across tables, so the UI never mistakes a new push for an old.
 static VERSION: AtomicU64 = AtomicU64::new(1);
 
-fn net_error(error: NetError) -> CommandError {
+fn net_error(error: NetError) -> AppError {
     let code = match &error {
         NetError::Connect { .. } => "net_connect",
         NetError::VersionMismatch(_) => "net_version",
@@ -39,7 +38,7 @@ fn net_error(error: NetError) -> CommandError {
         NetError::Closed => "net_closed",
         _ => "net",
     };
-    CommandError { code, message: error.to_string() }
+    AppError { code, message: error.to_string() }
 }
 
 /// What the event task keeps besides the client's own table state.
@@ -81,8 +80,8 @@ impl NetState {
         &self.device
     }
 
-    fn current(&self) -> Result<NetTable, CommandError> {
-        lock(&self.table).clone().ok_or_else(|| CommandError {
+    fn current(&self) -> Result<NetTable, AppError> {
+        lock(&self.table).clone().ok_or_else(|| AppError {
             code: "no_table",
             message: "no network Chaturaji table is open".into(),
         })
@@ -97,7 +96,7 @@ impl NetState {
         url: &str,
         settings: Settings,
         on_change: impl Fn(TableView) + Send + 'static,
-    ) -> Result<TableView, CommandError> {
+    ) -> Result<TableView, AppError> {
         let table = self.open(url, on_change).await?;
         table.client.create_table(settings, Some(Level::Greedy)).await.map_err(net_error)?;
         Ok(view(&table))
@@ -112,9 +111,9 @@ impl NetState {
         url: &str,
         code: &str,
         on_change: impl Fn(TableView) + Send + 'static,
-    ) -> Result<TableView, CommandError> {
+    ) -> Result<TableView, AppError> {
         let code: AccessCode =
-            code.trim().parse().map_err(|e: maharajah_protocol::AccessCodeError| CommandError {
+            code.trim().parse().map_err(|e: maharajah_protocol::AccessCodeError| AppError {
                 code: "bad_code",
                 message: e.to_string(),
             })?;
@@ -127,10 +126,10 @@ impl NetState {
         &self,
         url: &str,
         on_change: impl Fn(TableView) + Send + 'static,
-    ) -> Result<NetTable, CommandError> {
+    ) -> Result<NetTable, AppError> {
         let url = url.trim();
         if !(url.starts_with("ws://") || url.starts_with("wss://")) {
-            return Err(CommandError {
+            return Err(AppError {
                 code: "bad_url",
                 message: format!("{url:?} is not a server address (ws://host:port or wss://…)"),
             });
@@ -148,7 +147,7 @@ impl NetState {
         let table = NetTable { client, shared };
         *lock(&self.table) = Some(table.clone());
         let watched = table.clone();
-        tauri::async_runtime::spawn(async move {
+        tokio::spawn(async move {
             while let Some(event) = events.recv().await {
                 {
                     let mut shared = lock(&watched.shared);
@@ -186,7 +185,7 @@ impl NetState {
         Ok(table)
     }
 
-    async fn act(&self, action: ChaturajiAction) -> Result<TableView, CommandError> {
+    async fn act(&self, action: ChaturajiAction) -> Result<TableView, AppError> {
         let table = self.current()?;
         table.client.act(action).await.map_err(net_error)?;
         Ok(view(&table))
@@ -196,7 +195,7 @@ impl NetState {
     ///
     /// # Errors
     /// `no_table`, `net_refused` (`not_your_turn`…), `net_closed`.
-    pub async fn roll(&self) -> Result<TableView, CommandError> {
+    pub async fn roll(&self) -> Result<TableView, AppError> {
         self.act(ChaturajiAction::Roll).await
     }
 
@@ -209,7 +208,7 @@ impl NetState {
         from: Square,
         to: Square,
         die: Option<u8>,
-    ) -> Result<TableView, CommandError> {
+    ) -> Result<TableView, AppError> {
         let table = self.current()?;
         let game = table.client.table().game;
         let die = die
@@ -220,7 +219,7 @@ impl NetState {
                     .find(|m| m.from == from && m.to == to)
                     .map(|m| m.die)
             })
-            .ok_or_else(|| CommandError {
+            .ok_or_else(|| AppError {
                 code: "illegal",
                 message: format!("no die allows {from}-{to} now"),
             })?;
@@ -231,7 +230,7 @@ impl NetState {
     ///
     /// # Errors
     /// As [`NetState::roll`].
-    pub async fn end_turn(&self) -> Result<TableView, CommandError> {
+    pub async fn end_turn(&self) -> Result<TableView, AppError> {
         self.act(ChaturajiAction::EndTurn).await
     }
 
@@ -239,7 +238,7 @@ impl NetState {
     ///
     /// # Errors
     /// As [`NetState::roll`].
-    pub async fn resign(&self) -> Result<TableView, CommandError> {
+    pub async fn resign(&self) -> Result<TableView, AppError> {
         self.act(ChaturajiAction::Resign).await
     }
 
@@ -247,7 +246,7 @@ impl NetState {
     ///
     /// # Errors
     /// `no_table`.
-    pub fn view(&self) -> Result<TableView, CommandError> {
+    pub fn view(&self) -> Result<TableView, AppError> {
         Ok(view(&self.current()?))
     }
 
@@ -293,92 +292,4 @@ fn view(table: &NetTable) -> TableView {
             }),
         },
     )
-}
-
-fn parse_square(text: &str) -> Result<Square, CommandError> {
-    text.parse::<Square>().map_err(|e| CommandError { code: "bad_square", message: e.to_string() })
-}
-
-/// Pushes each view of the network table as a `chaturaji` event.
-pub fn pusher<R: tauri::Runtime>(app: tauri::AppHandle<R>) -> impl Fn(TableView) + Send + 'static {
-    move |view| {
-        let _ = app.emit("chaturaji", view);
-    }
-}
-
-/// Creates a network table on the server at `url` and takes its first person seat.
-#[tauri::command]
-pub async fn chaturaji_net_create<R: tauri::Runtime>(
-    app: tauri::AppHandle<R>,
-    state: tauri::State<'_, NetState>,
-    url: String,
-    settings: serde_json::Value,
-) -> Result<TableView, CommandError> {
-    let settings: Settings = serde_json::from_value(settings)
-        .map_err(|e| CommandError { code: "bad_settings", message: e.to_string() })?;
-    state.create(&url, settings, pusher(app)).await
-}
-
-/// Joins the network table `code` on the server at `url`.
-#[tauri::command]
-pub async fn chaturaji_net_join<R: tauri::Runtime>(
-    app: tauri::AppHandle<R>,
-    state: tauri::State<'_, NetState>,
-    url: String,
-    code: String,
-) -> Result<TableView, CommandError> {
-    state.join(&url, &code, pusher(app)).await
-}
-
-/// Rolls for this device's seat.
-#[tauri::command]
-pub async fn chaturaji_net_roll(
-    state: tauri::State<'_, NetState>,
-) -> Result<TableView, CommandError> {
-    state.roll().await
-}
-
-/// Moves a piece for this device's seat.
-#[tauri::command]
-pub async fn chaturaji_net_move(
-    state: tauri::State<'_, NetState>,
-    from: String,
-    to: String,
-    die: Option<u8>,
-) -> Result<TableView, CommandError> {
-    state.play(parse_square(&from)?, parse_square(&to)?, die).await
-}
-
-/// Ends this device's turn.
-#[tauri::command]
-pub async fn chaturaji_net_end_turn(
-    state: tauri::State<'_, NetState>,
-) -> Result<TableView, CommandError> {
-    state.end_turn().await
-}
-
-/// Resigns this device's seat.
-#[tauri::command]
-pub async fn chaturaji_net_resign(
-    state: tauri::State<'_, NetState>,
-) -> Result<TableView, CommandError> {
-    state.resign().await
-}
-
-/// The network table's view.
-#[tauri::command]
-pub fn chaturaji_net_view(state: tauri::State<'_, NetState>) -> Result<TableView, CommandError> {
-    state.view()
-}
-
-/// Closes the network table (the seat stays; the room's CPU plays it). A table this device hosts
-/// on the Wi-Fi stops with it.
-#[tauri::command]
-pub async fn chaturaji_net_leave(
-    state: tauri::State<'_, NetState>,
-    hosting: tauri::State<'_, crate::chaturaji_lan::ChaturajiLan>,
-) -> Result<(), CommandError> {
-    hosting.stop(&state).await;
-    state.leave().await;
-    Ok(())
 }

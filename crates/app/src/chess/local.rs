@@ -2,51 +2,24 @@
 //! the computer's thinking state. Commands lock it, call one method, and hand the result to the
 //! UI; tests call the same methods directly with fake time.
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use maharajah_engine::search::{build_army, Level};
 use maharajah_engine::{start_position, Army, Color, Game, Move, Position, Variant};
 use serde::Serialize;
 
+use crate::chess::army::{self, army_of, BadArmy};
+use crate::chess::computer::Computer;
+use crate::chess::session::{BoardView, ClockView, GameView, Opponent, Session, SessionError};
 use crate::clock::TimeControl;
-use crate::session::{BoardView, ClockView, GameView, Opponent, Session, SessionError};
-use crate::store::{GameSummary, Store, StoreError};
-
-/// Why a core operation failed; commands turn it into `CommandError`.
-#[derive(Debug)]
-pub enum CoreError {
-    /// A game rule refused the action.
-    Session(SessionError),
-    /// Storage failed.
-    Store(StoreError),
-    /// No game is open.
-    NoGame,
-}
-
-impl From<SessionError> for CoreError {
-    fn from(error: SessionError) -> CoreError {
-        CoreError::Session(error)
-    }
-}
-
-impl From<StoreError> for CoreError {
-    fn from(error: StoreError) -> CoreError {
-        CoreError::Store(error)
-    }
-}
-
-impl std::fmt::Display for CoreError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CoreError::Session(e) => e.fmt(f),
-            CoreError::Store(e) => e.fmt(f),
-            CoreError::NoGame => f.write_str("no game is open"),
-        }
-    }
-}
-
-impl std::error::Error for CoreError {}
+use crate::error::AppError;
+pub use crate::error::CoreError;
+use crate::store::{GameSummary, SavedArmy, Store, SEAT_KEY};
+use crate::time::unix_now;
 
 /// What the start screen needs to know.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -324,7 +297,7 @@ impl Core {
     /// [`CoreError::Session`] after the end.
     pub fn offer_draw(&mut self, now: u64, unix: i64) -> Result<GameView, CoreError> {
         let color = self.person()?;
-        self.session_mut()?.offer_draw(color, now, crate::computer::accepts_draw)?;
+        self.session_mut()?.offer_draw(color, now, crate::chess::computer::accepts_draw)?;
         if self.session()?.result().is_some() {
             self.cancel_thinking();
         }
@@ -451,11 +424,297 @@ pub fn pgn_date(unix: i64) -> String {
     format!("{year:04}.{month:02}.{day:02}")
 }
 
+/// What the commands share: the core, the app's monotonic epoch, the computer's inbox.
+#[derive(Debug)]
+pub struct AppState {
+    core: Mutex<Core>,
+    epoch: Instant,
+    computer: Mutex<Sender<ThinkRequest>>,
+    export_dir: PathBuf,
+}
+
+impl AppState {
+    /// State around `core`; search requests go to `computer`; PGN files are saved in `export_dir`.
+    #[must_use]
+    pub fn new(core: Core, computer: Sender<ThinkRequest>, export_dir: PathBuf) -> AppState {
+        AppState {
+            core: Mutex::new(core),
+            epoch: Instant::now(),
+            computer: Mutex::new(computer),
+            export_dir,
+        }
+    }
+
+    /// Milliseconds since the app started: the clocks' time scale.
+    #[must_use]
+    pub fn now(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Locks the core (a poisoned lock is recovered: the core holds no half-done invariants).
+    pub fn core(&self) -> MutexGuard<'_, Core> {
+        self.core.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Sends the computer a search when it is its turn (the view then shows it thinking).
+    fn think(&self, core: &mut Core, now: u64) {
+        if let Some(request) = core.think_request(now) {
+            let sender = self.computer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if sender.send(request).is_err() {
+                core.cancel_thinking();
+            }
+        }
+    }
+
+    /// Runs `action` on the core, then lets the computer think, and returns the fresh view.
+    ///
+    /// # Errors
+    /// The action's error, unless a flag fell first (the finished game is the answer then).
+    pub fn act(
+        &self,
+        action: impl FnOnce(&mut Core, u64, i64) -> Result<GameView, CoreError>,
+    ) -> Result<GameView, AppError> {
+        let now = self.now();
+        let mut core = self.core();
+        // A flag that fell since the last tick ends the game first (and is saved); a move made
+        // too late then answers with the finished game rather than an error.
+        let flagged = core.tick(now, unix_now())?;
+        if let Err(error) = action(&mut core, now, unix_now()) {
+            return flagged.ok_or_else(|| error.into());
+        }
+        self.think(&mut core, now);
+        Ok(core.view(now)?)
+    }
+
+    /// The open game, if any.
+    #[must_use]
+    pub fn current(&self) -> Option<GameView> {
+        self.core().current(self.now())
+    }
+
+    /// Leaves the game screen: the computer stops, the game and its clock are saved.
+    ///
+    /// # Errors
+    /// `storage`.
+    pub fn leave(&self) -> Result<(), AppError> {
+        let now = self.now();
+        Ok(self.core().leave(now, unix_now())?)
+    }
+
+    /// A game as PGN text: the open one, or the saved game `id`.
+    ///
+    /// # Errors
+    /// `no_game`, `storage`.
+    pub fn export_pgn(&self, id: Option<i64>) -> Result<String, AppError> {
+        Ok(self.core().pgn(id, self.now(), &pgn_date(unix_now()))?)
+    }
+
+    /// Saves a game's PGN as a file in the export folder; returns the file's path.
+    ///
+    /// # Errors
+    /// `no_game`, `storage`, `write_failed`.
+    pub fn save_pgn(&self, id: Option<i64>) -> Result<String, AppError> {
+        let unix = unix_now();
+        let (text, game_id) = {
+            let core = self.core();
+            let text = core.pgn(id, self.now(), &pgn_date(unix))?;
+            (text, id.or_else(|| core.current(self.now()).map(|v| v.id)).unwrap_or(0))
+        };
+        let path = write_pgn(&self.export_dir, game_id, unix, &text)?;
+        Ok(path.display().to_string())
+    }
+
+    /// Every stored setting as a JSON object (the kept network seat, whose token is secret,
+    /// stays in the backend).
+    ///
+    /// # Errors
+    /// `storage`.
+    pub fn settings(&self) -> Result<serde_json::Map<String, serde_json::Value>, AppError> {
+        let settings = self.core().store().settings().map_err(CoreError::from)?;
+        Ok(settings.into_iter().filter(|(key, _)| key != SEAT_KEY).collect())
+    }
+
+    /// Stores one setting the UI may set.
+    ///
+    /// # Errors
+    /// `bad_setting` for an unknown key, `storage`.
+    pub fn set_setting(&self, key: &str, value: &serde_json::Value) -> Result<(), AppError> {
+        const KEYS: [&str; 7] =
+            ["theme", "sounds", "autoTurn", "animation", "timeControl", "language", "serverUrl"];
+        if !KEYS.contains(&key) {
+            return Err(AppError {
+                code: "bad_setting",
+                message: format!("unknown setting {key:?}"),
+            });
+        }
+        Ok(self.core().store().set_setting(key, value).map_err(CoreError::from)?)
+    }
+
+    /// The player's saved armies.
+    ///
+    /// # Errors
+    /// `storage`.
+    pub fn saved_armies(&self) -> Result<Vec<SavedArmy>, AppError> {
+        Ok(self.core().store().saved_armies().map_err(CoreError::from)?)
+    }
+
+    /// Saves `army` under `name` and returns the saved armies.
+    ///
+    /// # Errors
+    /// `bad_name` for an empty name, `storage`.
+    pub fn save_army(&self, name: &str, army: &Army) -> Result<Vec<SavedArmy>, AppError> {
+        let name = clean_name(name)?;
+        let core = self.core();
+        core.store().save_army(&name, army, unix_now()).map_err(CoreError::from)?;
+        Ok(core.store().saved_armies().map_err(CoreError::from)?)
+    }
+
+    /// Renames saved army `id` and returns the saved armies.
+    ///
+    /// # Errors
+    /// `bad_name` for an empty name, `storage`.
+    pub fn rename_army(&self, id: i64, name: &str) -> Result<Vec<SavedArmy>, AppError> {
+        let name = clean_name(name)?;
+        let core = self.core();
+        core.store().rename_army(id, &name).map_err(CoreError::from)?;
+        Ok(core.store().saved_armies().map_err(CoreError::from)?)
+    }
+
+    /// Deletes saved army `id` and returns the saved armies.
+    ///
+    /// # Errors
+    /// `storage`.
+    pub fn delete_army(&self, id: i64) -> Result<Vec<SavedArmy>, AppError> {
+        let core = self.core();
+        core.store().delete_army(id).map_err(CoreError::from)?;
+        Ok(core.store().saved_armies().map_err(CoreError::from)?)
+    }
+
+    /// The computer's loop (run it on a thread of its own; it returns when every sender is
+    /// gone): searches each request and hands `push` the view with its move, unless the request
+    /// was cancelled meanwhile (takeback, leaving, a new game).
+    pub fn run_computer(&self, receiver: &Receiver<ThinkRequest>, push: impl Fn(GameView)) {
+        // Made at the first request: its 16 MB table is not held by people who never play it.
+        let mut computer: Option<Computer> = None;
+        for request in receiver {
+            // A short pause so the reply does not land before the person's own move is drawn.
+            std::thread::sleep(Duration::from_millis(250));
+            if request.stop.load(Ordering::Relaxed) {
+                continue;
+            }
+            let computer = computer.get_or_insert_with(Computer::new);
+            let mv = computer.choose(&request.game, request.level, request.clock, &request.stop);
+            let now = self.now();
+            let answer = self.core().computer_moved(request.generation, mv, now, unix_now());
+            match answer {
+                Ok(Some(view)) => push(view),
+                Ok(None) => {}
+                Err(error) => eprintln!("the computer's move was refused: {error}"),
+            }
+        }
+    }
+
+    /// The clock's loop (run it on a thread of its own; it never returns): a few times a second,
+    /// hands `push_clock` the running clock or, when a flag falls, `push_game` the finished game.
+    pub fn run_ticker(&self, push_game: impl Fn(GameView), push_clock: impl Fn(ClockView)) {
+        loop {
+            std::thread::sleep(Duration::from_millis(200));
+            let now = self.now();
+            let mut core = self.core();
+            match core.tick(now, unix_now()) {
+                Ok(Some(view)) => push_game(view),
+                Ok(None) => {
+                    if let Some(clock) = core.running_clock(now) {
+                        push_clock(clock);
+                    }
+                }
+                Err(error) => eprintln!("the clock could not save the result: {error}"),
+            }
+        }
+    }
+}
+
+/// Writes `text` as `maharajah-<id>-<date>.pgn` in `dir` (created if missing).
+///
+/// # Errors
+/// `write_failed` when the folder or file cannot be written.
+pub fn write_pgn(dir: &Path, id: i64, unix: i64, text: &str) -> Result<PathBuf, AppError> {
+    let failed = |e: std::io::Error| AppError {
+        code: "write_failed",
+        message: format!("could not save the file: {e}"),
+    };
+    std::fs::create_dir_all(dir).map_err(failed)?;
+    let path = dir.join(format!("maharajah-{id}-{}.pgn", pgn_date(unix).replace('.', "-")));
+    std::fs::write(&path, text).map_err(failed)?;
+    Ok(path)
+}
+
+/// The start position of a custom game. The computer's army is built blind; in the rare case the
+/// two armies cannot start together (a king in check), it builds again, up to a few times.
+///
+/// # Errors
+/// `bad_start` naming the broken rules; `bad_army`.
+pub fn custom_start(
+    white: Option<Army>,
+    black: Option<Army>,
+    opponent: Opponent,
+    rng: &mut impl rand::Rng,
+) -> Result<Position, AppError> {
+    let tries = if matches!(opponent, Opponent::Computer { .. }) { 20 } else { 1 };
+    let mut last = Vec::new();
+    for _ in 0..tries {
+        let (w, b) = custom_armies(white.clone(), black.clone(), opponent, rng)?;
+        match army::start(&w, &b) {
+            Ok(position) => return Ok(position),
+            Err(problems) => last = problems,
+        }
+    }
+    Err(AppError {
+        code: "bad_start",
+        message: last.iter().map(|p| p.message.clone()).collect::<Vec<_>>().join("; "),
+    })
+}
+
+/// The two armies of a custom game: the computer's side built by the engine, the others given.
+///
+/// # Errors
+/// `bad_army` when a person's army is missing or the wrong colour.
+pub fn custom_armies(
+    white: Option<Army>,
+    black: Option<Army>,
+    opponent: Opponent,
+    rng: &mut impl rand::Rng,
+) -> Result<(Army, Army), AppError> {
+    let mut side = |color: Color, given: Option<Army>| match opponent {
+        Opponent::Computer { color: c, level } if c == color => {
+            Ok(build_army(color, Level::new(level), rng))
+        }
+        _ => given
+            .ok_or_else(|| BadArmy(format!("{color}'s army is missing")))
+            .and_then(|a| army_of(color, Some(&a)))
+            .map_err(AppError::from),
+    };
+    let white = side(Color::White, white)?;
+    Ok((white, side(Color::Black, black)?))
+}
+
+/// A saved army's name: trimmed, not empty, at most 40 characters.
+///
+/// # Errors
+/// `bad_name` when nothing is left after trimming.
+pub fn clean_name(name: &str) -> Result<String, AppError> {
+    let name: String = name.trim().chars().take(40).collect();
+    if name.is_empty() {
+        return Err(AppError { code: "bad_name", message: "the army needs a name".into() });
+    }
+    Ok(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::computer::Computer;
-    use crate::session::EndReason;
+    use crate::chess::session::EndReason;
+    use rand::SeedableRng;
 
     fn core() -> Core {
         Core::new(Store::in_memory().expect("sqlite in memory"))
@@ -631,5 +890,58 @@ mod tests {
     fn pgn_dates() {
         assert_eq!(pgn_date(0), "1970.01.01");
         assert_eq!(pgn_date(1_796_000_000), "2026.11.30");
+    }
+
+    #[test]
+    fn the_computer_builds_its_own_army_whatever_it_is_given() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let mine = Army::orthodox(Color::White);
+        let decoy = Army::orthodox(Color::Black);
+        let opponent = Opponent::Computer { color: Color::Black, level: 3 };
+        let (white, black) =
+            custom_armies(Some(mine.clone()), Some(decoy), opponent, &mut rng).expect("armies");
+        assert_eq!(white, mine);
+        assert!(black.validate().is_ok(), "the engine's army is legal");
+        let missing = custom_armies(None, None, opponent, &mut rng).expect_err("no White army");
+        assert_eq!(missing.code, "bad_army");
+        let wrong =
+            custom_armies(Some(Army::orthodox(Color::Black)), None, Opponent::Human, &mut rng)
+                .expect_err("wrong colour");
+        assert_eq!(wrong.code, "bad_army");
+    }
+
+    #[test]
+    fn a_custom_start_names_the_broken_rule() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+        let short = Army::new(Color::White);
+        let error = custom_start(
+            Some(short),
+            Some(Army::orthodox(Color::Black)),
+            Opponent::Human,
+            &mut rng,
+        )
+        .expect_err("nothing spent");
+        assert_eq!(
+            (error.code, error.message.as_str()),
+            ("bad_start", "White spends 0 of 39 points")
+        );
+        let vs = Opponent::Computer { color: Color::White, level: 8 };
+        let position = custom_start(None, Some(Army::orthodox(Color::Black)), vs, &mut rng)
+            .expect("the computer's army and mine start");
+        assert_eq!(position.turn(), Color::White);
+    }
+
+    #[test]
+    fn names_are_trimmed_and_not_empty() {
+        assert_eq!(clean_name("  ").expect_err("empty").code, "bad_name");
+        assert_eq!(clean_name(" Wall ").expect("fine"), "Wall");
+    }
+
+    #[test]
+    fn pgn_files_are_written_where_asked() {
+        let dir = std::env::temp_dir().join(format!("maharajah-export-{}", std::process::id()));
+        let path = write_pgn(&dir, 7, 0, "1. e4 *\n").expect("writes");
+        assert_eq!(path.file_name().and_then(|n| n.to_str()), Some("maharajah-7-1970-01-01.pgn"));
+        assert_eq!(std::fs::read_to_string(&path).expect("reads"), "1. e4 *\n");
     }
 }

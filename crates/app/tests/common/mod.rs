@@ -6,13 +6,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use maharajah_app::chaturaji::online::NetState;
+use maharajah_app::chaturaji::TableView;
+use maharajah_app::lan::{HostList, Lan, LanConfig, LanPush, LanStatus};
 use maharajah_chaturaji::{Phase, Seat};
-use maharajah_lib::chaturaji::TableView;
-use maharajah_lib::chaturaji_net::NetState;
-use maharajah_lib::lan::{HostList, Lan, LanConfig, LanPush, LanStatus};
 use tokio::sync::mpsc;
 
-#[path = "../../../crates/net/tests/namespaces/mod.rs"]
+#[path = "../../../net/tests/namespaces/mod.rs"]
 mod namespaces;
 // Not every test file uses all three (dead_code does not cover re-exports).
 #[allow(unused_imports)]

@@ -1,4 +1,4 @@
-//! A Chaturaji table hosted on this device over the Wi-Fi (issue #9: seats for 2–4 people on
+//! A Chaturaji table hosted on this device over the Wi-Fi (seats for 2–4 people on
 //! several devices).
 //!
 //! [`ChaturajiLan::host`] starts the server library embedded on an ephemeral port
@@ -24,9 +24,9 @@ use maharajah_net::host::{ws_url, LanServer};
 use maharajah_protocol::Variant;
 use serde::Serialize;
 
-use crate::chaturaji::TableView;
-use crate::chaturaji_net::NetState;
-use crate::commands::CommandError;
+use crate::chaturaji::online::NetState;
+use crate::chaturaji::view::TableView;
+use crate::error::AppError;
 use crate::lan::{clean_name, parse_room, Hosting, JoinTarget, Lan, LanConfig};
 use crate::multicast::{Hold, Use};
 
@@ -64,8 +64,8 @@ impl std::fmt::Debug for ChaturajiLan {
     }
 }
 
-fn error(code: &'static str, message: impl Into<String>) -> CommandError {
-    CommandError { code, message: message.into() }
+fn error(code: &'static str, message: impl Into<String>) -> AppError {
+    AppError { code, message: message.into() }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -121,7 +121,7 @@ impl ChaturajiLan {
         settings: Settings,
         net: &NetState,
         on_change: impl Fn(TableView) + Send + 'static,
-    ) -> Result<HostedTable, CommandError> {
+    ) -> Result<HostedTable, AppError> {
         let name = clean_name(name)?;
         let open = others(&settings);
         self.stop(net).await;
@@ -233,7 +233,7 @@ impl ChaturajiLan {
         target: &JoinTarget,
         net: &NetState,
         on_change: impl Fn(TableView) + Send + 'static,
-    ) -> Result<TableView, CommandError> {
+    ) -> Result<TableView, AppError> {
         let (address, room, chaturaji) = lan.resolve(target).await?;
         if matches!(target, JoinTarget::Host { .. }) && !chaturaji {
             return Err(error(
@@ -244,59 +244,5 @@ impl ChaturajiLan {
         let view = net.join(&ws_url(address), room.as_str(), on_change).await?;
         lan.stop_browsing().await;
         Ok(view)
-    }
-}
-
-/// The Chaturaji LAN commands the UI invokes (registered in the crate root).
-pub mod commands {
-    use tauri::State;
-
-    use super::{ChaturajiHosted, ChaturajiLan, HostedTable};
-    use crate::chaturaji::TableView;
-    use crate::chaturaji_net::{pusher, NetState};
-    use crate::commands::CommandError;
-    use crate::lan::{JoinTarget, Lan};
-
-    /// Hosts a Chaturaji table on this device's Wi-Fi and takes its first person seat.
-    ///
-    /// # Errors
-    /// As [`ChaturajiLan::host`]; `bad_settings` for unreadable settings.
-    #[tauri::command]
-    pub async fn chaturaji_lan_host<R: tauri::Runtime>(
-        app: tauri::AppHandle<R>,
-        hosting: State<'_, ChaturajiLan>,
-        net: State<'_, NetState>,
-        name: String,
-        settings: serde_json::Value,
-    ) -> Result<HostedTable, CommandError> {
-        let settings = serde_json::from_value(settings)
-            .map_err(|e| CommandError { code: "bad_settings", message: e.to_string() })?;
-        hosting.host(&name, settings, &net, pusher(app)).await
-    }
-
-    /// How to join the hosted table (null when not hosting).
-    ///
-    /// # Errors
-    /// Never.
-    #[tauri::command]
-    pub async fn chaturaji_lan_hosted(
-        hosting: State<'_, ChaturajiLan>,
-    ) -> Result<Option<ChaturajiHosted>, CommandError> {
-        Ok(hosting.hosted().await)
-    }
-
-    /// Joins a Chaturaji table from the LAN list, by address and room code, or by join code.
-    ///
-    /// # Errors
-    /// As [`ChaturajiLan::join`].
-    #[tauri::command]
-    pub async fn chaturaji_lan_join<R: tauri::Runtime>(
-        app: tauri::AppHandle<R>,
-        hosting: State<'_, ChaturajiLan>,
-        lan: State<'_, Lan>,
-        net: State<'_, NetState>,
-        target: JoinTarget,
-    ) -> Result<TableView, CommandError> {
-        hosting.join(&lan, &target, &net, pusher(app)).await
     }
 }

@@ -7,7 +7,7 @@
 //! delay, its move chosen off the lock (and off the UI thread). The table is saved to SQLite
 //! after every action and an unfinished table comes back after the app restarts.
 //!
-//! Commands (all answer a [`TableView`], errors are [`CommandError`]s): `chaturaji_new`,
+//! Commands (all answer a [`TableView`], errors are [`AppError`]s): `chaturaji_new`,
 //! `chaturaji_current`, `chaturaji_roll`, `chaturaji_move`, `chaturaji_end_turn`,
 //! `chaturaji_resign`, `chaturaji_leave`, `chaturaji_record`. Pushed event: `chaturaji` (a new
 //! [`TableView`] after a CPU action or a time-out).
@@ -17,19 +17,19 @@ use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crate::chaturaji::online::NetState;
+use crate::error::AppError;
+use crate::time::unix_now;
 use maharajah_chaturaji::cpu::{self, Level};
 use maharajah_chaturaji::settings::Player;
 use maharajah_chaturaji::{
-    Action, BySeat, DieClass, DieState, Event, Game, Move, Outcome, Phase, Record, RecordedGame,
-    Role, Seat, Settings, Square, Standing, Unusable,
+    Action, Event, Game, Move, Record, RecordedGame, Seat, Settings, Square,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rusqlite::{params, Connection, OptionalExtension};
-use serde::Serialize;
-use tauri::{Emitter, Manager};
 
-use crate::commands::{unix_now, CommandError};
+use crate::chaturaji::view::{table_view, TableView, ViewParts};
 
 /// How long a CPU seat waits before each of its actions, so people can follow it.
 pub const CPU_DELAY_MS: u64 = 450;
@@ -49,7 +49,7 @@ CREATE TABLE IF NOT EXISTS chaturaji_tables (
 );
 ";
 
-/// Why a table action was refused; becomes a [`CommandError`].
+/// Why a table action was refused; becomes a [`AppError`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableError {
     /// Stable code for the UI.
@@ -72,9 +72,9 @@ impl std::fmt::Display for TableError {
 
 impl std::error::Error for TableError {}
 
-impl From<TableError> for CommandError {
-    fn from(error: TableError) -> CommandError {
-        CommandError { code: error.code, message: error.message }
+impl From<TableError> for AppError {
+    fn from(error: TableError) -> AppError {
+        AppError { code: error.code, message: error.message }
     }
 }
 
@@ -86,94 +86,6 @@ impl From<rusqlite::Error> for TableError {
 
 fn rule_error(error: impl std::fmt::Display) -> TableError {
     TableError::new("illegal", error.to_string())
-}
-
-/// A piece on the board, for the UI.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct PieceView {
-    /// Where it stands.
-    pub square: Square,
-    /// Its seat.
-    pub seat: Seat,
-    /// Its kind.
-    pub role: Role,
-}
-
-/// A destination a die allows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct StepView {
-    /// From.
-    pub from: Square,
-    /// To.
-    pub to: Square,
-}
-
-/// One die of the turn: its face, what it allows, and whether (or why not) it can be used.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct DieView {
-    /// 0 or 1.
-    pub index: u8,
-    /// The face shown.
-    pub face: u8,
-    /// The class of piece it moves.
-    pub class: DieClass,
-    /// Unused, used, or discarded with a reason.
-    pub state: DieState,
-    /// Whether it can be played now.
-    pub usable: bool,
-    /// Why it cannot be played, if it is unused but unusable, or discarded.
-    pub reason: Option<Unusable>,
-    /// Every move it allows now.
-    pub moves: Vec<StepView>,
-}
-
-/// Everything the UI draws of a table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TableView {
-    /// The saved row (0 if storage is unavailable).
-    pub id: i64,
-    /// Grows with every action; the UI ignores older pushes.
-    pub version: u64,
-    /// The table settings (players included).
-    pub settings: Settings,
-    /// The dice seed: with the actions it replays the game.
-    pub seed: u64,
-    /// Actions so far (the record's length).
-    pub actions: usize,
-    /// The pieces on the board.
-    pub pieces: Vec<PieceView>,
-    /// Points per seat.
-    pub scores: BySeat<u32>,
-    /// Resigned seats.
-    pub resigned: BySeat<bool>,
-    /// Seats that no longer take turns (resigned or no pieces).
-    pub frozen: BySeat<bool>,
-    /// Seats with a king on the board.
-    pub kings: BySeat<bool>,
-    /// The seat to move.
-    pub to_move: Seat,
-    /// What the game waits for.
-    pub phase: Phase,
-    /// The round, from 1.
-    pub round: u32,
-    /// Consecutive turns without a capture.
-    pub turns_without_capture: u32,
-    /// The dice of the turn, once rolled.
-    pub dice: Option<Vec<DieView>>,
-    /// Whether the seat to move may end its turn now.
-    pub can_end_turn: bool,
-    /// Whether a CPU plays the seat to move (and the game is not over).
-    pub cpu_to_move: bool,
-    /// Milliseconds left of the time per turn, if the table has one.
-    pub time_left_ms: Option<u64>,
-    /// Recent events, oldest first.
-    pub log: Vec<Event>,
-    /// The current ranking (final once over).
-    pub standings: Vec<Standing>,
-    /// How the game ended.
-    pub outcome: Option<Outcome>,
-    /// For a network table: the room code, this device's seat and the seats' state.
-    pub remote: Option<RemoteView>,
 }
 
 /// The open table.
@@ -551,111 +463,6 @@ impl ChaturajiCore {
     }
 }
 
-/// What a [`TableView`] needs besides the game.
-#[derive(Debug, Clone)]
-pub struct ViewParts {
-    /// The table's id.
-    pub id: i64,
-    /// Its version.
-    pub version: u64,
-    /// The dice seed (0 when unknown).
-    pub seed: u64,
-    /// Steps played.
-    pub actions: usize,
-    /// Whether the CPU (not a person here) plays the seat to move.
-    pub cpu_to_move: bool,
-    /// Time left of the turn.
-    pub time_left_ms: Option<u64>,
-    /// Recent events.
-    pub log: Vec<Event>,
-    /// For a network table: the room and this device's seat.
-    pub remote: Option<RemoteView>,
-}
-
-/// A network table as this device sees it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RemoteView {
-    /// The room's access code (to share).
-    pub code: String,
-    /// This device's seat.
-    pub seat: Seat,
-    /// Whether the game has started (every person seat taken).
-    pub started: bool,
-    /// Per seat: a person's seat, taken, connected, played by the CPU now.
-    pub seats: Option<BySeat<maharajah_protocol::chaturaji::ChaturajiSeatView>>,
-    /// The link to the server is up.
-    pub connected: bool,
-}
-
-/// The view of `game` for the UI: pieces, dice with each die's moves or reason, scores.
-#[must_use]
-pub fn table_view(game: &Game, parts: ViewParts) -> TableView {
-    let settings = game.settings();
-    let board = game.board();
-    let legal = game.legal_moves();
-    let dice = game.dice().map(|dice| {
-        dice.iter()
-            .enumerate()
-            .map(|(i, d)| {
-                let index = i as u8;
-                // Equal classes: legal moves name die 0 only, but either die may be used.
-                let named =
-                    if i == 1 && dice[0].state == DieState::Unused && dice[0].class == d.class {
-                        0
-                    } else {
-                        index
-                    };
-                let usability = game.die_usability(index);
-                let reason = match (d.state, usability) {
-                    (DieState::Discarded(reason), _) => Some(reason),
-                    (_, Some(Err(reason))) => Some(reason),
-                    _ => None,
-                };
-                DieView {
-                    index,
-                    face: d.face,
-                    class: d.class,
-                    state: d.state,
-                    usable: matches!(usability, Some(Ok(()))),
-                    reason,
-                    moves: legal
-                        .iter()
-                        .filter(|m| m.die == named && d.state == DieState::Unused)
-                        .map(|m| StepView { from: m.from, to: m.to })
-                        .collect(),
-                }
-            })
-            .collect()
-    });
-    TableView {
-        id: parts.id,
-        version: parts.version,
-        settings: settings.clone(),
-        seed: parts.seed,
-        actions: parts.actions,
-        pieces: board
-            .pieces()
-            .map(|(square, p)| PieceView { square, seat: p.seat, role: p.role })
-            .collect(),
-        scores: game.scores(),
-        resigned: game.resigned(),
-        frozen: BySeat::from_fn(|s| game.is_frozen(s)),
-        kings: BySeat::from_fn(|s| board.has_king(s)),
-        to_move: game.to_move(),
-        phase: game.phase(),
-        round: game.round(),
-        turns_without_capture: game.turns_without_capture(),
-        dice,
-        can_end_turn: game.can_end_turn(),
-        cpu_to_move: parts.cpu_to_move,
-        time_left_ms: parts.time_left_ms,
-        log: parts.log,
-        standings: game.standings(),
-        outcome: game.outcome().cloned(),
-        remote: parts.remote,
-    }
-}
-
 /// The Tauri state around the core: the lock and the app's clock.
 #[derive(Debug)]
 pub struct ChaturajiState {
@@ -686,8 +493,10 @@ fn new_device_id() -> String {
     format!("device-{:032x}", rand::random::<u128>())
 }
 
-/// Registers the Chaturaji state on the app (saving into `database`) and starts its worker.
-pub fn setup<R: tauri::Runtime>(app: &tauri::App<R>, database: &Path) {
+/// Opens the local tables saved in `database` (in memory when it cannot be opened) and the
+/// network seat of this device (its id is kept with the tables). `None`: Chaturaji is unavailable.
+#[must_use]
+pub fn open(database: &Path) -> Option<(ChaturajiState, NetState)> {
     let core = ChaturajiCore::open(database, CPU_DELAY_MS).or_else(|error| {
         eprintln!("{error}; Chaturaji tables will not be kept after the app closes");
         ChaturajiCore::in_memory(CPU_DELAY_MS)
@@ -698,19 +507,20 @@ pub fn setup<R: tauri::Runtime>(app: &tauri::App<R>, database: &Path) {
                 eprintln!("{error}; this device gets a new id for network tables");
                 new_device_id()
             });
-            app.manage(crate::chaturaji_net::NetState::new(device));
-            app.manage(ChaturajiState::new(core));
-            spawn_worker(app.handle().clone());
+            Some((ChaturajiState::new(core), NetState::new(device)))
         }
-        Err(error) => eprintln!("Chaturaji is unavailable: {error}"),
+        Err(error) => {
+            eprintln!("Chaturaji is unavailable: {error}");
+            None
+        }
     }
 }
 
-/// The worker: a few times a second, plays due CPU steps and time-outs and pushes the new view.
-fn spawn_worker<R: tauri::Runtime>(handle: tauri::AppHandle<R>) {
-    std::thread::spawn(move || loop {
+/// The worker (run it on a thread of its own; it never returns): a few times a second, plays due
+/// CPU steps and time-outs and hands the new view to `push`.
+pub fn run_worker(state: &ChaturajiState, push: impl Fn(TableView)) {
+    loop {
         std::thread::sleep(Duration::from_millis(100));
-        let state = handle.state::<ChaturajiState>();
         let now = state.now();
         let tick = state.core().tick(now);
         let pushed = match tick {
@@ -723,99 +533,38 @@ fn spawn_worker<R: tauri::Runtime>(handle: tauri::AppHandle<R>) {
             Err(error) => Some(Err(error)),
         };
         match pushed {
-            Some(Ok(Some(view))) => {
-                let _ = handle.emit("chaturaji", view);
-            }
+            Some(Ok(Some(view))) => push(view),
             Some(Err(error)) => {
                 eprintln!("the Chaturaji table refused a CPU step: {error}");
                 std::thread::sleep(Duration::from_secs(1));
             }
             _ => {}
         }
-    });
+    }
 }
 
-fn parse_square(text: &str) -> Result<Square, CommandError> {
-    text.parse::<Square>().map_err(|e| CommandError { code: "bad_square", message: e.to_string() })
+/// A square named by the UI (`"d1"`).
+///
+/// # Errors
+/// `bad_square`.
+pub fn parse_square(text: &str) -> Result<Square, AppError> {
+    text.parse::<Square>().map_err(|e| AppError { code: "bad_square", message: e.to_string() })
 }
 
-/// Opens a new table. `settings` is any subset of the table settings (the rest take defaults).
-#[tauri::command]
-pub fn chaturaji_new(
-    state: tauri::State<'_, ChaturajiState>,
-    settings: serde_json::Value,
-) -> Result<TableView, CommandError> {
-    let settings: Settings = serde_json::from_value(settings)
-        .map_err(|e| CommandError { code: "bad_settings", message: e.to_string() })?;
-    let now = state.now();
-    Ok(state.core().new_table(settings, rand::random(), now)?)
-}
-
-/// The open table, or the newest unfinished saved one, or null.
-#[tauri::command]
-pub fn chaturaji_current(
-    state: tauri::State<'_, ChaturajiState>,
-) -> Result<Option<TableView>, CommandError> {
-    let now = state.now();
-    Ok(state.core().current(now)?)
-}
-
-/// The person to move rolls.
-#[tauri::command]
-pub fn chaturaji_roll(state: tauri::State<'_, ChaturajiState>) -> Result<TableView, CommandError> {
-    let now = state.now();
-    Ok(state.core().roll(now)?)
-}
-
-/// The person to move plays `from`→`to` (with `die`, or whichever die allows it).
-#[tauri::command]
-pub fn chaturaji_move(
-    state: tauri::State<'_, ChaturajiState>,
-    from: String,
-    to: String,
-    die: Option<u8>,
-) -> Result<TableView, CommandError> {
-    let (from, to) = (parse_square(&from)?, parse_square(&to)?);
-    let now = state.now();
-    Ok(state.core().play(from, to, die, now)?)
-}
-
-/// The person to move ends the turn.
-#[tauri::command]
-pub fn chaturaji_end_turn(
-    state: tauri::State<'_, ChaturajiState>,
-) -> Result<TableView, CommandError> {
-    let now = state.now();
-    Ok(state.core().end_turn(now)?)
-}
-
-/// A person's seat resigns.
-#[tauri::command]
-pub fn chaturaji_resign(
-    state: tauri::State<'_, ChaturajiState>,
-    seat: Seat,
-) -> Result<TableView, CommandError> {
-    let now = state.now();
-    Ok(state.core().resign(seat, now)?)
-}
-
-/// Closes the table (it stays saved).
-#[tauri::command]
-pub fn chaturaji_leave(state: tauri::State<'_, ChaturajiState>) -> Result<(), CommandError> {
-    state.core().leave();
-    Ok(())
-}
-
-/// The open table's record (settings, seed, actions) as JSON.
-#[tauri::command]
-pub fn chaturaji_record(state: tauri::State<'_, ChaturajiState>) -> Result<String, CommandError> {
-    Ok(state.core().record_json()?)
+/// Table settings sent by the UI: any subset of them (the rest take defaults).
+///
+/// # Errors
+/// `bad_settings` when they cannot be read.
+pub fn parse_settings(settings: serde_json::Value) -> Result<Settings, AppError> {
+    serde_json::from_value(settings)
+        .map_err(|e| AppError { code: "bad_settings", message: e.to_string() })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use maharajah_chaturaji::settings::{DiceUse, TurnTime};
+    use maharajah_chaturaji::Phase;
 
     fn sq(text: &str) -> Square {
         text.parse().expect("test squares are valid")

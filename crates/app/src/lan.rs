@@ -5,8 +5,8 @@
 //! [`Browser`] whose live list it pushes to the UI as hosts come and go (each with a verdict:
 //! compatible, or greyed with the reason), and joins a host from that list, by a typed
 //! `address:port` plus room code, or by the 18-character join code the host shows (also as a QR
-//! code of [`join_url`]). Pushed events go through a [`Sink`]: in the app, Tauri events
-//! `lan-hosts` and `lan-status` ([`emit_to`]).
+//! code of [`join_url`]). Pushed events go through a [`Sink`]: in the app, the shell emits them as
+//! the events `lan-hosts` and `lan-status`.
 //!
 //! Once seated (host or guest) the connection and its seat credentials are held in a
 //! [`LanGame`]; a watcher reports its state (`lan-status`): waiting for the guest, both seated,
@@ -38,9 +38,9 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use crate::commands::CommandError;
+use crate::chess::online::{NetPlay, NetView};
+use crate::error::AppError;
 use crate::multicast::{Hold, Use};
-use crate::netplay::{NetPlay, NetView};
 
 /// Environment variable shortening [`LanConfig::host_gone_after`] (milliseconds; end-to-end tests).
 pub const HOST_GONE_ENV: &str = "MAHARAJAH_LAN_HOST_GONE_MS";
@@ -279,17 +279,6 @@ pub enum LanPush {
 /// Where pushes go (the app: Tauri events; tests: a channel).
 pub type Sink = Arc<dyn Fn(LanPush) + Send + Sync>;
 
-/// A sink that emits `lan-hosts` / `lan-status` on `handle`.
-pub fn emit_to<R: tauri::Runtime>(handle: tauri::AppHandle<R>) -> Sink {
-    use tauri::Emitter;
-    Arc::new(move |push| {
-        let _ = match push {
-            LanPush::Hosts(list) => handle.emit("lan-hosts", list),
-            LanPush::Status(status) => handle.emit("lan-status", status),
-        };
-    })
-}
-
 /// How the guest names the host to join.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -377,12 +366,12 @@ impl std::fmt::Debug for Lan {
     }
 }
 
-fn error(code: &'static str, message: impl Into<String>) -> CommandError {
-    CommandError { code, message: message.into() }
+fn error(code: &'static str, message: impl Into<String>) -> AppError {
+    AppError { code, message: message.into() }
 }
 
 /// A [`NetError`] from joining, for people.
-fn join_error(address: SocketAddr, e: NetError) -> CommandError {
+fn join_error(address: SocketAddr, e: NetError) -> AppError {
     match e {
         NetError::Connect { reason, .. } => error(
             "lan_unreachable",
@@ -400,12 +389,12 @@ fn join_error(address: SocketAddr, e: NetError) -> CommandError {
     }
 }
 
-pub(crate) fn parse_room(text: &str) -> Result<AccessCode, CommandError> {
+pub(crate) fn parse_room(text: &str) -> Result<AccessCode, AppError> {
     text.parse::<AccessCode>()
         .map_err(|e| error("bad_room_code", format!("“{}” is not a room code: {e}", text.trim())))
 }
 
-fn parse_address(text: &str) -> Result<SocketAddr, CommandError> {
+fn parse_address(text: &str) -> Result<SocketAddr, AppError> {
     let text = text.trim();
     text.parse::<SocketAddr>().map_err(|_| {
         let hint = if text.parse::<IpAddr>().is_ok() { " (the port is missing)" } else { "" };
@@ -417,7 +406,7 @@ fn parse_address(text: &str) -> Result<SocketAddr, CommandError> {
 }
 
 /// The join code inside `text`: the code itself or a join link.
-fn parse_join_code(text: &str) -> Result<JoinCode, CommandError> {
+fn parse_join_code(text: &str) -> Result<JoinCode, AppError> {
     let text = text.trim();
     let code = text.strip_prefix(JOIN_URL_PREFIX).unwrap_or(text);
     code.parse::<JoinCode>().map_err(|e| error("bad_join_code", e.to_string()))
@@ -445,7 +434,7 @@ pub fn qr(text: &str) -> Option<QrView> {
     Some(QrView { size, modules })
 }
 
-pub(crate) fn clean_name(name: &str) -> Result<String, CommandError> {
+pub(crate) fn clean_name(name: &str) -> Result<String, AppError> {
     let name: String = name.chars().filter(|c| !c.is_control()).collect();
     let name = name.trim();
     if name.is_empty() {
@@ -478,7 +467,7 @@ impl Lan {
     ///
     /// # Errors
     /// `bad_name`; `lan_busy` while already in a LAN game; `lan_host` when the server cannot start.
-    pub async fn host(&self, request: HostRequest) -> Result<HostedView, CommandError> {
+    pub async fn host(&self, request: HostRequest) -> Result<HostedView, AppError> {
         let name = clean_name(&request.name)?;
         let mut inner = self.inner.lock().await;
         Lan::reap(&mut inner).await;
@@ -545,7 +534,7 @@ impl Lan {
     ///
     /// # Errors
     /// `lan_discovery` when the mDNS daemon cannot start.
-    pub async fn browse(&self) -> Result<HostList, CommandError> {
+    pub async fn browse(&self) -> Result<HostList, AppError> {
         let scope = self.config.scope;
         let mut inner = self.inner.lock().await;
         if let Some(b) = &inner.browsing {
@@ -596,7 +585,7 @@ impl Lan {
     pub async fn resolve(
         &self,
         target: &JoinTarget,
-    ) -> Result<(SocketAddr, AccessCode, bool), CommandError> {
+    ) -> Result<(SocketAddr, AccessCode, bool), AppError> {
         Ok(match target {
             JoinTarget::Address { address, room } => {
                 (parse_address(address)?, parse_room(room)?, false)
@@ -640,7 +629,7 @@ impl Lan {
     /// `bad_address`, `bad_room_code`, `bad_join_code` for bad input; `lan_unknown_host`,
     /// `lan_incompatible` for a list entry; `lan_chaturaji` for a Chaturaji table; `lan_unreachable`, `lan_no_room`, `lan_full`,
     /// `lan_version`, `lan` when the host refuses or cannot be reached; `lan_busy`.
-    pub async fn join(&self, target: JoinTarget) -> Result<LanStatus, CommandError> {
+    pub async fn join(&self, target: JoinTarget) -> Result<LanStatus, AppError> {
         let (address, room, chaturaji) = self.resolve(&target).await?;
         if chaturaji {
             return Err(error(
@@ -844,97 +833,6 @@ fn list(browsing: bool, searching: bool, hosts: &[HostInfo]) -> HostList {
         hosts.iter().filter(|h| h.open_seats > 0).map(HostView::from).collect();
     hosts.sort_by(|a, b| a.name.to_lowercase().cmp(&b.name.to_lowercase()).then(a.id.cmp(&b.id)));
     HostList { browsing, searching, hosts }
-}
-
-/// The LAN commands the UI invokes (registered in [`crate::builder`]).
-pub mod commands {
-    use tauri::State;
-
-    use super::{HostList, HostRequest, HostedView, JoinTarget, Lan, LanStatus};
-    use crate::commands::CommandError;
-    use crate::netplay::NetPlay;
-
-    /// Hosts a game on this device; the network game screen takes it over at once (its view
-    /// arrives as `net` events; the host card stays until a guest is seated).
-    ///
-    /// # Errors
-    /// As [`Lan::host`].
-    #[tauri::command]
-    pub async fn lan_host(
-        lan: State<'_, Lan>,
-        net: State<'_, NetPlay>,
-        request: HostRequest,
-    ) -> Result<HostedView, CommandError> {
-        let hosted = lan.host(request).await?;
-        lan.hand_over(&net).await;
-        Ok(hosted)
-    }
-
-    /// What the host's screen shows while hosting (null otherwise).
-    ///
-    /// # Errors
-    /// Never.
-    #[tauri::command]
-    pub async fn lan_hosted(lan: State<'_, Lan>) -> Result<Option<HostedView>, CommandError> {
-        Ok(lan.hosted().await)
-    }
-
-    /// Starts browsing; the list follows as `lan-hosts` events.
-    ///
-    /// # Errors
-    /// As [`Lan::browse`].
-    #[tauri::command]
-    pub async fn lan_browse(lan: State<'_, Lan>) -> Result<HostList, CommandError> {
-        lan.browse().await
-    }
-
-    /// Stops browsing.
-    ///
-    /// # Errors
-    /// Never.
-    #[tauri::command]
-    pub async fn lan_stop_browsing(lan: State<'_, Lan>) -> Result<(), CommandError> {
-        lan.stop_browsing().await;
-        Ok(())
-    }
-
-    /// Joins a host from the list, by address and room code, or by join code; the network game
-    /// screen takes the game over (`net` events, or `net_view`).
-    ///
-    /// # Errors
-    /// As [`Lan::join`].
-    #[tauri::command]
-    pub async fn lan_join(
-        lan: State<'_, Lan>,
-        net: State<'_, NetPlay>,
-        target: JoinTarget,
-    ) -> Result<LanStatus, CommandError> {
-        let status = lan.join(target).await?;
-        lan.hand_over(&net).await;
-        Ok(status)
-    }
-
-    /// The LAN game's state (null when not in one).
-    ///
-    /// # Errors
-    /// Never.
-    #[tauri::command]
-    pub async fn lan_status(lan: State<'_, Lan>) -> Result<Option<LanStatus>, CommandError> {
-        Ok(lan.status().await)
-    }
-
-    /// Leaves the LAN game (a host stops hosting), and closes it on the network game screen.
-    ///
-    /// # Errors
-    /// Never.
-    #[tauri::command]
-    pub async fn lan_leave(
-        lan: State<'_, Lan>,
-        net: State<'_, NetPlay>,
-    ) -> Result<(), CommandError> {
-        lan.leave_with(&net).await;
-        Ok(())
-    }
 }
 
 #[cfg(test)]

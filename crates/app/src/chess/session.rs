@@ -515,7 +515,7 @@ impl Session {
 
     /// `color` offers a draw; if the other side already offered one, the draw is agreed.
     /// Against the computer, `computer_accepts(game, computer's colour)` answers at once (the app
-    /// passes [`crate::computer::accepts_draw`], the computer's own search).
+    /// passes [`crate::chess::computer::accepts_draw`], the computer's own search).
     ///
     /// # Errors
     /// [`SessionError::Finished`] after the end.

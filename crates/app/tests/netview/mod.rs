@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use maharajah_lib::netplay::{NetUpdate, NetView};
+use maharajah_app::chess::online::{NetUpdate, NetView};
 use tokio::sync::mpsc;
 
 const WAIT: Duration = Duration::from_secs(20);

@@ -1,4 +1,4 @@
-//! A Chaturaji table hosted over the LAN (`maharajah_lib::chaturaji_lan`) inside a private network
+//! A Chaturaji table hosted over the LAN (`maharajah_app::chaturaji::lan`) inside a private network
 //! namespace (../shared/notes/lan-testing.md): one device hosts a table with two people and two
 //! CPU seats, another finds it in the live LAN list, joins it through the Chaturaji session, and
 //! both play to the end with every copy agreeing; the advertisement is withdrawn once the people
@@ -14,13 +14,13 @@ use std::time::Duration;
 
 use common::{in_namespace, lan, next_list, play_to_the_end, runtime, until};
 
+use maharajah_app::chaturaji::lan::{open_seats, ChaturajiLan};
+use maharajah_app::chaturaji::online::NetState;
+use maharajah_app::lan::{JoinTarget, LanConfig, LanPush, HOST_GONE_AFTER};
+use maharajah_app::multicast;
 use maharajah_chaturaji::cpu::Level;
 use maharajah_chaturaji::settings::Player;
 use maharajah_chaturaji::{Event, Seat, Settings};
-use maharajah_lib::chaturaji_lan::{open_seats, ChaturajiLan};
-use maharajah_lib::chaturaji_net::NetState;
-use maharajah_lib::lan::{JoinTarget, LanConfig, LanPush, HOST_GONE_AFTER};
-use maharajah_lib::multicast;
 use maharajah_net::JoinCode;
 
 fn started(net: &NetState) -> bool {

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 mod netview;
 
+use maharajah_app::chess::online::{Link, NetPlay, NetUpdate, NetView, SetupStage};
 use maharajah_engine::Army;
-use maharajah_lib::netplay::{Link, NetPlay, NetUpdate, NetView, SetupStage};
 use maharajah_net::setup::HiddenSetup;
 use maharajah_net::{ConnectOptions, Connection, NetEvent};
 use maharajah_protocol::{Color, Phase, RoomEvent, RoomOptions, TimeControl, Variant};
@@ -316,7 +316,7 @@ async fn a_seat_is_taken_back_after_the_app_was_closed() {
     again.play("c2c4").await.unwrap();
 
     // A token the server does not know is refused: the link ends and says why.
-    let forged = maharajah_lib::netplay::SavedSeat { token: "0".repeat(64), ..kept };
+    let forged = maharajah_app::chess::online::SavedSeat { token: "0".repeat(64), ..kept };
     let (third, mut views) = session();
     third.rejoin(&forged).await.unwrap();
     view_until(&mut views, "the refusal", |v| matches!(v.link, Link::Closed { .. })).await;

@@ -1,4 +1,4 @@
-//! The app's LAN play (`maharajah_lib::lan`) inside a private network namespace
+//! The app's LAN play (`maharajah_app::lan`) inside a private network namespace
 //! (../shared/notes/lan-testing.md): one `Lan` hosts, another browses the live list, joins from
 //! it, both hand their game to a `NetPlay` (the network game screen) and play; then the fallbacks (typed address, join code), bad input, an incompatible
 //! host greyed with its reason, and the host leaving for good as the guest sees it.
@@ -17,8 +17,8 @@ use common::{
     runtime, WAIT,
 };
 
-use maharajah_lib::lan::{HostRequest, JoinTarget, LanConfig, Phase, Role};
-use maharajah_lib::netplay::{NetPlay, NetUpdate, NetView};
+use maharajah_app::chess::online::{NetPlay, NetUpdate, NetView};
+use maharajah_app::lan::{HostRequest, JoinTarget, LanConfig, Phase, Role};
 use maharajah_net::netns;
 use maharajah_net::JoinCode;
 use maharajah_protocol::{Color, TimeControl, Variant};
@@ -399,8 +399,8 @@ fn two_devices_over_a_veth_pair_with_the_wifi_configuration() {
 /// no board shows before both are in, then both see the same start and play.
 #[test]
 fn hidden_setup_over_the_lan_through_the_game_session() {
+    use maharajah_app::chess::online::SetupStage;
     use maharajah_engine::Army;
-    use maharajah_lib::netplay::SetupStage;
     use maharajah_protocol::Phase as RoomPhase;
     in_namespace("hidden_setup_over_the_lan_through_the_game_session", || {
         runtime().block_on(async {

@@ -34,8 +34,10 @@ use maharajah_protocol::{
 use serde::Serialize;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::commands::CommandError;
-use crate::session::{GameView, Opponent, Session};
+use crate::chess::session::{GameView, Opponent, Session};
+use crate::error::AppError;
+use crate::error::CoreError;
+use crate::store::{Store, SEAT_KEY};
 
 /// The server address used when the setting is empty.
 pub const DEFAULT_SERVER_URL: &str = "ws://127.0.0.1:7878";
@@ -100,9 +102,9 @@ impl From<NetError> for NetPlayError {
     }
 }
 
-impl From<NetPlayError> for CommandError {
-    fn from(e: NetPlayError) -> CommandError {
-        CommandError { code: e.code(), message: e.to_string() }
+impl From<NetPlayError> for AppError {
+    fn from(e: NetPlayError) -> AppError {
+        AppError { code: e.code(), message: e.to_string() }
     }
 }
 
@@ -1086,199 +1088,44 @@ async fn ticker(net: NetPlay, generation: u64) {
     }
 }
 
-/// The Tauri commands of network play (registered in `lib.rs`).
-pub mod commands {
-    use maharajah_engine::Army;
-    use maharajah_protocol::{Color, RoomOptions, TimeControl, Variant};
-    use tauri::State;
+/// Keeps the seat of the open game on the device (or forgets it: `None`).
+///
+/// # Errors
+/// `storage`.
+pub fn keep_seat(store: &Store, seat: Option<SavedSeat>) -> Result<(), AppError> {
+    let value = seat.map_or(serde_json::Value::Null, |s| {
+        serde_json::to_value(s).unwrap_or(serde_json::Value::Null)
+    });
+    Ok(store.set_setting(SEAT_KEY, &value).map_err(CoreError::from)?)
+}
 
-    use super::{NetPlay, NetView, SavedSeat};
-    use crate::app::CoreError;
-    use crate::commands::{AppState, CommandError};
+/// The seat kept on the device, if any.
+///
+/// # Errors
+/// `storage`.
+pub fn kept_seat(store: &Store) -> Result<Option<SavedSeat>, AppError> {
+    let settings = store.settings().map_err(CoreError::from)?;
+    Ok(settings
+        .into_iter()
+        .find(|(k, _)| k == SEAT_KEY)
+        .and_then(|(_, v)| serde_json::from_value(v).ok()))
+}
 
-    /// The setting under which the seat of the open network game is kept.
-    pub const SEAT_KEY: &str = "netSeat";
+/// The room kept from before the app was closed: `{ url, code }` (the token stays here).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct KeptRoom {
+    /// The server's address.
+    pub url: String,
+    /// The room's code.
+    pub code: String,
+}
 
-    /// Keeps the seat of the open game on the device (or forgets it: `None`).
-    fn keep_seat(app: &AppState, seat: Option<SavedSeat>) -> Result<(), CommandError> {
-        let value = seat.map_or(serde_json::Value::Null, |s| {
-            serde_json::to_value(s).unwrap_or(serde_json::Value::Null)
-        });
-        Ok(app.core().store().set_setting(SEAT_KEY, &value).map_err(CoreError::from)?)
-    }
-
-    fn kept_seat(app: &AppState) -> Result<Option<SavedSeat>, CommandError> {
-        let settings = app.core().store().settings().map_err(CoreError::from)?;
-        Ok(settings
-            .into_iter()
-            .find(|(k, _)| k == SEAT_KEY)
-            .and_then(|(_, v)| serde_json::from_value(v).ok()))
-    }
-
-    /// The room kept from before the app was closed: `{ url, code }` (the token stays here).
-    #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-    pub struct KeptRoom {
-        /// The server's address.
-        pub url: String,
-        /// The room's code.
-        pub code: String,
-    }
-
-    /// The room this device held a seat in when the app was last closed, if any.
-    ///
-    /// # Errors
-    /// `storage`.
-    #[tauri::command]
-    pub fn net_kept(app: State<'_, AppState>) -> Result<Option<KeptRoom>, CommandError> {
-        Ok(kept_seat(&app)?.map(|s| KeptRoom { url: s.url, code: s.code }))
-    }
-
-    /// Takes back the kept seat (after the app was closed).
-    ///
-    /// # Errors
-    /// `no_game` when no seat is kept; `connect_failed`, `version_mismatch`, `storage`.
-    #[tauri::command]
-    pub async fn net_rejoin(
-        net: State<'_, NetPlay>,
-        app: State<'_, AppState>,
-    ) -> Result<NetView, CommandError> {
-        let seat = kept_seat(&app)?.ok_or(super::NetPlayError::NoGame)?;
-        Ok(net.rejoin(&seat).await?)
-    }
-
-    /// Connects to `url` and creates a room: `variant`, optional clock, hidden setup (Maharajah),
-    /// the creator's colour (`None`: drawn by the server).
-    ///
-    /// # Errors
-    /// `bad_url`, `connect_failed`, `version_mismatch`, `invalid_options`…
-    #[tauri::command]
-    pub async fn net_create(
-        net: State<'_, NetPlay>,
-        app: State<'_, AppState>,
-        url: String,
-        variant: Variant,
-        time_control: Option<TimeControl>,
-        hidden_setup: bool,
-        color: Option<Color>,
-    ) -> Result<NetView, CommandError> {
-        let options = RoomOptions { variant, time_control, hidden_setup, color };
-        let view = net.create(&url, options).await?;
-        keep_seat(&app, net.saved_seat())?;
-        Ok(view)
-    }
-
-    /// Connects to `url` and joins the room `code`.
-    ///
-    /// # Errors
-    /// `bad_code`, `bad_url`, `connect_failed`, `version_mismatch`, `room_not_found`, `room_full`.
-    #[tauri::command]
-    pub async fn net_join(
-        net: State<'_, NetPlay>,
-        app: State<'_, AppState>,
-        url: String,
-        code: String,
-    ) -> Result<NetView, CommandError> {
-        let view = net.join(&url, &code).await?;
-        keep_seat(&app, net.saved_seat())?;
-        Ok(view)
-    }
-
-    /// The open network game, if any.
-    ///
-    /// # Errors
-    /// Never fails.
-    #[tauri::command]
-    pub fn net_view(net: State<'_, NetPlay>) -> Result<Option<NetView>, CommandError> {
-        Ok(net.view())
-    }
-
-    /// Plays a move (UCI).
-    ///
-    /// # Errors
-    /// `illegal_move`, `not_your_turn`, `game_paused`, `game_over`, `no_game`…
-    #[tauri::command]
-    pub async fn net_move(net: State<'_, NetPlay>, mv: String) -> Result<NetView, CommandError> {
-        Ok(net.play(&mv).await?)
-    }
-
-    /// Uses our pause.
-    ///
-    /// # Errors
-    /// `pause_used`, `no_clock`, `no_game`…
-    #[tauri::command]
-    pub async fn net_pause(net: State<'_, NetPlay>) -> Result<NetView, CommandError> {
-        Ok(net.pause().await?)
-    }
-
-    /// Ends our pause early.
-    ///
-    /// # Errors
-    /// `not_paused`, `no_game`…
-    #[tauri::command]
-    pub async fn net_resume(net: State<'_, NetPlay>) -> Result<NetView, CommandError> {
-        Ok(net.resume().await?)
-    }
-
-    /// Resigns.
-    ///
-    /// # Errors
-    /// `game_over`, `no_game`…
-    #[tauri::command]
-    pub async fn net_resign(net: State<'_, NetPlay>) -> Result<NetView, CommandError> {
-        Ok(net.resign().await?)
-    }
-
-    /// Offers (or accepts) a draw.
-    ///
-    /// # Errors
-    /// `game_over`, `no_game`…
-    #[tauri::command]
-    pub async fn net_offer_draw(net: State<'_, NetPlay>) -> Result<NetView, CommandError> {
-        Ok(net.offer_draw().await?)
-    }
-
-    /// Declines the opponent's draw offer.
-    ///
-    /// # Errors
-    /// `no_draw`, `no_game`…
-    #[tauri::command]
-    pub async fn net_decline_draw(net: State<'_, NetPlay>) -> Result<NetView, CommandError> {
-        Ok(net.decline_draw().await?)
-    }
-
-    /// Claims a draw.
-    ///
-    /// # Errors
-    /// `no_draw`, `no_game`…
-    #[tauri::command]
-    pub async fn net_claim_draw(net: State<'_, NetPlay>) -> Result<NetView, CommandError> {
-        Ok(net.claim_draw().await?)
-    }
-
-    /// Hidden setup: locks in our army (commitment now, reveal when both are fixed).
-    ///
-    /// # Errors
-    /// `bad_army`, `wrong_phase`, `already_committed`, `no_game`…
-    #[tauri::command]
-    pub async fn net_lock_army(
-        net: State<'_, NetPlay>,
-        army: Army,
-    ) -> Result<NetView, CommandError> {
-        Ok(net.lock_army(&army).await?)
-    }
-
-    /// Leaves the network game (and forgets its kept seat).
-    ///
-    /// # Errors
-    /// `storage`.
-    #[tauri::command]
-    pub async fn net_leave(
-        net: State<'_, NetPlay>,
-        app: State<'_, AppState>,
-    ) -> Result<(), CommandError> {
-        net.leave().await;
-        keep_seat(&app, None)
-    }
+/// The room this device held a seat in when the app was last closed, if any.
+///
+/// # Errors
+/// `storage`.
+pub fn kept_room(store: &Store) -> Result<Option<KeptRoom>, AppError> {
+    Ok(kept_seat(store)?.map(|s| KeptRoom { url: s.url, code: s.code }))
 }
 
 #[cfg(test)]

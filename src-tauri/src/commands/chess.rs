@@ -1,0 +1,365 @@
+//! The chess commands: local games, saved games and settings, the army builder, the Learn board.
+//! Pushed events: `game` (a new `GameView` the UI did not ask for: the computer moved, a flag
+//! fell) and `clock` (the running clock, a few times a second).
+
+use maharajah_app::chess::army::{self, ArmyView, Problem, Reach};
+use maharajah_app::chess::local::{custom_start, AppState, StartInfo};
+use maharajah_app::chess::session::{BoardView, GameView, Opponent};
+use maharajah_app::clock::TimeControl;
+use maharajah_app::store::{GameSummary, SavedArmy};
+use maharajah_app::AppError;
+use maharajah_engine::{Army, Color, Role, Square, Variant};
+use serde::Serialize;
+use tauri::State;
+
+/// Versions shown in the About screen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Versions {
+    /// The app's version (the `maharajah` package).
+    pub app: String,
+    /// The rules engine's version (the `maharajah-engine` package).
+    pub engine: String,
+}
+
+/// Returns the app and engine versions.
+///
+/// # Errors
+/// Never fails today; the `Result` keeps every command's shape the same.
+#[tauri::command]
+pub fn versions() -> Result<Versions, AppError> {
+    Ok(Versions {
+        app: env!("CARGO_PKG_VERSION").to_owned(),
+        engine: maharajah_engine::VERSION.to_owned(),
+    })
+}
+
+/// What the start screen needs: the game "Continue" opens.
+///
+/// # Errors
+/// `storage` when the saved games cannot be read.
+#[tauri::command]
+pub fn start_info(state: State<'_, AppState>) -> Result<StartInfo, AppError> {
+    Ok(state.core().start_info()?)
+}
+
+/// Starts a new game of `variant` against `opponent`, with an optional clock.
+///
+/// # Errors
+/// `storage` when it cannot be saved.
+#[tauri::command]
+pub fn new_game(
+    state: State<'_, AppState>,
+    variant: Variant,
+    opponent: Opponent,
+    time_control: Option<TimeControl>,
+) -> Result<GameView, AppError> {
+    state.act(|core, now, unix| core.new_variant_game(variant, opponent, time_control, now, unix))
+}
+
+/// Opens a saved game (continue or look at it).
+///
+/// # Errors
+/// `storage` / `bad_import` when it cannot be loaded.
+#[tauri::command]
+pub fn open_game(state: State<'_, AppState>, id: i64) -> Result<GameView, AppError> {
+    state.act(|core, now, _| core.open(id, now))
+}
+
+/// The open game, if any.
+///
+/// # Errors
+/// Never fails; `None` when no game is open.
+#[tauri::command]
+pub fn current_game(state: State<'_, AppState>) -> Result<Option<GameView>, AppError> {
+    Ok(state.current())
+}
+
+/// Plays the person's move, given as UCI (`e2e4`, `e7e8q`) or SAN (`Nf3`).
+///
+/// # Errors
+/// `bad_move`, `illegal_move`, `game_over`, `not_your_turn`, `no_game`.
+#[tauri::command]
+pub fn play_move(state: State<'_, AppState>, mv: String) -> Result<GameView, AppError> {
+    state.act(|core, now, unix| core.play(&mv, now, unix))
+}
+
+/// The board after `ply` moves, for reviewing the move list.
+///
+/// # Errors
+/// `no_game`.
+#[tauri::command]
+pub fn review(state: State<'_, AppState>, ply: usize) -> Result<BoardView, AppError> {
+    Ok(state.core().review(ply)?)
+}
+
+/// Claims the draw that is claimable now.
+///
+/// # Errors
+/// `nothing_to_claim`, `game_over`, `no_game`.
+#[tauri::command]
+pub fn claim_draw(state: State<'_, AppState>) -> Result<GameView, AppError> {
+    state.act(|core, now, unix| core.claim_draw(now, unix))
+}
+
+/// Offers a draw (the computer answers after a short search, run off the UI's main thread; a
+/// friend accepts with `accept_draw`).
+///
+/// # Errors
+/// `game_over`, `no_game`.
+#[tauri::command(async)]
+pub fn offer_draw(state: State<'_, AppState>) -> Result<GameView, AppError> {
+    state.act(|core, now, unix| core.offer_draw(now, unix))
+}
+
+/// Accepts the standing draw offer.
+///
+/// # Errors
+/// `nothing_to_claim`, `no_game`.
+#[tauri::command]
+pub fn accept_draw(state: State<'_, AppState>) -> Result<GameView, AppError> {
+    state.act(|core, now, unix| core.accept_draw(now, unix))
+}
+
+/// The person resigns.
+///
+/// # Errors
+/// `game_over`, `no_game`.
+#[tauri::command]
+pub fn resign(state: State<'_, AppState>) -> Result<GameView, AppError> {
+    state.act(|core, now, unix| core.resign(now, unix))
+}
+
+/// Takes back the last move (and cancels the computer's thinking).
+///
+/// # Errors
+/// `nothing_to_take_back`, `game_over`, `no_game`.
+#[tauri::command]
+pub fn takeback(state: State<'_, AppState>) -> Result<GameView, AppError> {
+    state.act(|core, now, unix| core.takeback(now, unix))
+}
+
+/// A new game with the same opponent and clock (see `Core::rematch` for the start and colours).
+///
+/// # Errors
+/// `no_game`, `storage`.
+#[tauri::command]
+pub fn rematch(state: State<'_, AppState>) -> Result<GameView, AppError> {
+    state.act(|core, now, unix| core.rematch(now, unix, &mut rand::rng()))
+}
+
+/// Leaves the game screen: the computer stops, the game and its clock are saved.
+///
+/// # Errors
+/// `storage`.
+#[tauri::command]
+pub fn leave_game(state: State<'_, AppState>) -> Result<(), AppError> {
+    state.leave()
+}
+
+/// Saved games, newest first.
+///
+/// # Errors
+/// `storage`.
+#[tauri::command]
+pub fn history(state: State<'_, AppState>) -> Result<Vec<GameSummary>, AppError> {
+    Ok(state.core().history()?)
+}
+
+/// A game as PGN text: the open one, or the saved game `id`.
+///
+/// # Errors
+/// `no_game`, `storage`.
+#[tauri::command]
+pub fn export_pgn(state: State<'_, AppState>, id: Option<i64>) -> Result<String, AppError> {
+    state.export_pgn(id)
+}
+
+/// Saves a game's PGN as a file in the downloads folder; returns the file's path.
+///
+/// # Errors
+/// `no_game`, `storage`, `write_failed`.
+#[tauri::command]
+pub fn save_pgn(state: State<'_, AppState>, id: Option<i64>) -> Result<String, AppError> {
+    state.save_pgn(id)
+}
+
+/// Imports a PGN or FEN and opens it as a pass-and-play game.
+///
+/// # Errors
+/// `bad_import`, `storage`.
+#[tauri::command]
+pub fn import_game(state: State<'_, AppState>, text: String) -> Result<GameView, AppError> {
+    state.act(|core, now, unix| core.import(&text, now, unix))
+}
+
+/// Every stored setting as a JSON object.
+///
+/// # Errors
+/// `storage`.
+#[tauri::command]
+pub fn settings(
+    state: State<'_, AppState>,
+) -> Result<serde_json::Map<String, serde_json::Value>, AppError> {
+    state.settings()
+}
+
+/// Stores one setting.
+///
+/// # Errors
+/// `bad_setting` for an unknown key, `storage`.
+#[tauri::command]
+pub fn set_setting(
+    state: State<'_, AppState>,
+    key: String,
+    value: serde_json::Value,
+) -> Result<(), AppError> {
+    state.set_setting(&key, &value)
+}
+
+/// The builder's view of `army` (none: the empty army of `color`, its king alone).
+///
+/// # Errors
+/// `bad_army` when the army is the other colour's.
+#[tauri::command]
+pub fn army_view(color: Color, army: Option<Army>) -> Result<ArmyView, AppError> {
+    army::army_view(color, army)
+}
+
+/// Puts `role` on `square` of `army` (or clears it): the new army, or the same one with
+/// `refused` naming the rule that refuses the change.
+///
+/// # Errors
+/// `bad_army` when the army is the other colour's.
+#[tauri::command]
+pub fn army_place(
+    color: Color,
+    army: Option<Army>,
+    square: Square,
+    role: Option<Role>,
+) -> Result<ArmyView, AppError> {
+    army::army_place(color, army, square, role)
+}
+
+/// Moves the piece on `from` to `to` within `army`, refused like [`army_place`].
+///
+/// # Errors
+/// `bad_army` when the army is the other colour's.
+#[tauri::command]
+pub fn army_move(
+    color: Color,
+    army: Option<Army>,
+    from: Square,
+    to: Square,
+) -> Result<ArmyView, AppError> {
+    army::army_move(color, army, from, to)
+}
+
+/// A ready-made army for `color`: `orthodox`, `random` (a random legal army), `empty`, or
+/// `mirror` (the given army of the other side, mirrored).
+///
+/// # Errors
+/// `bad_army` for an unknown preset or a missing army to mirror.
+#[tauri::command]
+pub fn army_preset(
+    color: Color,
+    preset: String,
+    army: Option<Army>,
+) -> Result<ArmyView, AppError> {
+    army::army_preset(color, &preset, army, &mut rand::rng())
+}
+
+/// Start validation for two armies: every rule the position breaks (empty: it may start).
+///
+/// # Errors
+/// Never fails; the problems are the answer.
+#[tauri::command]
+pub fn start_check(white: Army, black: Army) -> Result<Vec<Problem>, AppError> {
+    Ok(army::start_check(&white, &black))
+}
+
+/// Starts a Maharajah game from built armies. Against the computer, the computer's side is built
+/// by the engine here, without looking at the person's army (any army given for it is ignored).
+///
+/// # Errors
+/// `bad_start` (naming the broken rules) when the position may not start; `bad_army`; `storage`.
+#[tauri::command]
+pub fn new_custom_game(
+    state: State<'_, AppState>,
+    white: Option<Army>,
+    black: Option<Army>,
+    opponent: Opponent,
+    time_control: Option<TimeControl>,
+) -> Result<GameView, AppError> {
+    let start = custom_start(white, black, opponent, &mut rand::rng())?;
+    state.act(|core, now, unix| core.new_game(start, opponent, time_control, now, unix))
+}
+
+/// The player's saved armies.
+///
+/// # Errors
+/// `storage`.
+#[tauri::command]
+pub fn saved_armies(state: State<'_, AppState>) -> Result<Vec<SavedArmy>, AppError> {
+    state.saved_armies()
+}
+
+/// Saves `army` under `name` and returns the saved armies.
+///
+/// # Errors
+/// `bad_name` for an empty name, `storage`.
+#[tauri::command]
+pub fn save_army(
+    state: State<'_, AppState>,
+    name: String,
+    army: Army,
+) -> Result<Vec<SavedArmy>, AppError> {
+    state.save_army(&name, &army)
+}
+
+/// Renames saved army `id` and returns the saved armies.
+///
+/// # Errors
+/// `bad_name` for an empty name, `storage`.
+#[tauri::command]
+pub fn rename_army(
+    state: State<'_, AppState>,
+    id: i64,
+    name: String,
+) -> Result<Vec<SavedArmy>, AppError> {
+    state.rename_army(id, &name)
+}
+
+/// Deletes saved army `id` and returns the saved armies.
+///
+/// # Errors
+/// `storage`.
+#[tauri::command]
+pub fn delete_army(state: State<'_, AppState>, id: i64) -> Result<Vec<SavedArmy>, AppError> {
+    state.delete_army(id)
+}
+
+/// The Learn board: every square `role` on `square` reaches with pieces on `blockers`.
+///
+/// # Errors
+/// Never fails.
+#[tauri::command]
+pub fn learn_reach(
+    role: Role,
+    square: Square,
+    blockers: Vec<Square>,
+) -> Result<Reach, AppError> {
+    Ok(army::reach(role, square, &blockers))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_the_packages_versions() {
+        let v = versions().expect("versions never fails");
+        assert_eq!(v.app, env!("CARGO_PKG_VERSION"));
+        assert_eq!(v.engine, maharajah_engine::VERSION);
+        assert!(!v.engine.is_empty());
+    }
+}
