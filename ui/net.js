@@ -33,12 +33,6 @@ export function createArgs(online) {
   };
 }
 
-/** The i18n key explaining a failed create or join, by the backend's error code. */
-export function onlineErrorKey(error) {
-  const known = ['bad_code', 'bad_url', 'room_not_found', 'room_full', 'version_mismatch', 'connect_failed', 'rate_limited'];
-  return error && known.includes(error.code) ? `online.error.${error.code}` : null;
-}
-
 const other = (color) => (color === 'white' ? 'black' : 'white');
 
 /**

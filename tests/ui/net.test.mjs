@@ -2,7 +2,8 @@
 // built from a NetView, the pause control and the error texts.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { createArgs, formatCountdown, netGame, newOnline, onlineErrorKey, pauseControl, reduceNet, serverUrlOf } from '../../ui/net.js';
+import { createArgs, formatCountdown, netGame, newOnline, pauseControl, reduceNet, serverUrlOf } from '../../ui/net.js';
+import { errorKey, errorText } from '../../ui/views/errors.js';
 import { announcement, initialState, isFlipped, reduce, tapDecision } from '../../ui/store.js';
 import { t as translate } from '../../ui/i18n.js';
 
@@ -88,12 +89,23 @@ test('the pause control: pause once, resume only one\'s own pause', () => {
 });
 
 test('join errors are named by code', () => {
-  assert.equal(onlineErrorKey({ code: 'room_full', message: '' }), 'online.error.room_full');
-  assert.equal(onlineErrorKey({ code: 'version_mismatch', message: '' }), 'online.error.version_mismatch');
-  assert.equal(onlineErrorKey({ code: 'internal', message: '' }), null);
+  assert.equal(errorKey({ code: 'room_full', message: '' }), 'error.room_full');
+  assert.equal(errorKey({ code: 'version_mismatch', message: '' }), 'error.version_mismatch');
+  assert.equal(errorKey({ code: 'internal', message: '' }), null);
   const state = reduceNet(initialState('en'), { type: 'online/error', error: { code: 'bad_code', message: 'x' } });
   assert.equal(state.online.error.code, 'bad_code');
   assert.equal(state.online.busy, false);
+});
+
+test('every view words an error from the one catalogue of codes, then the backend detail', () => {
+  const es = (key, params) => translate('es', key, params);
+  const en = (key, params) => translate('en', key, params);
+  const refused = { code: 'connect_failed', message: 'could not connect to ws://a:1' };
+  assert.equal(errorText(refused, es), 'No se pudo conectar: nadie responde en esa dirección. could not connect to ws://a:1');
+  // A Chaturaji code has its sentence too, in Spanish as in English.
+  assert.match(errorText({ code: 'cpu_seat', message: 'Blue is played by the CPU' }, es), /^Ese asiento lo juega la CPU\. /);
+  assert.equal(errorText({ code: 'internal', message: 'boom' }, en), 'boom');
+  assert.equal(errorText(null, en), '');
 });
 
 test('leaving returns to the screen the game came from', () => {

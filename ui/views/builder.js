@@ -5,6 +5,7 @@ import { h, screen } from './dom.js';
 import { pieceIcon } from '../pieces.js';
 import { PALETTE, visibleArmies } from '../store.js';
 import { renderPlainBoard, squareAtPoint } from './plainboard.js';
+import { errorText } from './errors.js';
 
 /** A refusal or start problem in the reader's language (the backend gives the rule and squares). */
 export function problemText(t, p) {
@@ -166,7 +167,7 @@ export function renderBuilder(state, { t, intent }) {
       build.problems.length
         ? h('div', { class: 'error', id: 'start-problems', role: 'alert' }, build.problems.map((p) => h('p', {}, problemText(t, p))))
         : null,
-      build.error ? h('p', { class: 'error', role: 'alert', id: 'build-error' }, build.error.message) : null,
+      build.error ? h('p', { class: 'error', role: 'alert', id: 'build-error' }, errorText(build.error, t)) : null,
       h('button', {
         type: 'button', class: 'action accent big', id: 'lock-in', disabled: !ready,
         onclick: () => intent({ type: 'build/lock' }),

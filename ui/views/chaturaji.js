@@ -10,6 +10,7 @@ import {
   CPU_LEVELS, SEATS, SYMBOLS, destinations, hostedFor, movable, personToMove, promotionMarks,
   screenDirection, sharedPlaces, squareAtCell, viewCell,
 } from '../chaturaji-store.js';
+import { errorText } from './errors.js';
 
 /** Seat inks: fill, outline, details. */
 const INK = {
@@ -115,7 +116,7 @@ function renderSetupPage(state, { t, intent }) {
     h('dl', { class: 'cj-fixed' },
       h('dt', {}, t('cj.setup.leave')), h('dd', {}, t('cj.setup.leave.value')),
       h('dt', {}, t('cj.setup.ties')), h('dd', {}, t('cj.setup.ties.value'))),
-    cj.error ? h('p', { class: 'error', role: 'alert', id: 'cj-error' }, errorText(cj.error, t)) : null,
+    cj.error ? h('p', { class: 'error', role: 'alert', id: 'cj-error' }, cjErrorText(cj.error, t)) : null,
     h('button', { type: 'button', class: 'action accent big', id: 'cj-start', onclick: () => intent({ type: 'chaturaji/start' }) }, t('cj.setup.start')),
     h('fieldset', { class: 'group cj-net', id: 'cj-net' },
       h('legend', {}, t('cj.net.title')),
@@ -165,9 +166,9 @@ function lanOptions(cj, ctx, typed) {
       h('button', { type: 'button', class: 'action', id: 'cj-lan-join-code', onclick: () => intent({ type: 'chaturaji/lan-join-code' }) }, t('cj.lan.joinWithCode'))));
 }
 
-function errorText(error, t) {
+function cjErrorText(error, t) {
   if (error.field) return t(`cj.error.${error.field}`);
-  return error.message;
+  return errorText(error, t);
 }
 
 // ----- the board -----------------------------------------------------------------------------
@@ -458,7 +459,7 @@ function renderTablePage(state, ctx) {
       h('div', { class: 'board-frame cj-frame' }, renderBoardSvg(state, ctx)),
       h('div', { class: 'cj-side' },
         diceBar(state, ctx),
-        cj.error ? h('p', { class: 'error', role: 'alert', id: 'cj-error' }, errorText(cj.error, t)) : null,
+        cj.error ? h('p', { class: 'error', role: 'alert', id: 'cj-error' }, cjErrorText(cj.error, t)) : null,
         scoreTable(state, ctx),
         logList(table, ctx),
         toggle('cj-turn-board', cj.turnBoard, t('cj.turnBoard'), null, () => intent({ type: 'chaturaji/turn-board' })),

@@ -4,6 +4,7 @@ import { h, screen } from './dom.js';
 import { renderBoard } from './board.js';
 import { pieceIcon, ROLE_BY_LETTER } from '../pieces.js';
 import { formatClock, isFlipped, plyLabels } from '../store.js';
+import { errorText } from './errors.js';
 
 function playerName(game, color, t) {
   if (game.opponent.kind === 'computer') {
@@ -187,7 +188,7 @@ export function renderGame(state, ctx) {
           ? h('p', { class: 'muted sides', id: 'side-statuses' },
             t('game.statuses', { white: t(`army.status.${game.statuses.white}`), black: t(`army.status.${game.statuses.black}`) }))
           : null,
-        state.ui.error ? h('p', { class: 'error', id: 'game-error', role: 'alert' }, state.ui.error.message) : null),
+        state.ui.error ? h('p', { class: 'error', id: 'game-error', role: 'alert' }, errorText(state.ui.error, t)) : null),
       h('div', { class: 'side-column' },
         offer,
         actions(state, ctx),

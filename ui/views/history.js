@@ -1,5 +1,6 @@
 // Saved games: the history list (tap to continue or look again) and importing a PGN or FEN.
 import { h, screen } from './dom.js';
+import { errorText } from './errors.js';
 
 function when(unix, language) {
   try {
@@ -33,6 +34,6 @@ export function renderHistory(state, { t, intent }) {
       h('label', { for: 'import-text' }, h('h2', {}, t('import.title'))),
       h('p', { class: 'muted' }, t('import.hint')),
       h('textarea', { id: 'import-text', rows: 5, spellcheck: 'false', oninput: (e) => intent({ type: 'import/text', text: e.target.value }) }, state.importText),
-      state.error ? h('p', { class: 'error', id: 'import-error', role: 'alert' }, state.error.message) : null,
+      state.error ? h('p', { class: 'error', id: 'import-error', role: 'alert' }, errorText(state.error, t)) : null,
       h('button', { type: 'submit', class: 'action accent', id: 'import-submit' }, t('import.submit'))));
 }

@@ -4,6 +4,7 @@ import { h, s, screen } from './dom.js';
 import { customTime, segmented } from './forms.js';
 import { TIME_CONTROLS } from '../store.js';
 import { LAN_COLORS, LAN_VARIANTS, shownHosts, statusKey } from '../lanstate.js';
+import { errorTitle } from './errors.js';
 
 const radios = (name, ...choice) => segmented({ group: `lan-${name}`, input: `lan-${name}` }, ...choice);
 
@@ -31,15 +32,12 @@ function statusLine(lan, t) {
     status.detail && status.phase !== 'host_left' ? h('p', { class: 'muted', id: 'lan-status-detail' }, status.detail) : null);
 }
 
-/** Error codes of the LAN commands that have a sentence of their own in the catalogues. */
-const ERROR_CODES = new Set(['bad_address', 'bad_room_code', 'bad_join_code', 'bad_name', 'lan_unreachable', 'lan_no_room', 'lan_full',
-  'lan_version', 'lan_incompatible', 'lan_unknown_host', 'lan_busy', 'lan_discovery', 'lan_host']);
-
 function errorLine(lan, t) {
   const error = lan.error;
   if (!error) return null;
+  const title = errorTitle(error, t);
   return h('div', { class: 'error', id: 'lan-error', role: 'alert' },
-    ERROR_CODES.has(error.code) ? h('p', { class: 'lan-error-title' }, t(`lan.error.${error.code}`)) : null,
+    title ? h('p', { class: 'lan-error-title' }, title) : null,
     h('p', { class: 'lan-error-detail' }, error.message));
 }
 

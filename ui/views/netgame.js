@@ -6,6 +6,7 @@ import { renderBoard } from './board.js';
 import { pieceIcon } from '../pieces.js';
 import { formatClock, isFlipped, plyLabels } from '../store.js';
 import { formatCountdown, pauseControl } from '../net.js';
+import { errorText } from './errors.js';
 
 function clockText(clock, color) {
   return clock ? formatClock(color === 'white' ? clock.white_ms : clock.black_ms) : null;
@@ -194,7 +195,7 @@ export function renderNetGame(state, ctx) {
         h('div', { class: 'board-frame' }, renderBoard(state, ctx)),
         playerStrip(state, bottom, t),
         status,
-        state.ui.error ? h('p', { class: 'error', id: 'game-error', role: 'alert' }, state.ui.error.message) : null),
+        state.ui.error ? h('p', { class: 'error', id: 'game-error', role: 'alert' }, errorText(state.ui.error, t)) : null),
       h('div', { class: 'side-column' },
         pauseBanner(net, ctx),
         drawBanner(net, ctx),

@@ -1,7 +1,8 @@
 // The Online screen: the server address (saved as a setting), create a room, or join one by code.
 import { h, screen } from './dom.js';
 import { segmented } from './forms.js';
-import { NET_COLORS, NET_TIME_CONTROLS, NET_VARIANTS, onlineErrorKey, serverUrlOf } from '../net.js';
+import { NET_COLORS, NET_TIME_CONTROLS, NET_VARIANTS, serverUrlOf } from '../net.js';
+import { errorText } from './errors.js';
 
 const radios = (name, ...choice) => segmented({ group: `online-${name}`, input: `online-${name}` }, ...choice);
 
@@ -9,7 +10,6 @@ export function renderOnline(state, { t, intent }) {
   const online = state.online;
   const change = (key) => (value) => intent({ type: 'online/change', key, value });
   const error = online.error;
-  const errorKey = onlineErrorKey(error);
   return screen('online', t('online.title'), t('nav.back'), () => intent({ type: 'back' }),
     h('p', { class: 'muted' }, t('online.intro')),
     state.net
@@ -25,7 +25,7 @@ export function renderOnline(state, { t, intent }) {
       })),
     error
       ? h('p', { class: 'error', id: 'online-error', role: 'alert', 'data-code': error.code },
-        errorKey ? t(errorKey, { message: error.message }) : error.message)
+        errorText(error, t))
       : null,
     online.busy ? h('p', { class: 'muted', id: 'online-busy', role: 'status' }, t('online.busy')) : null,
     h('section', { class: 'online-join', 'aria-labelledby': 'join-title' },

@@ -2,6 +2,7 @@
 import { h, screen } from './dom.js';
 import { customTime, segmented } from './forms.js';
 import { LEVELS, TIME_CONTROLS } from '../store.js';
+import { errorText } from './errors.js';
 
 const radios = (name, ...choice) => segmented({ group: `setup-${name}`, input: name }, ...choice);
 
@@ -27,6 +28,6 @@ export function renderSetup(state, { t, intent }) {
     setup.timeControl === 'custom'
       ? customTime('custom', setup, t, change)
       : null,
-    state.error ? h('p', { class: 'error', role: 'alert' }, state.error.message) : null,
+    state.error ? h('p', { class: 'error', role: 'alert' }, errorText(state.error, t)) : null,
     h('button', { type: 'button', class: 'action accent big', id: 'start-game', onclick: () => intent({ type: custom ? 'build/start' : 'start-game' }) }, t(custom ? 'setup.build' : 'setup.start')));
 }

@@ -367,31 +367,30 @@ impl std::fmt::Debug for Lan {
 }
 
 fn error(code: &'static str, message: impl Into<String>) -> AppError {
-    AppError { code, message: message.into() }
+    AppError::new(code, message)
 }
 
-/// A [`NetError`] from joining, for people.
+/// A [`NetError`] from joining: its one code ([`AppError::from`]), worded for the LAN.
 fn join_error(address: SocketAddr, e: NetError) -> AppError {
+    let mut error = AppError::from(e.clone());
     match e {
-        NetError::Connect { reason, .. } => error(
-            "lan_unreachable",
-            format!("No Maharajah host answers at {address} ({reason}). Check that both devices are on the same Wi-Fi and that the host is still hosting."),
-        ),
-        NetError::VersionMismatch(m) => error("lan_version", m),
-        NetError::Server { code: ErrorCode::RoomNotFound, .. } => error(
-            "lan_no_room",
-            format!("The host at {address} has no game with that room code (it may have stopped hosting)."),
-        ),
-        NetError::Server { code: ErrorCode::RoomFull, .. } => {
-            error("lan_full", "That game already has two players.")
+        NetError::Connect { reason, .. } => {
+            error.message = format!("No Maharajah host answers at {address} ({reason}). Check that both devices are on the same Wi-Fi and that the host is still hosting.");
         }
-        other => error("lan", other.to_string()),
+        NetError::Server { code: ErrorCode::RoomNotFound, .. } => {
+            error.message = format!("The host at {address} has no game with that room code (it may have stopped hosting).");
+        }
+        NetError::Server { code: ErrorCode::RoomFull, .. } => {
+            error.message = "That game already has two players.".into();
+        }
+        _ => {}
     }
+    error
 }
 
 pub(crate) fn parse_room(text: &str) -> Result<AccessCode, AppError> {
     text.parse::<AccessCode>()
-        .map_err(|e| error("bad_room_code", format!("“{}” is not a room code: {e}", text.trim())))
+        .map_err(|e| error("bad_code", format!("“{}” is not a room code: {e}", text.trim())))
 }
 
 fn parse_address(text: &str) -> Result<SocketAddr, AppError> {
@@ -581,7 +580,7 @@ impl Lan {
     /// table (known only for a list entry; false otherwise).
     ///
     /// # Errors
-    /// `bad_address`, `bad_room_code`, `bad_join_code`, `lan_unknown_host`, `lan_incompatible`.
+    /// `bad_address`, `bad_code`, `bad_join_code`, `lan_unknown_host`, `lan_incompatible`.
     pub async fn resolve(
         &self,
         target: &JoinTarget,
@@ -626,9 +625,10 @@ impl Lan {
     /// Joins a host; browsing stops.
     ///
     /// # Errors
-    /// `bad_address`, `bad_room_code`, `bad_join_code` for bad input; `lan_unknown_host`,
-    /// `lan_incompatible` for a list entry; `lan_chaturaji` for a Chaturaji table; `lan_unreachable`, `lan_no_room`, `lan_full`,
-    /// `lan_version`, `lan` when the host refuses or cannot be reached; `lan_busy`.
+    /// `bad_address`, `bad_code`, `bad_join_code` for bad input; `lan_unknown_host`,
+    /// `lan_incompatible` for a list entry; `lan_chaturaji` for a Chaturaji table;
+    /// `connect_failed`, `version_mismatch`, the host's refusal (`room_not_found`, `room_full`)
+    /// as for every network game; `lan_busy`.
     pub async fn join(&self, target: JoinTarget) -> Result<LanStatus, AppError> {
         let (address, room, chaturaji) = self.resolve(&target).await?;
         if chaturaji {

@@ -101,7 +101,7 @@ fn a_chaturaji_table_hosted_found_joined_and_played_over_the_lan() {
                 room: remote.code.clone(),
             };
             let full = hosting.join(&late_lan, &typed, &late_net, |_| {}).await;
-            assert_eq!(full.unwrap_err().code, "net_refused");
+            assert_eq!(full.unwrap_err().code, "room_full");
             let bad =
                 JoinTarget::Address { address: "127.0.0.1".into(), room: remote.code.clone() };
             assert_eq!(

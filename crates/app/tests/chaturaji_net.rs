@@ -41,14 +41,14 @@ async fn two_devices_and_two_cpus_share_a_network_table() {
     })
     .await;
     // Blue may not act on Red's turn; bad input is named.
-    assert_eq!(blue.roll().await.expect_err("not Blue's turn").code, "net_refused");
+    assert_eq!(blue.roll().await.expect_err("not Blue's turn").code, "not_your_turn");
     let other = NetState::new("device-other-app-00000003".into());
     let bad_url = other.join("http://nowhere", &remote.code, |_| {}).await;
     assert_eq!(bad_url.expect_err("bad url").code, "bad_url");
     let bad_code = other.join(&url, "0O!", |_| {}).await;
     assert_eq!(bad_code.expect_err("bad code").code, "bad_code");
     let full = other.join(&url, &remote.code, |_| {}).await;
-    assert_eq!(full.expect_err("no free seat").code, "net_refused");
+    assert_eq!(full.expect_err("no free seat").code, "room_full");
     // Play to the end: each device rolls on its turn and moves with the first die's move.
     play_to_the_end(&red, &blue).await;
     until("Blue sees the end", || blue.view().is_ok_and(|v| v.outcome.is_some())).await;

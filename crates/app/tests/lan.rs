@@ -163,13 +163,13 @@ fn fallbacks_bad_input_and_the_host_leaving_in_a_private_namespace() {
             assert!(e.message.contains("port is missing"), "{}", e.message);
             let e = bad(JoinTarget::Address { address: "127.0.0.1:1".into(), room: "AB0".into() })
                 .await;
-            assert_eq!(e.code, "bad_room_code");
+            assert_eq!(e.code, "bad_code");
             let e = bad(JoinTarget::Code { code: "not a code".into() }).await;
             assert_eq!(e.code, "bad_join_code");
             let e =
                 bad(JoinTarget::Address { address: "127.0.0.1:9".into(), room: "ABCD2345".into() })
                     .await;
-            assert_eq!(e.code, "lan_unreachable");
+            assert_eq!(e.code, "connect_failed");
             assert!(e.message.contains("127.0.0.1:9"), "{}", e.message);
             let e = host.host(request("  ", Variant::Chess, false)).await.unwrap_err();
             assert_eq!(e.code, "bad_name");
@@ -182,7 +182,7 @@ fn fallbacks_bad_input_and_the_host_leaving_in_a_private_namespace() {
                 room: "ZZZZZZZZ".into(),
             })
             .await;
-            assert_eq!(e.code, "lan_no_room");
+            assert_eq!(e.code, "room_not_found");
             let link = hosted.hosting.join_url.clone().unwrap();
             let joined = guest.join(JoinTarget::Code { code: link }).await.unwrap();
             assert_eq!(joined.seat, Color::Black);

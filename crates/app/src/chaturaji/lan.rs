@@ -65,7 +65,7 @@ impl std::fmt::Debug for ChaturajiLan {
 }
 
 fn error(code: &'static str, message: impl Into<String>) -> AppError {
-    AppError { code, message: message.into() }
+    AppError::new(code, message)
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -114,7 +114,7 @@ impl ChaturajiLan {
     ///
     /// # Errors
     /// `bad_name`; `lan_host` when the server cannot start or the table cannot be announced;
-    /// as [`NetState::create`] (`net_refused` for invalid settings).
+    /// as [`NetState::create`] (`invalid_options` for invalid settings).
     pub async fn host(
         &self,
         name: &str,
@@ -226,7 +226,7 @@ impl ChaturajiLan {
     ///
     /// # Errors
     /// As [`Lan::resolve`]; `lan_not_chaturaji` for a chess host's entry; as [`NetState::join`]
-    /// (`net_connect`, `net_refused` when the table is full or gone).
+    /// (`connect_failed`, `room_full` or `room_not_found` when the table is full or gone).
     pub async fn join(
         &self,
         lan: &Lan,

@@ -74,7 +74,7 @@ impl std::error::Error for TableError {}
 
 impl From<TableError> for AppError {
     fn from(error: TableError) -> AppError {
-        AppError { code: error.code, message: error.message }
+        AppError::new(error.code, error.message)
     }
 }
 
@@ -548,7 +548,7 @@ pub fn run_worker(state: &ChaturajiState, push: impl Fn(TableView)) {
 /// # Errors
 /// `bad_square`.
 pub fn parse_square(text: &str) -> Result<Square, AppError> {
-    text.parse::<Square>().map_err(|e| AppError { code: "bad_square", message: e.to_string() })
+    text.parse::<Square>().map_err(|e| AppError { code: "bad_square".into(), message: e.to_string() })
 }
 
 /// Table settings sent by the UI: any subset of them (the rest take defaults).
@@ -557,7 +557,7 @@ pub fn parse_square(text: &str) -> Result<Square, AppError> {
 /// `bad_settings` when they cannot be read.
 pub fn parse_settings(settings: serde_json::Value) -> Result<Settings, AppError> {
     serde_json::from_value(settings)
-        .map_err(|e| AppError { code: "bad_settings", message: e.to_string() })
+        .map_err(|e| AppError { code: "bad_settings".into(), message: e.to_string() })
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use maharajah_chaturaji::cpu::Level;
 use maharajah_chaturaji::{Event, Game, Move, Seat, Settings, Square};
 use maharajah_net::chaturaji::{ChaturajiClient, ChaturajiNetEvent, TableState};
-use maharajah_net::client::{ConnectOptions, NetError};
+use maharajah_net::client::ConnectOptions;
 use maharajah_protocol::chaturaji::{ChaturajiAction, ChaturajiEvent};
 use maharajah_protocol::AccessCode;
 
@@ -29,17 +29,6 @@ const LOG_LEN: usize = 24;
 /// Versions of network views grow across tables, so the UI never mistakes a new push for an old.
 static VERSION: AtomicU64 = AtomicU64::new(1);
 
-fn net_error(error: NetError) -> AppError {
-    let code = match &error {
-        NetError::Connect { .. } => "net_connect",
-        NetError::VersionMismatch(_) => "net_version",
-        NetError::Server { .. } => "net_refused",
-        NetError::Interrupted => "net_interrupted",
-        NetError::Closed => "net_closed",
-        _ => "net",
-    };
-    AppError { code, message: error.to_string() }
-}
 
 /// What the event task keeps besides the client's own table state.
 #[derive(Debug, Default)]
@@ -82,7 +71,7 @@ impl NetState {
 
     fn current(&self) -> Result<NetTable, AppError> {
         lock(&self.table).clone().ok_or_else(|| AppError {
-            code: "no_table",
+            code: "no_table".into(),
             message: "no network Chaturaji table is open".into(),
         })
     }
@@ -90,7 +79,7 @@ impl NetState {
     /// Connects to `url` and creates a table with `settings` (people seats 2–4, the others CPU).
     ///
     /// # Errors
-    /// `net_connect`, `net_refused` (e.g. invalid settings), `net_closed`.
+    /// `bad_url`, `connect_failed`, the server's refusal (`invalid_options`…), `closed`.
     pub async fn create(
         &self,
         url: &str,
@@ -98,14 +87,14 @@ impl NetState {
         on_change: impl Fn(TableView) + Send + 'static,
     ) -> Result<TableView, AppError> {
         let table = self.open(url, on_change).await?;
-        table.client.create_table(settings, Some(Level::Greedy)).await.map_err(net_error)?;
+        table.client.create_table(settings, Some(Level::Greedy)).await.map_err(AppError::from)?;
         Ok(view(&table))
     }
 
     /// Connects to `url` and takes a seat of the table `code` (or this device's seat back).
     ///
     /// # Errors
-    /// `bad_code`, `net_connect`, `net_refused` (`room_not_found`, `room_full`), `net_closed`.
+    /// `bad_code`, `connect_failed`, the server's refusal (`room_not_found`, `room_full`), `closed`.
     pub async fn join(
         &self,
         url: &str,
@@ -114,11 +103,11 @@ impl NetState {
     ) -> Result<TableView, AppError> {
         let code: AccessCode =
             code.trim().parse().map_err(|e: maharajah_protocol::AccessCodeError| AppError {
-                code: "bad_code",
+                code: "bad_code".into(),
                 message: e.to_string(),
             })?;
         let table = self.open(url, on_change).await?;
-        table.client.join_table(code).await.map_err(net_error)?;
+        table.client.join_table(code).await.map_err(AppError::from)?;
         Ok(view(&table))
     }
 
@@ -130,7 +119,7 @@ impl NetState {
         let url = url.trim();
         if !(url.starts_with("ws://") || url.starts_with("wss://")) {
             return Err(AppError {
-                code: "bad_url",
+                code: "bad_url".into(),
                 message: format!("{url:?} is not a server address (ws://host:port or wss://…)"),
             });
         }
@@ -138,7 +127,7 @@ impl NetState {
         let (client, mut events) =
             ChaturajiClient::connect(url, self.options.clone(), &self.device)
                 .await
-                .map_err(net_error)?;
+                .map_err(AppError::from)?;
         let shared = Arc::new(Mutex::new(Shared {
             version: VERSION.fetch_add(1, Ordering::Relaxed),
             connected: true,
@@ -187,14 +176,14 @@ impl NetState {
 
     async fn act(&self, action: ChaturajiAction) -> Result<TableView, AppError> {
         let table = self.current()?;
-        table.client.act(action).await.map_err(net_error)?;
+        table.client.act(action).await.map_err(AppError::from)?;
         Ok(view(&table))
     }
 
     /// Rolls for this device's seat.
     ///
     /// # Errors
-    /// `no_table`, `net_refused` (`not_your_turn`…), `net_closed`.
+    /// `no_table`, the server's refusal (`not_your_turn`…), `closed`.
     pub async fn roll(&self) -> Result<TableView, AppError> {
         self.act(ChaturajiAction::Roll).await
     }
@@ -220,7 +209,7 @@ impl NetState {
                     .map(|m| m.die)
             })
             .ok_or_else(|| AppError {
-                code: "illegal",
+                code: "illegal".into(),
                 message: format!("no die allows {from}-{to} now"),
             })?;
         self.act(ChaturajiAction::Move(Move { die, from, to })).await

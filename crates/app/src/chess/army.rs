@@ -137,7 +137,7 @@ impl std::error::Error for BadArmy {}
 
 impl From<BadArmy> for AppError {
     fn from(error: BadArmy) -> AppError {
-        AppError { code: "bad_army", message: error.to_string() }
+        AppError { code: "bad_army".into(), message: error.to_string() }
     }
 }
 

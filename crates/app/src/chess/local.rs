@@ -543,7 +543,7 @@ impl AppState {
             ["theme", "sounds", "autoTurn", "animation", "timeControl", "language", "serverUrl"];
         if !KEYS.contains(&key) {
             return Err(AppError {
-                code: "bad_setting",
+                code: "bad_setting".into(),
                 message: format!("unknown setting {key:?}"),
             });
         }
@@ -640,7 +640,7 @@ impl AppState {
 /// `write_failed` when the folder or file cannot be written.
 pub fn write_pgn(dir: &Path, id: i64, unix: i64, text: &str) -> Result<PathBuf, AppError> {
     let failed = |e: std::io::Error| AppError {
-        code: "write_failed",
+        code: "write_failed".into(),
         message: format!("could not save the file: {e}"),
     };
     std::fs::create_dir_all(dir).map_err(failed)?;
@@ -670,7 +670,7 @@ pub fn custom_start(
         }
     }
     Err(AppError {
-        code: "bad_start",
+        code: "bad_start".into(),
         message: last.iter().map(|p| p.message.clone()).collect::<Vec<_>>().join("; "),
     })
 }
@@ -705,7 +705,7 @@ pub fn custom_armies(
 pub fn clean_name(name: &str) -> Result<String, AppError> {
     let name: String = name.trim().chars().take(40).collect();
     if name.is_empty() {
-        return Err(AppError { code: "bad_name", message: "the army needs a name".into() });
+        return Err(AppError { code: "bad_name".into(), message: "the army needs a name".into() });
     }
     Ok(name)
 }
@@ -922,7 +922,7 @@ mod tests {
         )
         .expect_err("nothing spent");
         assert_eq!(
-            (error.code, error.message.as_str()),
+            (error.code.as_ref(), error.message.as_str()),
             ("bad_start", "White spends 0 of 39 points")
         );
         let vs = Opponent::Computer { color: Color::White, level: 8 };

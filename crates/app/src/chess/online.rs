@@ -21,6 +21,7 @@
 //! are the server's. The seat token stays in the connection, which reconnects with backoff and
 //! resyncs by itself; meanwhile the view's [`Link`] says `reconnecting`.
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -35,7 +36,7 @@ use serde::Serialize;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::chess::session::{GameView, Opponent, Session};
-use crate::error::AppError;
+use crate::error::{net_code, server_code, AppError};
 use crate::error::CoreError;
 use crate::store::{Store, SEAT_KEY};
 
@@ -61,25 +62,16 @@ pub enum NetPlayError {
 }
 
 impl NetPlayError {
-    /// The stable code the UI branches on: ours, or the server's error code (`room_full`…).
+    /// The stable code the UI branches on: ours, or the network's ([`crate::error::net_code`]).
     #[must_use]
-    pub fn code(&self) -> &'static str {
-        match self {
+    pub fn code(&self) -> Cow<'static, str> {
+        Cow::Borrowed(match self {
             NetPlayError::BadUrl(_) => "bad_url",
             NetPlayError::BadCode(_) => "bad_code",
             NetPlayError::BadArmy(_) => "bad_army",
             NetPlayError::NoGame => "no_game",
-            NetPlayError::Net(e) => match e {
-                NetError::Connect { .. } => "connect_failed",
-                NetError::VersionMismatch(_) => "version_mismatch",
-                NetError::Server { code, .. } => server_code(*code),
-                NetError::Protocol(_) => "protocol",
-                NetError::NotSeated => "not_seated",
-                NetError::AlreadySeated(_) => "already_seated",
-                NetError::Interrupted => "interrupted",
-                NetError::Closed => "closed",
-            },
-        }
+            NetPlayError::Net(e) => return net_code(e),
+        })
     }
 }
 
@@ -105,41 +97,6 @@ impl From<NetError> for NetPlayError {
 impl From<NetPlayError> for AppError {
     fn from(e: NetPlayError) -> AppError {
         AppError { code: e.code(), message: e.to_string() }
-    }
-}
-
-/// The protocol's error code as the UI's string.
-#[must_use]
-pub const fn server_code(code: ErrorCode) -> &'static str {
-    match code {
-        ErrorCode::VersionMismatch => "version_mismatch",
-        ErrorCode::HelloRequired => "hello_required",
-        ErrorCode::Malformed => "malformed",
-        ErrorCode::UnknownMessage => "unknown_message",
-        ErrorCode::FrameTooLarge => "frame_too_large",
-        ErrorCode::RateLimited => "rate_limited",
-        ErrorCode::RoomNotFound => "room_not_found",
-        ErrorCode::RoomFull => "room_full",
-        ErrorCode::Forbidden => "forbidden",
-        ErrorCode::NotSeated => "not_seated",
-        ErrorCode::WrongPhase => "wrong_phase",
-        ErrorCode::NotYourTurn => "not_your_turn",
-        ErrorCode::StalePly => "stale_ply",
-        ErrorCode::IllegalMove => "illegal_move",
-        ErrorCode::GamePaused => "game_paused",
-        ErrorCode::NoClock => "no_clock",
-        ErrorCode::PauseUsed => "pause_used",
-        ErrorCode::NotPaused => "not_paused",
-        ErrorCode::AlreadyCommitted => "already_committed",
-        ErrorCode::BadCommitment => "bad_commitment",
-        ErrorCode::CommitmentMismatch => "commitment_mismatch",
-        ErrorCode::InvalidArmy => "invalid_army",
-        ErrorCode::InvalidOptions => "invalid_options",
-        ErrorCode::GameOver => "game_over",
-        ErrorCode::NoDraw => "no_draw",
-        ErrorCode::Unavailable => "unavailable",
-        ErrorCode::ShuttingDown => "shutting_down",
-        ErrorCode::Internal => "internal",
     }
 }
 
@@ -280,7 +237,7 @@ pub enum SetupStage {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Notice {
     /// For programs.
-    pub code: &'static str,
+    pub code: Cow<'static, str>,
     /// For people.
     pub message: String,
 }
@@ -615,7 +572,7 @@ impl Live {
             Ok(None) => {}
             Err(e) => {
                 self.stage = SetupStage::Refused;
-                self.notice = Some(Notice { code: "reveal_refused", message: e.to_string() });
+                self.notice = Some(Notice { code: "reveal_refused".into(), message: e.to_string() });
                 return None;
             }
         }
@@ -838,7 +795,7 @@ impl NetPlay {
                     }
                     if let RoomEvent::SetupRejected { reason } = &event {
                         live.notice =
-                            Some(Notice { code: "setup_rejected", message: reason.clone() });
+                            Some(Notice { code: "setup_rejected".into(), message: reason.clone() });
                     }
                     reveal = live.observe_setup(Some(&event));
                 }
@@ -856,7 +813,7 @@ impl NetPlay {
                     live.notice = Some(Notice { code: server_code(code), message });
                 }
                 NetEvent::ProtocolViolation(m) => {
-                    live.notice = Some(Notice { code: "protocol", message: m });
+                    live.notice = Some(Notice { code: "protocol".into(), message: m });
                 }
                 NetEvent::Closed(reason) => {
                     let message = match reason {
@@ -880,10 +837,7 @@ impl NetPlay {
                 if let Err(e) = conn.reveal(&army, &nonce).await {
                     me.with_live(generation, |live| {
                         live.revision += 1;
-                        live.notice = Some(Notice {
-                            code: NetPlayError::Net(e.clone()).code(),
-                            message: e.to_string(),
-                        });
+                        live.notice = Some(Notice { code: net_code(&e), message: e.to_string() });
                     });
                     me.push();
                 }
