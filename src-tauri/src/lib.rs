@@ -11,30 +11,35 @@ mod android;
 pub mod commands;
 
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::Arc;
 
-use maharajah_app::chaturaji::{self, lan::ChaturajiLan, local::ChaturajiState};
-use maharajah_app::chess::local::{AppState, Core, ThinkRequest};
-use maharajah_app::chess::online::{NetPlay, NetUpdate};
-use maharajah_app::lan::{Lan, LanConfig, LanPush};
-use maharajah_app::store::{Store, StoreError};
-use tauri::{Emitter, Manager};
+use maharajah_app::lan::LanConfig;
+use maharajah_app::{App, Push, Sink};
+use tauri::{AppHandle, Emitter, Manager, Runtime};
 
 /// Environment variable naming the folder for saved games (tests use a temporary one).
 pub const DATA_DIR_ENV: &str = "MAHARAJAH_DATA_DIR";
 /// Environment variable naming the folder exported PGN files go to (default: Downloads).
 pub const EXPORT_DIR_ENV: &str = "MAHARAJAH_EXPORT_DIR";
 
+/// The app's pushes as Tauri events: the push's event name, its payload.
+struct Events<R: Runtime>(AppHandle<R>);
+
+impl<R: Runtime> Sink for Events<R> {
+    fn push(&self, push: Push) {
+        let _ = self.0.emit(push.event(), push);
+    }
+}
+
 /// Builds the Tauri application with every command registered.
 ///
 /// Separate from [`run`] so tests can drive the same command set on a mock runtime.
-pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
+pub fn builder<R: Runtime>() -> tauri::Builder<R> {
     let builder = tauri::Builder::<R>::new();
     #[cfg(target_os = "android")]
     let builder = builder.plugin(android::init());
     builder
         .setup(|app| {
-            let handle = app.handle().clone();
             let data_dir = std::env::var_os(DATA_DIR_ENV)
                 .map(PathBuf::from)
                 .or_else(|| app.path().app_data_dir().ok())
@@ -43,59 +48,15 @@ pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
                 .map(PathBuf::from)
                 .or_else(|| app.path().download_dir().ok())
                 .unwrap_or_else(|| data_dir.clone());
-            let database = data_dir.join("maharajah.sqlite");
-            let store = std::fs::create_dir_all(&data_dir)
-                .map_err(|e| StoreError(e.to_string()))
-                .and_then(|()| Store::open(&database))
-                .or_else(|error| {
-                    eprintln!("{error}; games will not be kept after the app closes");
-                    Store::in_memory()
-                })?;
-            let (sender, receiver) = mpsc::channel::<ThinkRequest>();
-            if let Some((tables, seat)) = chaturaji::local::open(&database) {
-                app.manage(seat);
-                app.manage(tables);
-                let handle = handle.clone();
-                std::thread::spawn(move || {
-                    let tables = handle.state::<ChaturajiState>();
-                    chaturaji::local::run_worker(&tables, |view| {
-                        let _ = handle.emit("chaturaji", view);
-                    });
-                });
-            }
-            app.manage(AppState::new(Core::new(store), sender, export_dir));
-            let emitter = handle.clone();
-            app.manage(NetPlay::new(move |update| {
-                let _ = match update {
-                    NetUpdate::View(view) => emitter.emit("net", view),
-                    NetUpdate::Tick(tick) => emitter.emit("net-clock", tick),
-                };
-            }));
-            let emitter = handle.clone();
-            let sink = std::sync::Arc::new(move |push: LanPush| {
-                let _ = match push {
-                    LanPush::Hosts(list) => emitter.emit("lan-hosts", list),
-                    LanPush::Status(status) => emitter.emit("lan-status", status),
-                };
-            });
-            app.manage(Lan::new(LanConfig::from_env(), sink));
-            app.manage(ChaturajiLan::new(LanConfig::from_env()));
-            let computer = handle.clone();
-            std::thread::spawn(move || {
-                computer.state::<AppState>().run_computer(&receiver, |view| {
-                    let _ = computer.emit("game", view);
-                });
-            });
-            std::thread::spawn(move || {
-                handle.state::<AppState>().run_ticker(
-                    |view| {
-                        let _ = handle.emit("game", view);
-                    },
-                    |clock| {
-                        let _ = handle.emit("clock", clock);
-                    },
-                );
-            });
+            let events = Arc::new(Events(app.handle().clone()));
+            let core = App::open(
+                &data_dir.join("maharajah.sqlite"),
+                &export_dir,
+                LanConfig::from_env(),
+                events,
+            )?;
+            core.start();
+            app.manage(core);
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![

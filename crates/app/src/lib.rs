@@ -1,17 +1,19 @@
 //! The Maharajah application core: everything the app does, without a window. A shell (the Tauri
-//! app in `src-tauri`) holds these services, forwards the UI's commands to them and emits what
-//! they push; tests drive them directly.
+//! app in `src-tauri`) opens one [`App`], forwards the UI's commands to it and delivers what it
+//! pushes through a [`Sink`]; tests drive the same services directly.
 //!
 //! Layout:
+//! - [`App`] (this file): the façade holding every service, and the threads that serve them.
 //! - [`chess`]: local games ([`chess::local`], [`chess::session`]), the army builder
 //!   ([`chess::army`]), the computer ([`chess::computer`]), network games ([`chess::online`]).
 //! - [`lan`]: two devices on one Wi-Fi: host, browse, join (the game itself is [`chess::online`]).
 //! - [`chaturaji`]: the local Chaturaji table, a seat of a network table, a table hosted over the
 //!   Wi-Fi, and the view the UI draws of each.
+//! - [`push`]: [`Push`], what the UI is told unasked, and the [`Sink`] it goes to.
 //! - [`clock`]: the Fischer clock with injected time.
 //! - [`store`]: saved games, armies and settings in SQLite.
 //! - [`multicast`]: counting the uses of Android's Wi-Fi multicast lock.
-//! - [`error`]: [`error::AppError`], `{ code, message }` as the UI receives it.
+//! - [`error`]: [`AppError`], `{ code, message }` as the UI receives it, with one vocabulary.
 //! - [`time`]: the wall clock's dates.
 
 pub mod chaturaji;
@@ -20,7 +22,250 @@ pub mod clock;
 pub mod error;
 pub mod lan;
 pub mod multicast;
+pub mod push;
 pub mod store;
 pub mod time;
 
+use std::path::Path;
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex, PoisonError};
+
 pub use error::AppError;
+pub use push::{Push, Sink};
+
+use chaturaji::lan::{ChaturajiHosted, ChaturajiLan, HostedTable};
+use chaturaji::local::ChaturajiState;
+use chaturaji::online::NetState;
+use chaturaji::TableView;
+use chess::local::{AppState, Core, ThinkRequest};
+use chess::online::{keep_seat, kept_room, kept_seat, KeptRoom, NetPlay, NetPlayError, NetView};
+use lan::{HostRequest, HostedView, JoinTarget, Lan, LanConfig, LanStatus};
+use maharajah_protocol::RoomOptions;
+use store::{Store, StoreError};
+
+/// The application: every service, one sink for their pushes. Cloning it is cheap (a handle).
+#[derive(Clone)]
+pub struct App(Arc<Services>);
+
+/// What an [`App`] holds (reached through the handle).
+pub struct Services {
+    /// Local chess: the open game, saved games, settings, armies, the computer's inbox.
+    pub chess: AppState,
+    /// The network game (online server or LAN host).
+    pub net: NetPlay,
+    /// Hosting, browsing and joining on the Wi-Fi.
+    pub lan: Lan,
+    /// The local Chaturaji table (`None` when its storage could not even be opened in memory).
+    pub tables: Option<ChaturajiState>,
+    /// This device's seat of a network Chaturaji table.
+    pub table_net: NetState,
+    /// The Chaturaji table this device hosts on the Wi-Fi.
+    pub table_lan: ChaturajiLan,
+    sink: Arc<dyn Sink>,
+    computer: Mutex<Option<Receiver<ThinkRequest>>>,
+}
+
+impl std::fmt::Debug for App {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("App").field("chess", &self.chess).finish_non_exhaustive()
+    }
+}
+
+impl std::ops::Deref for App {
+    type Target = Services;
+
+    fn deref(&self) -> &Services {
+        &self.0
+    }
+}
+
+impl App {
+    /// Opens the app on the SQLite file `database` (in memory, with a warning, when it cannot be
+    /// opened), saving exported PGN files in `export_dir`; every push goes to `sink`. Call
+    /// [`App::start`] to run its threads.
+    ///
+    /// # Errors
+    /// When not even an in-memory store can be opened.
+    pub fn open(
+        database: &Path,
+        export_dir: &Path,
+        lan: LanConfig,
+        sink: Arc<dyn Sink>,
+    ) -> Result<App, StoreError> {
+        let store = database
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .map_err(|e| StoreError(e.to_string()))
+            .and_then(|()| Store::open(database))
+            .or_else(|error| {
+                eprintln!("{error}; games will not be kept after the app closes");
+                Store::in_memory()
+            })?;
+        let (tables, table_net) = chaturaji::local::open(database);
+        let (sender, receiver) = mpsc::channel();
+        let net_sink = Arc::clone(&sink);
+        let lan_sink = Arc::clone(&sink);
+        Ok(App(Arc::new(Services {
+            chess: AppState::new(Core::new(store), sender, export_dir.to_owned()),
+            net: NetPlay::new(move |update| net_sink.push(update.into())),
+            lan: Lan::new(lan, Arc::new(move |push| lan_sink.push(push.into()))),
+            tables,
+            table_net,
+            table_lan: ChaturajiLan::new(lan),
+            sink,
+            computer: Mutex::new(Some(receiver)),
+        })))
+    }
+
+    /// Starts the app's threads: the computer, the local clock's ticks, the Chaturaji worker.
+    /// A second call starts nothing.
+    pub fn start(&self) {
+        let Some(receiver) = self.computer.lock().unwrap_or_else(PoisonError::into_inner).take()
+        else {
+            return;
+        };
+        let app = self.clone();
+        std::thread::spawn(move || {
+            app.chess.run_computer(&receiver, |view| app.sink.push(Push::Game(view)));
+        });
+        let app = self.clone();
+        std::thread::spawn(move || {
+            app.chess.run_ticker(
+                |view| app.sink.push(Push::Game(view)),
+                |clock| app.sink.push(Push::Clock(clock)),
+            );
+        });
+        if self.tables.is_some() {
+            let app = self.clone();
+            std::thread::spawn(move || {
+                if let Some(tables) = &app.tables {
+                    chaturaji::local::run_worker(tables, |view| {
+                        app.sink.push(Push::Chaturaji(Box::new(view)));
+                    });
+                }
+            });
+        }
+    }
+}
+
+impl Services {
+    /// The local Chaturaji table.
+    ///
+    /// # Errors
+    /// `unavailable` when its storage could not be opened.
+    pub fn tables(&self) -> Result<&ChaturajiState, AppError> {
+        self.tables
+            .as_ref()
+            .ok_or_else(|| AppError::new("unavailable", "Chaturaji is unavailable on this device"))
+    }
+
+    /// Where the views of a network Chaturaji table go (as `chaturaji` pushes).
+    pub fn table_push(&self) -> impl Fn(TableView) + Send + 'static {
+        let sink = Arc::clone(&self.sink);
+        move |view| sink.push(Push::Chaturaji(Box::new(view)))
+    }
+
+    /// The room this device held a seat in when the app was last closed, if any.
+    ///
+    /// # Errors
+    /// `storage`.
+    pub fn net_kept(&self) -> Result<Option<KeptRoom>, AppError> {
+        kept_room(self.chess.core().store())
+    }
+
+    /// Takes back the kept seat (after the app was closed).
+    ///
+    /// # Errors
+    /// `no_game` when no seat is kept; `connect_failed`, `version_mismatch`, `storage`.
+    pub async fn net_rejoin(&self) -> Result<NetView, AppError> {
+        let seat = kept_seat(self.chess.core().store())?.ok_or(NetPlayError::NoGame)?;
+        Ok(self.net.rejoin(&seat).await?)
+    }
+
+    /// Connects to `url`, creates a room with `options` and keeps its seat on the device.
+    ///
+    /// # Errors
+    /// `bad_url`, `connect_failed`, `version_mismatch`, `invalid_options`…, `storage`.
+    pub async fn net_create(&self, url: &str, options: RoomOptions) -> Result<NetView, AppError> {
+        let view = self.net.create(url, options).await?;
+        keep_seat(self.chess.core().store(), self.net.saved_seat())?;
+        Ok(view)
+    }
+
+    /// Connects to `url`, joins the room `code` and keeps its seat on the device.
+    ///
+    /// # Errors
+    /// `bad_code`, `bad_url`, `connect_failed`, `version_mismatch`, `room_not_found`,
+    /// `room_full`, `storage`.
+    pub async fn net_join(&self, url: &str, code: &str) -> Result<NetView, AppError> {
+        let view = self.net.join(url, code).await?;
+        keep_seat(self.chess.core().store(), self.net.saved_seat())?;
+        Ok(view)
+    }
+
+    /// Leaves the network game and forgets its kept seat.
+    ///
+    /// # Errors
+    /// `storage`.
+    pub async fn net_leave(&self) -> Result<(), AppError> {
+        self.net.leave().await;
+        keep_seat(self.chess.core().store(), None)
+    }
+
+    /// Hosts a game on this device; the network game takes it over at once.
+    ///
+    /// # Errors
+    /// As [`Lan::host`].
+    pub async fn lan_host(&self, request: HostRequest) -> Result<HostedView, AppError> {
+        let hosted = self.lan.host(request).await?;
+        self.lan.hand_over(&self.net).await;
+        Ok(hosted)
+    }
+
+    /// Joins a host; the network game takes the game over.
+    ///
+    /// # Errors
+    /// As [`Lan::join`].
+    pub async fn lan_join(&self, target: JoinTarget) -> Result<LanStatus, AppError> {
+        let status = self.lan.join(target).await?;
+        self.lan.hand_over(&self.net).await;
+        Ok(status)
+    }
+
+    /// Leaves the LAN game (a host stops hosting) and closes it on the network game screen.
+    pub async fn lan_leave(&self) {
+        self.lan.leave_with(&self.net).await;
+    }
+
+    /// Hosts a Chaturaji table on this device's Wi-Fi and takes its first person seat.
+    ///
+    /// # Errors
+    /// As [`ChaturajiLan::host`].
+    pub async fn table_lan_host(
+        &self,
+        name: &str,
+        settings: maharajah_chaturaji::Settings,
+    ) -> Result<HostedTable, AppError> {
+        self.table_lan.host(name, settings, &self.table_net, self.table_push()).await
+    }
+
+    /// How to join the hosted table (`None` when not hosting).
+    pub async fn table_lan_hosted(&self) -> Option<ChaturajiHosted> {
+        self.table_lan.hosted().await
+    }
+
+    /// Joins a Chaturaji table from the LAN list, by address and room code, or by join code.
+    ///
+    /// # Errors
+    /// As [`ChaturajiLan::join`].
+    pub async fn table_lan_join(&self, target: &JoinTarget) -> Result<TableView, AppError> {
+        self.table_lan.join(&self.lan, target, &self.table_net, self.table_push()).await
+    }
+
+    /// Closes the network table (the seat stays; the room's CPU plays it); a table this device
+    /// hosts on the Wi-Fi stops with it.
+    pub async fn table_net_leave(&self) {
+        self.table_lan.stop(&self.table_net).await;
+        self.table_net.leave().await;
+    }
+}

@@ -2,21 +2,13 @@
 //! a table hosted on this device's Wi-Fi. Every answer is a `TableView`; pushed event: `chaturaji`
 //! (a new view after a CPU action, a time-out or a room event).
 
-use maharajah_app::chaturaji::lan::{ChaturajiHosted, ChaturajiLan, HostedTable};
-use maharajah_app::chaturaji::local::{parse_settings, parse_square, ChaturajiState};
-use maharajah_app::chaturaji::online::NetState;
+use maharajah_app::chaturaji::lan::{ChaturajiHosted, HostedTable};
+use maharajah_app::chaturaji::local::{parse_settings, parse_square};
 use maharajah_app::chaturaji::TableView;
-use maharajah_app::lan::{JoinTarget, Lan};
-use maharajah_app::AppError;
+use maharajah_app::lan::JoinTarget;
+use maharajah_app::{App, AppError};
 use maharajah_chaturaji::Seat;
-use tauri::{AppHandle, Emitter, Runtime, State};
-
-/// Pushes each view of a network table as a `chaturaji` event.
-fn pusher<R: Runtime>(app: AppHandle<R>) -> impl Fn(TableView) + Send + 'static {
-    move |view| {
-        let _ = app.emit("chaturaji", view);
-    }
-}
+use tauri::State;
 
 /// Opens a new table. `settings` is any subset of the table settings (the rest take defaults).
 ///
@@ -24,12 +16,13 @@ fn pusher<R: Runtime>(app: AppHandle<R>) -> impl Fn(TableView) + Send + 'static 
 /// `bad_settings`, `storage`.
 #[tauri::command]
 pub fn chaturaji_new(
-    state: State<'_, ChaturajiState>,
+    app: State<'_, App>,
     settings: serde_json::Value,
 ) -> Result<TableView, AppError> {
     let settings = parse_settings(settings)?;
-    let now = state.now();
-    Ok(state.core().new_table(settings, rand::random(), now)?)
+    let tables = app.tables()?;
+    let now = tables.now();
+    Ok(tables.core().new_table(settings, rand::random(), now)?)
 }
 
 /// The open table, or the newest unfinished saved one, or null.
@@ -37,9 +30,10 @@ pub fn chaturaji_new(
 /// # Errors
 /// `storage`.
 #[tauri::command]
-pub fn chaturaji_current(state: State<'_, ChaturajiState>) -> Result<Option<TableView>, AppError> {
-    let now = state.now();
-    Ok(state.core().current(now)?)
+pub fn chaturaji_current(app: State<'_, App>) -> Result<Option<TableView>, AppError> {
+    let tables = app.tables()?;
+    let now = tables.now();
+    Ok(tables.core().current(now)?)
 }
 
 /// The person to move rolls.
@@ -47,9 +41,10 @@ pub fn chaturaji_current(state: State<'_, ChaturajiState>) -> Result<Option<Tabl
 /// # Errors
 /// As `ChaturajiCore::roll`: `no_table`, `cpu_seat`, `illegal`.
 #[tauri::command]
-pub fn chaturaji_roll(state: State<'_, ChaturajiState>) -> Result<TableView, AppError> {
-    let now = state.now();
-    Ok(state.core().roll(now)?)
+pub fn chaturaji_roll(app: State<'_, App>) -> Result<TableView, AppError> {
+    let tables = app.tables()?;
+    let now = tables.now();
+    Ok(tables.core().roll(now)?)
 }
 
 /// The person to move plays `from`→`to` (with `die`, or whichever die allows it).
@@ -58,14 +53,15 @@ pub fn chaturaji_roll(state: State<'_, ChaturajiState>) -> Result<TableView, App
 /// `bad_square`; `no_table`, `cpu_seat`, `illegal`.
 #[tauri::command]
 pub fn chaturaji_move(
-    state: State<'_, ChaturajiState>,
+    app: State<'_, App>,
     from: String,
     to: String,
     die: Option<u8>,
 ) -> Result<TableView, AppError> {
     let (from, to) = (parse_square(&from)?, parse_square(&to)?);
-    let now = state.now();
-    Ok(state.core().play(from, to, die, now)?)
+    let tables = app.tables()?;
+    let now = tables.now();
+    Ok(tables.core().play(from, to, die, now)?)
 }
 
 /// The person to move ends the turn.
@@ -73,9 +69,10 @@ pub fn chaturaji_move(
 /// # Errors
 /// `no_table`, `cpu_seat`, `illegal`.
 #[tauri::command]
-pub fn chaturaji_end_turn(state: State<'_, ChaturajiState>) -> Result<TableView, AppError> {
-    let now = state.now();
-    Ok(state.core().end_turn(now)?)
+pub fn chaturaji_end_turn(app: State<'_, App>) -> Result<TableView, AppError> {
+    let tables = app.tables()?;
+    let now = tables.now();
+    Ok(tables.core().end_turn(now)?)
 }
 
 /// A person's seat resigns.
@@ -84,11 +81,12 @@ pub fn chaturaji_end_turn(state: State<'_, ChaturajiState>) -> Result<TableView,
 /// `no_table`, `cpu_seat`, `illegal`.
 #[tauri::command]
 pub fn chaturaji_resign(
-    state: State<'_, ChaturajiState>,
+    app: State<'_, App>,
     seat: Seat,
 ) -> Result<TableView, AppError> {
-    let now = state.now();
-    Ok(state.core().resign(seat, now)?)
+    let tables = app.tables()?;
+    let now = tables.now();
+    Ok(tables.core().resign(seat, now)?)
 }
 
 /// Closes the table (it stays saved).
@@ -96,8 +94,8 @@ pub fn chaturaji_resign(
 /// # Errors
 /// Never.
 #[tauri::command]
-pub fn chaturaji_leave(state: State<'_, ChaturajiState>) -> Result<(), AppError> {
-    state.core().leave();
+pub fn chaturaji_leave(app: State<'_, App>) -> Result<(), AppError> {
+    app.tables()?.core().leave();
     Ok(())
 }
 
@@ -106,77 +104,75 @@ pub fn chaturaji_leave(state: State<'_, ChaturajiState>) -> Result<(), AppError>
 /// # Errors
 /// `no_table`.
 #[tauri::command]
-pub fn chaturaji_record(state: State<'_, ChaturajiState>) -> Result<String, AppError> {
-    Ok(state.core().record_json()?)
+pub fn chaturaji_record(app: State<'_, App>) -> Result<String, AppError> {
+    Ok(app.tables()?.core().record_json()?)
 }
 
 /// Creates a network table on the server at `url` and takes its first person seat.
 ///
 /// # Errors
-/// `bad_settings`; as [`NetState::create`].
+/// `bad_settings`; as `NetState::create`.
 #[tauri::command]
-pub async fn chaturaji_net_create<R: Runtime>(
-    app: AppHandle<R>,
-    state: State<'_, NetState>,
+pub async fn chaturaji_net_create(
+    app: State<'_, App>,
     url: String,
     settings: serde_json::Value,
 ) -> Result<TableView, AppError> {
-    state.create(&url, parse_settings(settings)?, pusher(app)).await
+    app.table_net.create(&url, parse_settings(settings)?, app.table_push()).await
 }
 
 /// Joins the network table `code` on the server at `url`.
 ///
 /// # Errors
-/// As [`NetState::join`].
+/// As `NetState::join`.
 #[tauri::command]
-pub async fn chaturaji_net_join<R: Runtime>(
-    app: AppHandle<R>,
-    state: State<'_, NetState>,
+pub async fn chaturaji_net_join(
+    app: State<'_, App>,
     url: String,
     code: String,
 ) -> Result<TableView, AppError> {
-    state.join(&url, &code, pusher(app)).await
+    app.table_net.join(&url, &code, app.table_push()).await
 }
 
 /// Rolls for this device's seat.
 ///
 /// # Errors
-/// As [`NetState::roll`].
+/// As `NetState::roll`.
 #[tauri::command]
-pub async fn chaturaji_net_roll(state: State<'_, NetState>) -> Result<TableView, AppError> {
-    state.roll().await
+pub async fn chaturaji_net_roll(app: State<'_, App>) -> Result<TableView, AppError> {
+    app.table_net.roll().await
 }
 
 /// Moves a piece for this device's seat.
 ///
 /// # Errors
-/// `bad_square`; as [`NetState::play`].
+/// `bad_square`; as `NetState::play`.
 #[tauri::command]
 pub async fn chaturaji_net_move(
-    state: State<'_, NetState>,
+    app: State<'_, App>,
     from: String,
     to: String,
     die: Option<u8>,
 ) -> Result<TableView, AppError> {
-    state.play(parse_square(&from)?, parse_square(&to)?, die).await
+    app.table_net.play(parse_square(&from)?, parse_square(&to)?, die).await
 }
 
 /// Ends this device's turn.
 ///
 /// # Errors
-/// As [`NetState::end_turn`].
+/// As `NetState::end_turn`.
 #[tauri::command]
-pub async fn chaturaji_net_end_turn(state: State<'_, NetState>) -> Result<TableView, AppError> {
-    state.end_turn().await
+pub async fn chaturaji_net_end_turn(app: State<'_, App>) -> Result<TableView, AppError> {
+    app.table_net.end_turn().await
 }
 
 /// Resigns this device's seat.
 ///
 /// # Errors
-/// As [`NetState::resign`].
+/// As `NetState::resign`.
 #[tauri::command]
-pub async fn chaturaji_net_resign(state: State<'_, NetState>) -> Result<TableView, AppError> {
-    state.resign().await
+pub async fn chaturaji_net_resign(app: State<'_, App>) -> Result<TableView, AppError> {
+    app.table_net.resign().await
 }
 
 /// The network table's view.
@@ -184,8 +180,8 @@ pub async fn chaturaji_net_resign(state: State<'_, NetState>) -> Result<TableVie
 /// # Errors
 /// `no_table`.
 #[tauri::command]
-pub fn chaturaji_net_view(state: State<'_, NetState>) -> Result<TableView, AppError> {
-    state.view()
+pub fn chaturaji_net_view(app: State<'_, App>) -> Result<TableView, AppError> {
+    app.table_net.view()
 }
 
 /// Closes the network table (the seat stays; the room's CPU plays it). A table this device hosts
@@ -194,28 +190,22 @@ pub fn chaturaji_net_view(state: State<'_, NetState>) -> Result<TableView, AppEr
 /// # Errors
 /// Never.
 #[tauri::command]
-pub async fn chaturaji_net_leave(
-    state: State<'_, NetState>,
-    hosting: State<'_, ChaturajiLan>,
-) -> Result<(), AppError> {
-    hosting.stop(&state).await;
-    state.leave().await;
+pub async fn chaturaji_net_leave(app: State<'_, App>) -> Result<(), AppError> {
+    app.table_net_leave().await;
     Ok(())
 }
 
 /// Hosts a Chaturaji table on this device's Wi-Fi and takes its first person seat.
 ///
 /// # Errors
-/// As [`ChaturajiLan::host`]; `bad_settings` for unreadable settings.
+/// As `ChaturajiLan::host`; `bad_settings` for unreadable settings.
 #[tauri::command]
-pub async fn chaturaji_lan_host<R: Runtime>(
-    app: AppHandle<R>,
-    hosting: State<'_, ChaturajiLan>,
-    net: State<'_, NetState>,
+pub async fn chaturaji_lan_host(
+    app: State<'_, App>,
     name: String,
     settings: serde_json::Value,
 ) -> Result<HostedTable, AppError> {
-    hosting.host(&name, parse_settings(settings)?, &net, pusher(app)).await
+    app.table_lan_host(&name, parse_settings(settings)?).await
 }
 
 /// How to join the hosted table (null when not hosting).
@@ -224,22 +214,19 @@ pub async fn chaturaji_lan_host<R: Runtime>(
 /// Never.
 #[tauri::command]
 pub async fn chaturaji_lan_hosted(
-    hosting: State<'_, ChaturajiLan>,
+    app: State<'_, App>,
 ) -> Result<Option<ChaturajiHosted>, AppError> {
-    Ok(hosting.hosted().await)
+    Ok(app.table_lan_hosted().await)
 }
 
 /// Joins a Chaturaji table from the LAN list, by address and room code, or by join code.
 ///
 /// # Errors
-/// As [`ChaturajiLan::join`].
+/// As `ChaturajiLan::join`.
 #[tauri::command]
-pub async fn chaturaji_lan_join<R: Runtime>(
-    app: AppHandle<R>,
-    hosting: State<'_, ChaturajiLan>,
-    lan: State<'_, Lan>,
-    net: State<'_, NetState>,
+pub async fn chaturaji_lan_join(
+    app: State<'_, App>,
     target: JoinTarget,
 ) -> Result<TableView, AppError> {
-    hosting.join(&lan, &target, &net, pusher(app)).await
+    app.table_lan_join(&target).await
 }

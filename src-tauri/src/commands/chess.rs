@@ -3,11 +3,11 @@
 //! fell) and `clock` (the running clock, a few times a second).
 
 use maharajah_app::chess::army::{self, ArmyView, Problem, Reach};
-use maharajah_app::chess::local::{custom_start, AppState, StartInfo};
+use maharajah_app::chess::local::{custom_start, StartInfo};
 use maharajah_app::chess::session::{BoardView, GameView, Opponent};
 use maharajah_app::clock::TimeControl;
 use maharajah_app::store::{GameSummary, SavedArmy};
-use maharajah_app::AppError;
+use maharajah_app::{App, AppError};
 use maharajah_engine::{Army, Color, Role, Square, Variant};
 use serde::Serialize;
 use tauri::State;
@@ -38,8 +38,8 @@ pub fn versions() -> Result<Versions, AppError> {
 /// # Errors
 /// `storage` when the saved games cannot be read.
 #[tauri::command]
-pub fn start_info(state: State<'_, AppState>) -> Result<StartInfo, AppError> {
-    Ok(state.core().start_info()?)
+pub fn start_info(app: State<'_, App>) -> Result<StartInfo, AppError> {
+    Ok(app.chess.core().start_info()?)
 }
 
 /// Starts a new game of `variant` against `opponent`, with an optional clock.
@@ -48,12 +48,12 @@ pub fn start_info(state: State<'_, AppState>) -> Result<StartInfo, AppError> {
 /// `storage` when it cannot be saved.
 #[tauri::command]
 pub fn new_game(
-    state: State<'_, AppState>,
+    app: State<'_, App>,
     variant: Variant,
     opponent: Opponent,
     time_control: Option<TimeControl>,
 ) -> Result<GameView, AppError> {
-    state.act(|core, now, unix| core.new_variant_game(variant, opponent, time_control, now, unix))
+    app.chess.act(|core, now, unix| core.new_variant_game(variant, opponent, time_control, now, unix))
 }
 
 /// Opens a saved game (continue or look at it).
@@ -61,8 +61,8 @@ pub fn new_game(
 /// # Errors
 /// `storage` / `bad_import` when it cannot be loaded.
 #[tauri::command]
-pub fn open_game(state: State<'_, AppState>, id: i64) -> Result<GameView, AppError> {
-    state.act(|core, now, _| core.open(id, now))
+pub fn open_game(app: State<'_, App>, id: i64) -> Result<GameView, AppError> {
+    app.chess.act(|core, now, _| core.open(id, now))
 }
 
 /// The open game, if any.
@@ -70,8 +70,8 @@ pub fn open_game(state: State<'_, AppState>, id: i64) -> Result<GameView, AppErr
 /// # Errors
 /// Never fails; `None` when no game is open.
 #[tauri::command]
-pub fn current_game(state: State<'_, AppState>) -> Result<Option<GameView>, AppError> {
-    Ok(state.current())
+pub fn current_game(app: State<'_, App>) -> Result<Option<GameView>, AppError> {
+    Ok(app.chess.current())
 }
 
 /// Plays the person's move, given as UCI (`e2e4`, `e7e8q`) or SAN (`Nf3`).
@@ -79,8 +79,8 @@ pub fn current_game(state: State<'_, AppState>) -> Result<Option<GameView>, AppE
 /// # Errors
 /// `bad_move`, `illegal_move`, `game_over`, `not_your_turn`, `no_game`.
 #[tauri::command]
-pub fn play_move(state: State<'_, AppState>, mv: String) -> Result<GameView, AppError> {
-    state.act(|core, now, unix| core.play(&mv, now, unix))
+pub fn play_move(app: State<'_, App>, mv: String) -> Result<GameView, AppError> {
+    app.chess.act(|core, now, unix| core.play(&mv, now, unix))
 }
 
 /// The board after `ply` moves, for reviewing the move list.
@@ -88,8 +88,8 @@ pub fn play_move(state: State<'_, AppState>, mv: String) -> Result<GameView, App
 /// # Errors
 /// `no_game`.
 #[tauri::command]
-pub fn review(state: State<'_, AppState>, ply: usize) -> Result<BoardView, AppError> {
-    Ok(state.core().review(ply)?)
+pub fn review(app: State<'_, App>, ply: usize) -> Result<BoardView, AppError> {
+    Ok(app.chess.core().review(ply)?)
 }
 
 /// Claims the draw that is claimable now.
@@ -97,8 +97,8 @@ pub fn review(state: State<'_, AppState>, ply: usize) -> Result<BoardView, AppEr
 /// # Errors
 /// `nothing_to_claim`, `game_over`, `no_game`.
 #[tauri::command]
-pub fn claim_draw(state: State<'_, AppState>) -> Result<GameView, AppError> {
-    state.act(|core, now, unix| core.claim_draw(now, unix))
+pub fn claim_draw(app: State<'_, App>) -> Result<GameView, AppError> {
+    app.chess.act(|core, now, unix| core.claim_draw(now, unix))
 }
 
 /// Offers a draw (the computer answers after a short search, run off the UI's main thread; a
@@ -107,8 +107,8 @@ pub fn claim_draw(state: State<'_, AppState>) -> Result<GameView, AppError> {
 /// # Errors
 /// `game_over`, `no_game`.
 #[tauri::command(async)]
-pub fn offer_draw(state: State<'_, AppState>) -> Result<GameView, AppError> {
-    state.act(|core, now, unix| core.offer_draw(now, unix))
+pub fn offer_draw(app: State<'_, App>) -> Result<GameView, AppError> {
+    app.chess.act(|core, now, unix| core.offer_draw(now, unix))
 }
 
 /// Accepts the standing draw offer.
@@ -116,8 +116,8 @@ pub fn offer_draw(state: State<'_, AppState>) -> Result<GameView, AppError> {
 /// # Errors
 /// `nothing_to_claim`, `no_game`.
 #[tauri::command]
-pub fn accept_draw(state: State<'_, AppState>) -> Result<GameView, AppError> {
-    state.act(|core, now, unix| core.accept_draw(now, unix))
+pub fn accept_draw(app: State<'_, App>) -> Result<GameView, AppError> {
+    app.chess.act(|core, now, unix| core.accept_draw(now, unix))
 }
 
 /// The person resigns.
@@ -125,8 +125,8 @@ pub fn accept_draw(state: State<'_, AppState>) -> Result<GameView, AppError> {
 /// # Errors
 /// `game_over`, `no_game`.
 #[tauri::command]
-pub fn resign(state: State<'_, AppState>) -> Result<GameView, AppError> {
-    state.act(|core, now, unix| core.resign(now, unix))
+pub fn resign(app: State<'_, App>) -> Result<GameView, AppError> {
+    app.chess.act(|core, now, unix| core.resign(now, unix))
 }
 
 /// Takes back the last move (and cancels the computer's thinking).
@@ -134,8 +134,8 @@ pub fn resign(state: State<'_, AppState>) -> Result<GameView, AppError> {
 /// # Errors
 /// `nothing_to_take_back`, `game_over`, `no_game`.
 #[tauri::command]
-pub fn takeback(state: State<'_, AppState>) -> Result<GameView, AppError> {
-    state.act(|core, now, unix| core.takeback(now, unix))
+pub fn takeback(app: State<'_, App>) -> Result<GameView, AppError> {
+    app.chess.act(|core, now, unix| core.takeback(now, unix))
 }
 
 /// A new game with the same opponent and clock (see `Core::rematch` for the start and colours).
@@ -143,8 +143,8 @@ pub fn takeback(state: State<'_, AppState>) -> Result<GameView, AppError> {
 /// # Errors
 /// `no_game`, `storage`.
 #[tauri::command]
-pub fn rematch(state: State<'_, AppState>) -> Result<GameView, AppError> {
-    state.act(|core, now, unix| core.rematch(now, unix, &mut rand::rng()))
+pub fn rematch(app: State<'_, App>) -> Result<GameView, AppError> {
+    app.chess.act(|core, now, unix| core.rematch(now, unix, &mut rand::rng()))
 }
 
 /// Leaves the game screen: the computer stops, the game and its clock are saved.
@@ -152,8 +152,8 @@ pub fn rematch(state: State<'_, AppState>) -> Result<GameView, AppError> {
 /// # Errors
 /// `storage`.
 #[tauri::command]
-pub fn leave_game(state: State<'_, AppState>) -> Result<(), AppError> {
-    state.leave()
+pub fn leave_game(app: State<'_, App>) -> Result<(), AppError> {
+    app.chess.leave()
 }
 
 /// Saved games, newest first.
@@ -161,8 +161,8 @@ pub fn leave_game(state: State<'_, AppState>) -> Result<(), AppError> {
 /// # Errors
 /// `storage`.
 #[tauri::command]
-pub fn history(state: State<'_, AppState>) -> Result<Vec<GameSummary>, AppError> {
-    Ok(state.core().history()?)
+pub fn history(app: State<'_, App>) -> Result<Vec<GameSummary>, AppError> {
+    Ok(app.chess.core().history()?)
 }
 
 /// A game as PGN text: the open one, or the saved game `id`.
@@ -170,8 +170,8 @@ pub fn history(state: State<'_, AppState>) -> Result<Vec<GameSummary>, AppError>
 /// # Errors
 /// `no_game`, `storage`.
 #[tauri::command]
-pub fn export_pgn(state: State<'_, AppState>, id: Option<i64>) -> Result<String, AppError> {
-    state.export_pgn(id)
+pub fn export_pgn(app: State<'_, App>, id: Option<i64>) -> Result<String, AppError> {
+    app.chess.export_pgn(id)
 }
 
 /// Saves a game's PGN as a file in the downloads folder; returns the file's path.
@@ -179,8 +179,8 @@ pub fn export_pgn(state: State<'_, AppState>, id: Option<i64>) -> Result<String,
 /// # Errors
 /// `no_game`, `storage`, `write_failed`.
 #[tauri::command]
-pub fn save_pgn(state: State<'_, AppState>, id: Option<i64>) -> Result<String, AppError> {
-    state.save_pgn(id)
+pub fn save_pgn(app: State<'_, App>, id: Option<i64>) -> Result<String, AppError> {
+    app.chess.save_pgn(id)
 }
 
 /// Imports a PGN or FEN and opens it as a pass-and-play game.
@@ -188,8 +188,8 @@ pub fn save_pgn(state: State<'_, AppState>, id: Option<i64>) -> Result<String, A
 /// # Errors
 /// `bad_import`, `storage`.
 #[tauri::command]
-pub fn import_game(state: State<'_, AppState>, text: String) -> Result<GameView, AppError> {
-    state.act(|core, now, unix| core.import(&text, now, unix))
+pub fn import_game(app: State<'_, App>, text: String) -> Result<GameView, AppError> {
+    app.chess.act(|core, now, unix| core.import(&text, now, unix))
 }
 
 /// Every stored setting as a JSON object.
@@ -198,9 +198,9 @@ pub fn import_game(state: State<'_, AppState>, text: String) -> Result<GameView,
 /// `storage`.
 #[tauri::command]
 pub fn settings(
-    state: State<'_, AppState>,
+    app: State<'_, App>,
 ) -> Result<serde_json::Map<String, serde_json::Value>, AppError> {
-    state.settings()
+    app.chess.settings()
 }
 
 /// Stores one setting.
@@ -209,11 +209,11 @@ pub fn settings(
 /// `bad_setting` for an unknown key, `storage`.
 #[tauri::command]
 pub fn set_setting(
-    state: State<'_, AppState>,
+    app: State<'_, App>,
     key: String,
     value: serde_json::Value,
 ) -> Result<(), AppError> {
-    state.set_setting(&key, &value)
+    app.chess.set_setting(&key, &value)
 }
 
 /// The builder's view of `army` (none: the empty army of `color`, its king alone).
@@ -284,14 +284,14 @@ pub fn start_check(white: Army, black: Army) -> Result<Vec<Problem>, AppError> {
 /// `bad_start` (naming the broken rules) when the position may not start; `bad_army`; `storage`.
 #[tauri::command]
 pub fn new_custom_game(
-    state: State<'_, AppState>,
+    app: State<'_, App>,
     white: Option<Army>,
     black: Option<Army>,
     opponent: Opponent,
     time_control: Option<TimeControl>,
 ) -> Result<GameView, AppError> {
     let start = custom_start(white, black, opponent, &mut rand::rng())?;
-    state.act(|core, now, unix| core.new_game(start, opponent, time_control, now, unix))
+    app.chess.act(|core, now, unix| core.new_game(start, opponent, time_control, now, unix))
 }
 
 /// The player's saved armies.
@@ -299,8 +299,8 @@ pub fn new_custom_game(
 /// # Errors
 /// `storage`.
 #[tauri::command]
-pub fn saved_armies(state: State<'_, AppState>) -> Result<Vec<SavedArmy>, AppError> {
-    state.saved_armies()
+pub fn saved_armies(app: State<'_, App>) -> Result<Vec<SavedArmy>, AppError> {
+    app.chess.saved_armies()
 }
 
 /// Saves `army` under `name` and returns the saved armies.
@@ -309,11 +309,11 @@ pub fn saved_armies(state: State<'_, AppState>) -> Result<Vec<SavedArmy>, AppErr
 /// `bad_name` for an empty name, `storage`.
 #[tauri::command]
 pub fn save_army(
-    state: State<'_, AppState>,
+    app: State<'_, App>,
     name: String,
     army: Army,
 ) -> Result<Vec<SavedArmy>, AppError> {
-    state.save_army(&name, &army)
+    app.chess.save_army(&name, &army)
 }
 
 /// Renames saved army `id` and returns the saved armies.
@@ -322,11 +322,11 @@ pub fn save_army(
 /// `bad_name` for an empty name, `storage`.
 #[tauri::command]
 pub fn rename_army(
-    state: State<'_, AppState>,
+    app: State<'_, App>,
     id: i64,
     name: String,
 ) -> Result<Vec<SavedArmy>, AppError> {
-    state.rename_army(id, &name)
+    app.chess.rename_army(id, &name)
 }
 
 /// Deletes saved army `id` and returns the saved armies.
@@ -334,8 +334,8 @@ pub fn rename_army(
 /// # Errors
 /// `storage`.
 #[tauri::command]
-pub fn delete_army(state: State<'_, AppState>, id: i64) -> Result<Vec<SavedArmy>, AppError> {
-    state.delete_army(id)
+pub fn delete_army(app: State<'_, App>, id: i64) -> Result<Vec<SavedArmy>, AppError> {
+    app.chess.delete_army(id)
 }
 
 /// The Learn board: every square `role` on `square` reaches with pieces on `blockers`.

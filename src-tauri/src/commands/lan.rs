@@ -2,25 +2,21 @@
 //! Pushed events: `lan-hosts` (the live list) and `lan-status` (the LAN game's state); the game
 //! itself is a network game (`net` events, see [`super::online`]).
 
-use maharajah_app::chess::online::NetPlay;
-use maharajah_app::lan::{HostList, HostRequest, HostedView, JoinTarget, Lan, LanStatus};
-use maharajah_app::AppError;
+use maharajah_app::lan::{HostList, HostRequest, HostedView, JoinTarget, LanStatus};
+use maharajah_app::{App, AppError};
 use tauri::State;
 
 /// Hosts a game on this device; the network game screen takes it over at once (its view
 /// arrives as `net` events; the host card stays until a guest is seated).
 ///
 /// # Errors
-/// As [`Lan::host`].
+/// As `Lan::host`.
 #[tauri::command]
 pub async fn lan_host(
-    lan: State<'_, Lan>,
-    net: State<'_, NetPlay>,
+    app: State<'_, App>,
     request: HostRequest,
 ) -> Result<HostedView, AppError> {
-    let hosted = lan.host(request).await?;
-    lan.hand_over(&net).await;
-    Ok(hosted)
+    app.lan_host(request).await
 }
 
 /// What the host's screen shows while hosting (null otherwise).
@@ -28,17 +24,17 @@ pub async fn lan_host(
 /// # Errors
 /// Never.
 #[tauri::command]
-pub async fn lan_hosted(lan: State<'_, Lan>) -> Result<Option<HostedView>, AppError> {
-    Ok(lan.hosted().await)
+pub async fn lan_hosted(app: State<'_, App>) -> Result<Option<HostedView>, AppError> {
+    Ok(app.lan.hosted().await)
 }
 
 /// Starts browsing; the list follows as `lan-hosts` events.
 ///
 /// # Errors
-/// As [`Lan::browse`].
+/// As `Lan::browse`.
 #[tauri::command]
-pub async fn lan_browse(lan: State<'_, Lan>) -> Result<HostList, AppError> {
-    lan.browse().await
+pub async fn lan_browse(app: State<'_, App>) -> Result<HostList, AppError> {
+    app.lan.browse().await
 }
 
 /// Stops browsing.
@@ -46,8 +42,8 @@ pub async fn lan_browse(lan: State<'_, Lan>) -> Result<HostList, AppError> {
 /// # Errors
 /// Never.
 #[tauri::command]
-pub async fn lan_stop_browsing(lan: State<'_, Lan>) -> Result<(), AppError> {
-    lan.stop_browsing().await;
+pub async fn lan_stop_browsing(app: State<'_, App>) -> Result<(), AppError> {
+    app.lan.stop_browsing().await;
     Ok(())
 }
 
@@ -55,16 +51,13 @@ pub async fn lan_stop_browsing(lan: State<'_, Lan>) -> Result<(), AppError> {
 /// screen takes the game over (`net` events, or `net_view`).
 ///
 /// # Errors
-/// As [`Lan::join`].
+/// As `Lan::join`.
 #[tauri::command]
 pub async fn lan_join(
-    lan: State<'_, Lan>,
-    net: State<'_, NetPlay>,
+    app: State<'_, App>,
     target: JoinTarget,
 ) -> Result<LanStatus, AppError> {
-    let status = lan.join(target).await?;
-    lan.hand_over(&net).await;
-    Ok(status)
+    app.lan_join(target).await
 }
 
 /// The LAN game's state (null when not in one).
@@ -72,8 +65,8 @@ pub async fn lan_join(
 /// # Errors
 /// Never.
 #[tauri::command]
-pub async fn lan_status(lan: State<'_, Lan>) -> Result<Option<LanStatus>, AppError> {
-    Ok(lan.status().await)
+pub async fn lan_status(app: State<'_, App>) -> Result<Option<LanStatus>, AppError> {
+    Ok(app.lan.status().await)
 }
 
 /// Leaves the LAN game (a host stops hosting), and closes it on the network game screen.
@@ -81,10 +74,7 @@ pub async fn lan_status(lan: State<'_, Lan>) -> Result<Option<LanStatus>, AppErr
 /// # Errors
 /// Never.
 #[tauri::command]
-pub async fn lan_leave(
-    lan: State<'_, Lan>,
-    net: State<'_, NetPlay>,
-) -> Result<(), AppError> {
-    lan.leave_with(&net).await;
+pub async fn lan_leave(app: State<'_, App>) -> Result<(), AppError> {
+    app.lan_leave().await;
     Ok(())
 }

@@ -2,11 +2,8 @@
 //! hidden lock-in, leave, and the seat kept across restarts. Pushed events: `net` (a new view)
 //! and `net-clock` (the running clocks).
 
-use maharajah_app::chess::local::AppState;
-use maharajah_app::chess::online::{
-    keep_seat, kept_room, kept_seat, KeptRoom, NetPlay, NetPlayError, NetView,
-};
-use maharajah_app::AppError;
+use maharajah_app::chess::online::{KeptRoom, NetView};
+use maharajah_app::{App, AppError};
 use maharajah_engine::Army;
 use maharajah_protocol::{Color, RoomOptions, TimeControl, Variant};
 use tauri::State;
@@ -16,8 +13,8 @@ use tauri::State;
 /// # Errors
 /// `storage`.
 #[tauri::command]
-pub fn net_kept(app: State<'_, AppState>) -> Result<Option<KeptRoom>, AppError> {
-    kept_room(app.core().store())
+pub fn net_kept(app: State<'_, App>) -> Result<Option<KeptRoom>, AppError> {
+    app.net_kept()
 }
 
 /// Takes back the kept seat (after the app was closed).
@@ -25,12 +22,8 @@ pub fn net_kept(app: State<'_, AppState>) -> Result<Option<KeptRoom>, AppError> 
 /// # Errors
 /// `no_game` when no seat is kept; `connect_failed`, `version_mismatch`, `storage`.
 #[tauri::command]
-pub async fn net_rejoin(
-    net: State<'_, NetPlay>,
-    app: State<'_, AppState>,
-) -> Result<NetView, AppError> {
-    let seat = kept_seat(app.core().store())?.ok_or(NetPlayError::NoGame)?;
-    Ok(net.rejoin(&seat).await?)
+pub async fn net_rejoin(app: State<'_, App>) -> Result<NetView, AppError> {
+    app.net_rejoin().await
 }
 
 /// Connects to `url` and creates a room: `variant`, optional clock, hidden setup (Maharajah),
@@ -40,18 +33,14 @@ pub async fn net_rejoin(
 /// `bad_url`, `connect_failed`, `version_mismatch`, `invalid_options`…
 #[tauri::command]
 pub async fn net_create(
-    net: State<'_, NetPlay>,
-    app: State<'_, AppState>,
+    app: State<'_, App>,
     url: String,
     variant: Variant,
     time_control: Option<TimeControl>,
     hidden_setup: bool,
     color: Option<Color>,
 ) -> Result<NetView, AppError> {
-    let options = RoomOptions { variant, time_control, hidden_setup, color };
-    let view = net.create(&url, options).await?;
-    keep_seat(app.core().store(), net.saved_seat())?;
-    Ok(view)
+    app.net_create(&url, RoomOptions { variant, time_control, hidden_setup, color }).await
 }
 
 /// Connects to `url` and joins the room `code`.
@@ -60,14 +49,11 @@ pub async fn net_create(
 /// `bad_code`, `bad_url`, `connect_failed`, `version_mismatch`, `room_not_found`, `room_full`.
 #[tauri::command]
 pub async fn net_join(
-    net: State<'_, NetPlay>,
-    app: State<'_, AppState>,
+    app: State<'_, App>,
     url: String,
     code: String,
 ) -> Result<NetView, AppError> {
-    let view = net.join(&url, &code).await?;
-    keep_seat(app.core().store(), net.saved_seat())?;
-    Ok(view)
+    app.net_join(&url, &code).await
 }
 
 /// The open network game, if any.
@@ -75,8 +61,8 @@ pub async fn net_join(
 /// # Errors
 /// Never fails.
 #[tauri::command]
-pub fn net_view(net: State<'_, NetPlay>) -> Result<Option<NetView>, AppError> {
-    Ok(net.view())
+pub fn net_view(app: State<'_, App>) -> Result<Option<NetView>, AppError> {
+    Ok(app.net.view())
 }
 
 /// Plays a move (UCI).
@@ -84,8 +70,8 @@ pub fn net_view(net: State<'_, NetPlay>) -> Result<Option<NetView>, AppError> {
 /// # Errors
 /// `illegal_move`, `not_your_turn`, `game_paused`, `game_over`, `no_game`…
 #[tauri::command]
-pub async fn net_move(net: State<'_, NetPlay>, mv: String) -> Result<NetView, AppError> {
-    Ok(net.play(&mv).await?)
+pub async fn net_move(app: State<'_, App>, mv: String) -> Result<NetView, AppError> {
+    Ok(app.net.play(&mv).await?)
 }
 
 /// Uses our pause.
@@ -93,8 +79,8 @@ pub async fn net_move(net: State<'_, NetPlay>, mv: String) -> Result<NetView, Ap
 /// # Errors
 /// `pause_used`, `no_clock`, `no_game`…
 #[tauri::command]
-pub async fn net_pause(net: State<'_, NetPlay>) -> Result<NetView, AppError> {
-    Ok(net.pause().await?)
+pub async fn net_pause(app: State<'_, App>) -> Result<NetView, AppError> {
+    Ok(app.net.pause().await?)
 }
 
 /// Ends our pause early.
@@ -102,8 +88,8 @@ pub async fn net_pause(net: State<'_, NetPlay>) -> Result<NetView, AppError> {
 /// # Errors
 /// `not_paused`, `no_game`…
 #[tauri::command]
-pub async fn net_resume(net: State<'_, NetPlay>) -> Result<NetView, AppError> {
-    Ok(net.resume().await?)
+pub async fn net_resume(app: State<'_, App>) -> Result<NetView, AppError> {
+    Ok(app.net.resume().await?)
 }
 
 /// Resigns.
@@ -111,8 +97,8 @@ pub async fn net_resume(net: State<'_, NetPlay>) -> Result<NetView, AppError> {
 /// # Errors
 /// `game_over`, `no_game`…
 #[tauri::command]
-pub async fn net_resign(net: State<'_, NetPlay>) -> Result<NetView, AppError> {
-    Ok(net.resign().await?)
+pub async fn net_resign(app: State<'_, App>) -> Result<NetView, AppError> {
+    Ok(app.net.resign().await?)
 }
 
 /// Offers (or accepts) a draw.
@@ -120,8 +106,8 @@ pub async fn net_resign(net: State<'_, NetPlay>) -> Result<NetView, AppError> {
 /// # Errors
 /// `game_over`, `no_game`…
 #[tauri::command]
-pub async fn net_offer_draw(net: State<'_, NetPlay>) -> Result<NetView, AppError> {
-    Ok(net.offer_draw().await?)
+pub async fn net_offer_draw(app: State<'_, App>) -> Result<NetView, AppError> {
+    Ok(app.net.offer_draw().await?)
 }
 
 /// Declines the opponent's draw offer.
@@ -129,8 +115,8 @@ pub async fn net_offer_draw(net: State<'_, NetPlay>) -> Result<NetView, AppError
 /// # Errors
 /// `no_draw`, `no_game`…
 #[tauri::command]
-pub async fn net_decline_draw(net: State<'_, NetPlay>) -> Result<NetView, AppError> {
-    Ok(net.decline_draw().await?)
+pub async fn net_decline_draw(app: State<'_, App>) -> Result<NetView, AppError> {
+    Ok(app.net.decline_draw().await?)
 }
 
 /// Claims a draw.
@@ -138,8 +124,8 @@ pub async fn net_decline_draw(net: State<'_, NetPlay>) -> Result<NetView, AppErr
 /// # Errors
 /// `no_draw`, `no_game`…
 #[tauri::command]
-pub async fn net_claim_draw(net: State<'_, NetPlay>) -> Result<NetView, AppError> {
-    Ok(net.claim_draw().await?)
+pub async fn net_claim_draw(app: State<'_, App>) -> Result<NetView, AppError> {
+    Ok(app.net.claim_draw().await?)
 }
 
 /// Hidden setup: locks in our army (commitment now, reveal when both are fixed).
@@ -148,10 +134,10 @@ pub async fn net_claim_draw(net: State<'_, NetPlay>) -> Result<NetView, AppError
 /// `bad_army`, `wrong_phase`, `already_committed`, `no_game`…
 #[tauri::command]
 pub async fn net_lock_army(
-    net: State<'_, NetPlay>,
+    app: State<'_, App>,
     army: Army,
 ) -> Result<NetView, AppError> {
-    Ok(net.lock_army(&army).await?)
+    Ok(app.net.lock_army(&army).await?)
 }
 
 /// Leaves the network game (and forgets its kept seat).
@@ -159,10 +145,6 @@ pub async fn net_lock_army(
 /// # Errors
 /// `storage`.
 #[tauri::command]
-pub async fn net_leave(
-    net: State<'_, NetPlay>,
-    app: State<'_, AppState>,
-) -> Result<(), AppError> {
-    net.leave().await;
-    keep_seat(app.core().store(), None)
+pub async fn net_leave(app: State<'_, App>) -> Result<(), AppError> {
+    app.net_leave().await
 }

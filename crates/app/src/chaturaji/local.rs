@@ -494,9 +494,10 @@ fn new_device_id() -> String {
 }
 
 /// Opens the local tables saved in `database` (in memory when it cannot be opened) and the
-/// network seat of this device (its id is kept with the tables). `None`: Chaturaji is unavailable.
+/// network seat of this device (its id is kept with the tables). No tables: Chaturaji is
+/// unavailable (the network seat then has an id of this run only).
 #[must_use]
-pub fn open(database: &Path) -> Option<(ChaturajiState, NetState)> {
+pub fn open(database: &Path) -> (Option<ChaturajiState>, NetState) {
     let core = ChaturajiCore::open(database, CPU_DELAY_MS).or_else(|error| {
         eprintln!("{error}; Chaturaji tables will not be kept after the app closes");
         ChaturajiCore::in_memory(CPU_DELAY_MS)
@@ -507,11 +508,11 @@ pub fn open(database: &Path) -> Option<(ChaturajiState, NetState)> {
                 eprintln!("{error}; this device gets a new id for network tables");
                 new_device_id()
             });
-            Some((ChaturajiState::new(core), NetState::new(device)))
+            (Some(ChaturajiState::new(core)), NetState::new(device))
         }
         Err(error) => {
             eprintln!("Chaturaji is unavailable: {error}");
-            None
+            (None, NetState::new(new_device_id()))
         }
     }
 }
