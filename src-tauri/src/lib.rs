@@ -53,6 +53,7 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
                 &data_dir.join("maharajah.sqlite"),
                 &export_dir,
                 LanConfig::from_env(),
+                maharajah_app::time::system(),
                 events,
             )?;
             core.start();

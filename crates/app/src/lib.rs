@@ -14,7 +14,7 @@
 //! - [`store`]: saved games, armies and settings in SQLite.
 //! - [`multicast`]: counting the uses of Android's Wi-Fi multicast lock.
 //! - [`error`]: [`AppError`], `{ code, message }` as the UI receives it, with one vocabulary.
-//! - [`time`]: the wall clock's dates.
+//! - [`time`]: the one time source every service reads (the system's, or a fake in tests).
 
 pub mod chaturaji;
 pub mod chess;
@@ -81,8 +81,9 @@ impl std::ops::Deref for App {
 
 impl App {
     /// Opens the app on the SQLite file `database` (in memory, with a warning, when it cannot be
-    /// opened), saving exported PGN files in `export_dir`; every push goes to `sink`. Call
-    /// [`App::start`] to run its threads.
+    /// opened), saving exported PGN files in `export_dir`; every service reads `time` (the
+    /// system's: [`time::system`]) and every push goes to `sink`. Call [`App::start`] to run its
+    /// threads.
     ///
     /// # Errors
     /// When not even an in-memory store can be opened.
@@ -90,6 +91,7 @@ impl App {
         database: &Path,
         export_dir: &Path,
         lan: LanConfig,
+        time: time::Time,
         sink: Arc<dyn Sink>,
     ) -> Result<App, StoreError> {
         let store = database
@@ -101,13 +103,13 @@ impl App {
                 eprintln!("{error}; games will not be kept after the app closes");
                 Store::in_memory()
             })?;
-        let (tables, table_net) = chaturaji::local::open(database);
+        let (tables, table_net) = chaturaji::local::open(database, &time);
         let (sender, receiver) = mpsc::channel();
         let net_sink = Arc::clone(&sink);
         let lan_sink = Arc::clone(&sink);
         Ok(App(Arc::new(Services {
-            chess: AppState::new(Core::new(store), sender, export_dir.to_owned()),
-            net: NetPlay::new(move |update| net_sink.push(update.into())),
+            chess: AppState::new(Core::new(store), sender, export_dir.to_owned(), Arc::clone(&time)),
+            net: NetPlay::with_time(move |update| net_sink.push(update.into()), time),
             lan: Lan::new(lan, Arc::new(move |push| lan_sink.push(push.into()))),
             tables,
             table_net,

@@ -14,12 +14,12 @@
 
 use std::collections::VecDeque;
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use crate::chaturaji::online::NetState;
 use crate::error::AppError;
-use crate::time::unix_now;
+use crate::time::{self, Time};
 use maharajah_chaturaji::cpu::{self, Level};
 use maharajah_chaturaji::settings::Player;
 use maharajah_chaturaji::{
@@ -140,6 +140,7 @@ pub struct ChaturajiCore {
     table: Option<Table>,
     db: Option<Connection>,
     cpu_delay_ms: u64,
+    time: Time,
 }
 
 fn level_of(settings: &Settings, seat: Seat) -> Option<Level> {
@@ -150,6 +151,12 @@ fn level_of(settings: &Settings, seat: Seat) -> Option<Level> {
 }
 
 impl ChaturajiCore {
+    /// The same tables reading the time from `time` (the system's by default).
+    #[must_use]
+    pub fn with_time(self, time: Time) -> ChaturajiCore {
+        ChaturajiCore { time, ..self }
+    }
+
     /// A core saving to the SQLite file at `path` (the app's database; its own table).
     ///
     /// # Errors
@@ -157,7 +164,7 @@ impl ChaturajiCore {
     pub fn open(path: &Path, cpu_delay_ms: u64) -> Result<ChaturajiCore, TableError> {
         let db = Connection::open(path)?;
         db.execute_batch(SCHEMA)?;
-        Ok(ChaturajiCore { table: None, db: Some(db), cpu_delay_ms })
+        Ok(ChaturajiCore { table: None, db: Some(db), cpu_delay_ms, time: time::system() })
     }
 
     /// A core that keeps nothing after it is dropped (tests, or no data directory).
@@ -167,7 +174,7 @@ impl ChaturajiCore {
     pub fn in_memory(cpu_delay_ms: u64) -> Result<ChaturajiCore, TableError> {
         let db = Connection::open_in_memory()?;
         db.execute_batch(SCHEMA)?;
-        Ok(ChaturajiCore { table: None, db: Some(db), cpu_delay_ms })
+        Ok(ChaturajiCore { table: None, db: Some(db), cpu_delay_ms, time: time::system() })
     }
 
     /// Opens a new table with `settings` and dice from `seed`.
@@ -364,7 +371,7 @@ impl ChaturajiCore {
         let Some(db) = &self.db else { return Ok(table.id) };
         let text = table.game.record().to_json();
         let finished = i64::from(table.game.game().is_over());
-        let now = unix_now();
+        let now = self.time.unix();
         if table.id == 0 {
             db.execute(
                 "INSERT INTO chaturaji_tables (record, finished, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)",
@@ -467,20 +474,21 @@ impl ChaturajiCore {
 #[derive(Debug)]
 pub struct ChaturajiState {
     core: Mutex<ChaturajiCore>,
-    epoch: Instant,
+    time: Time,
 }
 
 impl ChaturajiState {
     /// State around `core`.
     #[must_use]
     pub fn new(core: ChaturajiCore) -> ChaturajiState {
-        ChaturajiState { core: Mutex::new(core), epoch: Instant::now() }
+        let time = Arc::clone(&core.time);
+        ChaturajiState { core: Mutex::new(core), time }
     }
 
-    /// Milliseconds since the app started.
+    /// Milliseconds on the app's time scale (the core's time source).
     #[must_use]
     pub fn now(&self) -> u64 {
-        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+        self.time.now_ms()
     }
 
     /// Locks the core (a poisoned lock is recovered: every action is applied whole or not at all).
@@ -497,11 +505,13 @@ fn new_device_id() -> String {
 /// network seat of this device (its id is kept with the tables). No tables: Chaturaji is
 /// unavailable (the network seat then has an id of this run only).
 #[must_use]
-pub fn open(database: &Path) -> (Option<ChaturajiState>, NetState) {
-    let core = ChaturajiCore::open(database, CPU_DELAY_MS).or_else(|error| {
-        eprintln!("{error}; Chaturaji tables will not be kept after the app closes");
-        ChaturajiCore::in_memory(CPU_DELAY_MS)
-    });
+pub fn open(database: &Path, time: &Time) -> (Option<ChaturajiState>, NetState) {
+    let core = ChaturajiCore::open(database, CPU_DELAY_MS)
+        .or_else(|error| {
+            eprintln!("{error}; Chaturaji tables will not be kept after the app closes");
+            ChaturajiCore::in_memory(CPU_DELAY_MS)
+        })
+        .map(|core| core.with_time(Arc::clone(time)));
     match core {
         Ok(core) => {
             let device = core.device_id().unwrap_or_else(|error| {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use maharajah_engine::search::{build_army, Level};
 use maharajah_engine::{start_position, Army, Color, Game, Move, Position, Variant};
@@ -19,7 +19,7 @@ use crate::clock::TimeControl;
 use crate::error::AppError;
 pub use crate::error::CoreError;
 use crate::store::{GameSummary, SavedArmy, Store, SEAT_KEY};
-use crate::time::unix_now;
+use crate::time::Time;
 
 /// What the start screen needs to know.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -428,27 +428,39 @@ pub fn pgn_date(unix: i64) -> String {
 #[derive(Debug)]
 pub struct AppState {
     core: Mutex<Core>,
-    epoch: Instant,
+    time: Time,
     computer: Mutex<Sender<ThinkRequest>>,
     export_dir: PathBuf,
 }
 
 impl AppState {
-    /// State around `core`; search requests go to `computer`; PGN files are saved in `export_dir`.
+    /// State around `core`; search requests go to `computer`; PGN files are saved in `export_dir`;
+    /// the time is read from `time`.
     #[must_use]
-    pub fn new(core: Core, computer: Sender<ThinkRequest>, export_dir: PathBuf) -> AppState {
+    pub fn new(
+        core: Core,
+        computer: Sender<ThinkRequest>,
+        export_dir: PathBuf,
+        time: Time,
+    ) -> AppState {
         AppState {
             core: Mutex::new(core),
-            epoch: Instant::now(),
+            time,
             computer: Mutex::new(computer),
             export_dir,
         }
     }
 
-    /// Milliseconds since the app started: the clocks' time scale.
+    /// Milliseconds on the app's time scale (the clocks').
     #[must_use]
     pub fn now(&self) -> u64 {
-        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+        self.time.now_ms()
+    }
+
+    /// Seconds since 1970 (dates of saved games).
+    #[must_use]
+    pub fn unix(&self) -> i64 {
+        self.time.unix()
     }
 
     /// Locks the core (a poisoned lock is recovered: the core holds no half-done invariants).
@@ -478,8 +490,8 @@ impl AppState {
         let mut core = self.core();
         // A flag that fell since the last tick ends the game first (and is saved); a move made
         // too late then answers with the finished game rather than an error.
-        let flagged = core.tick(now, unix_now())?;
-        if let Err(error) = action(&mut core, now, unix_now()) {
+        let flagged = core.tick(now, self.unix())?;
+        if let Err(error) = action(&mut core, now, self.unix()) {
             return flagged.ok_or_else(|| error.into());
         }
         self.think(&mut core, now);
@@ -498,7 +510,7 @@ impl AppState {
     /// `storage`.
     pub fn leave(&self) -> Result<(), AppError> {
         let now = self.now();
-        Ok(self.core().leave(now, unix_now())?)
+        Ok(self.core().leave(now, self.unix())?)
     }
 
     /// A game as PGN text: the open one, or the saved game `id`.
@@ -506,7 +518,7 @@ impl AppState {
     /// # Errors
     /// `no_game`, `storage`.
     pub fn export_pgn(&self, id: Option<i64>) -> Result<String, AppError> {
-        Ok(self.core().pgn(id, self.now(), &pgn_date(unix_now()))?)
+        Ok(self.core().pgn(id, self.now(), &pgn_date(self.unix()))?)
     }
 
     /// Saves a game's PGN as a file in the export folder; returns the file's path.
@@ -514,7 +526,7 @@ impl AppState {
     /// # Errors
     /// `no_game`, `storage`, `write_failed`.
     pub fn save_pgn(&self, id: Option<i64>) -> Result<String, AppError> {
-        let unix = unix_now();
+        let unix = self.unix();
         let (text, game_id) = {
             let core = self.core();
             let text = core.pgn(id, self.now(), &pgn_date(unix))?;
@@ -565,7 +577,7 @@ impl AppState {
     pub fn save_army(&self, name: &str, army: &Army) -> Result<Vec<SavedArmy>, AppError> {
         let name = clean_name(name)?;
         let core = self.core();
-        core.store().save_army(&name, army, unix_now()).map_err(CoreError::from)?;
+        core.store().save_army(&name, army, self.unix()).map_err(CoreError::from)?;
         Ok(core.store().saved_armies().map_err(CoreError::from)?)
     }
 
@@ -605,7 +617,7 @@ impl AppState {
             let computer = computer.get_or_insert_with(Computer::new);
             let mv = computer.choose(&request.game, request.level, request.clock, &request.stop);
             let now = self.now();
-            let answer = self.core().computer_moved(request.generation, mv, now, unix_now());
+            let answer = self.core().computer_moved(request.generation, mv, now, self.unix());
             match answer {
                 Ok(Some(view)) => push(view),
                 Ok(None) => {}
@@ -621,7 +633,7 @@ impl AppState {
             std::thread::sleep(Duration::from_millis(200));
             let now = self.now();
             let mut core = self.core();
-            match core.tick(now, unix_now()) {
+            match core.tick(now, self.unix()) {
                 Ok(Some(view)) => push_game(view),
                 Ok(None) => {
                     if let Some(clock) = core.running_clock(now) {
@@ -929,6 +941,28 @@ mod tests {
         let position = custom_start(None, Some(Army::orthodox(Color::Black)), vs, &mut rng)
             .expect("the computer's army and mine start");
         assert_eq!(position.turn(), Color::White);
+    }
+
+    #[test]
+    fn the_commands_read_the_injected_time() {
+        let time = crate::time::FakeTime::new(0, 86_400);
+        let (sender, _computer) = std::sync::mpsc::channel();
+        let state = AppState::new(core(), sender, std::env::temp_dir(), time.clone());
+        let control = Some(TimeControl { base_ms: 1_000, increment_ms: 0 });
+        state
+            .act(|core, now, unix| {
+                core.new_variant_game(Variant::Chess, Opponent::Human, control, now, unix)
+            })
+            .expect("a new game");
+        for mv in ["e2e4", "e7e5"] {
+            state.act(|core, now, unix| core.play(mv, now, unix)).expect("plays");
+        }
+        time.advance(999);
+        assert!(state.current().expect("open").result.is_none(), "White still has 1 ms");
+        time.advance(501);
+        let late = state.act(|core, now, unix| core.play("g1f3", now, unix)).expect("answers");
+        assert!(late.result.is_some(), "White's flag fell at 1 s: the late move finds it");
+        assert_eq!(state.unix(), 86_401);
     }
 
     #[test]

@@ -23,7 +23,7 @@
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use maharajah_engine::{Army, Move, Position};
 use maharajah_net::setup::HiddenSetup;
@@ -39,6 +39,7 @@ use crate::chess::session::{GameView, Opponent, Session};
 use crate::error::{net_code, server_code, AppError};
 use crate::error::CoreError;
 use crate::store::{Store, SEAT_KEY};
+use crate::time::{self, Time};
 
 /// The server address used when the setting is empty.
 pub const DEFAULT_SERVER_URL: &str = "ws://127.0.0.1:7878";
@@ -336,9 +337,10 @@ struct Live {
     rtt_ms: Option<u64>,
     seat: Option<SeatCredentials>,
     room: Option<Snapshot>,
-    /// When `room.clock` / `room.pause` were reported.
-    clock_at: Instant,
-    pause_at: Instant,
+    /// When `room.clock` / `room.pause` were reported (on `time`'s scale).
+    clock_at: u64,
+    pause_at: u64,
+    time: Time,
     hidden: Option<HiddenSetup>,
     stage: SetupStage,
     notice: Option<Notice>,
@@ -348,6 +350,7 @@ struct Shared {
     live: Mutex<Option<Live>>,
     emit: Box<Emit>,
     generations: std::sync::atomic::AtomicU64,
+    time: Time,
 }
 
 /// One network game at a time. Cheap to clone; hand it to Tauri as managed state.
@@ -362,9 +365,6 @@ impl std::fmt::Debug for NetPlay {
     }
 }
 
-fn elapsed_ms(since: Instant) -> u64 {
-    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
-}
 
 fn to_engine_color(c: Color) -> maharajah_engine::Color {
     match c {
@@ -475,10 +475,14 @@ fn replay(room: &Snapshot) -> Option<Session> {
 }
 
 impl Live {
+    fn elapsed_ms(&self, since: u64) -> u64 {
+        self.time.now_ms().saturating_sub(since)
+    }
+
     fn clock_now(&self) -> Option<NetClock> {
         let room = self.room.as_ref()?;
         let c = room.clock?;
-        let spent = if room.result.is_none() { elapsed_ms(self.clock_at) } else { 0 };
+        let spent = if room.result.is_none() { self.elapsed_ms(self.clock_at) } else { 0 };
         let run = |color: Color, ms: u64| {
             if c.running == Some(color) {
                 ms.saturating_sub(spent)
@@ -499,7 +503,7 @@ impl Live {
         Some(NetPause {
             by: p.by,
             reason: p.reason,
-            remaining_ms: p.remaining_ms.saturating_sub(elapsed_ms(self.pause_at)),
+            remaining_ms: p.remaining_ms.saturating_sub(self.elapsed_ms(self.pause_at)),
         })
     }
 
@@ -600,13 +604,20 @@ impl Live {
 }
 
 impl NetPlay {
-    /// A session with no game; every change is pushed through `emit`.
+    /// A session with no game; every change is pushed through `emit`. Counts down with the
+    /// system's time.
     pub fn new(emit: impl Fn(NetUpdate) + Send + Sync + 'static) -> NetPlay {
+        NetPlay::with_time(emit, time::system())
+    }
+
+    /// A session with no game reading the time from `time`; changes go to `emit`.
+    pub fn with_time(emit: impl Fn(NetUpdate) + Send + Sync + 'static, time: Time) -> NetPlay {
         NetPlay {
             shared: Arc::new(Shared {
                 live: Mutex::new(None),
                 emit: Box::new(emit),
                 generations: std::sync::atomic::AtomicU64::new(0),
+                time,
             }),
         }
     }
@@ -727,8 +738,9 @@ impl NetPlay {
             rtt_ms: None,
             seat: known.seat,
             room: None,
-            clock_at: Instant::now(),
-            pause_at: Instant::now(),
+            clock_at: self.shared.time.now_ms(),
+            pause_at: self.shared.time.now_ms(),
+            time: Arc::clone(&self.shared.time),
             hidden: None,
             stage: SetupStage::None,
             notice: None,
@@ -766,8 +778,8 @@ impl NetPlay {
                 }
                 NetEvent::Seated(s) => live.seat = Some(s),
                 NetEvent::Snapshot(s) => {
-                    live.clock_at = Instant::now();
-                    live.pause_at = Instant::now();
+                    live.clock_at = live.time.now_ms();
+                    live.pause_at = live.time.now_ms();
                     live.room = Some(*s);
                     live.link = Link::Connected;
                     live.setup_stage_from_room();
@@ -784,10 +796,10 @@ impl NetPlay {
                                 | RoomEvent::Resumed { .. }
                                 | RoomEvent::GameOver { .. }
                         ) {
-                            live.clock_at = Instant::now();
+                            live.clock_at = live.time.now_ms();
                         }
                         if matches!(event, RoomEvent::Paused { .. }) {
-                            live.pause_at = Instant::now();
+                            live.pause_at = live.time.now_ms();
                         }
                     }
                     if matches!(event, RoomEvent::SetupStarted) && live.hidden.is_none() {
