@@ -10,6 +10,7 @@
 //! - [`chaturaji`]: the local Chaturaji table, a seat of a network table, a table hosted over the
 //!   Wi-Fi, and the view the UI draws of each.
 //! - [`push`]: [`Push`], what the UI is told unasked, and the [`Sink`] it goes to.
+//! - [`scheduler`]: the one thread that does timed work when it is due (clock, CPU seats).
 //! - [`clock`]: the Fischer clock with injected time.
 //! - [`store`]: saved games, armies and settings in SQLite.
 //! - [`multicast`]: counting the uses of Android's Wi-Fi multicast lock.
@@ -23,6 +24,7 @@ pub mod error;
 pub mod lan;
 pub mod multicast;
 pub mod push;
+pub mod scheduler;
 pub mod store;
 pub mod time;
 
@@ -41,6 +43,7 @@ use chess::local::{AppState, Core, ThinkRequest};
 use chess::online::{keep_seat, kept_room, kept_seat, KeptRoom, NetPlay, NetPlayError, NetView};
 use lan::{HostRequest, HostedView, JoinTarget, Lan, LanConfig, LanStatus};
 use maharajah_protocol::RoomOptions;
+use scheduler::Scheduler;
 use store::{Store, StoreError};
 
 /// The application: every service, one sink for their pushes. Cloning it is cheap (a handle).
@@ -62,6 +65,8 @@ pub struct Services {
     /// The Chaturaji table this device hosts on the Wi-Fi.
     pub table_lan: ChaturajiLan,
     sink: Arc<dyn Sink>,
+    time: time::Time,
+    scheduler: Arc<Scheduler>,
     computer: Mutex<Option<Receiver<ThinkRequest>>>,
 }
 
@@ -103,24 +108,33 @@ impl App {
                 eprintln!("{error}; games will not be kept after the app closes");
                 Store::in_memory()
             })?;
-        let (tables, table_net) = chaturaji::local::open(database, &time);
+        let scheduler = Arc::new(Scheduler::new());
+        let (tables, table_net) = chaturaji::local::open(database, &time, &scheduler);
         let (sender, receiver) = mpsc::channel();
         let net_sink = Arc::clone(&sink);
         let lan_sink = Arc::clone(&sink);
         Ok(App(Arc::new(Services {
-            chess: AppState::new(Core::new(store), sender, export_dir.to_owned(), Arc::clone(&time)),
-            net: NetPlay::with_time(move |update| net_sink.push(update.into()), time),
+            chess: AppState::new(
+                Core::new(store),
+                sender,
+                export_dir.to_owned(),
+                Arc::clone(&time),
+                Arc::clone(&scheduler),
+            ),
+            net: NetPlay::with_time(move |update| net_sink.push(update.into()), Arc::clone(&time)),
             lan: Lan::new(lan, Arc::new(move |push| lan_sink.push(push.into()))),
             tables,
             table_net,
             table_lan: ChaturajiLan::new(lan),
             sink,
+            time,
+            scheduler,
             computer: Mutex::new(Some(receiver)),
         })))
     }
 
-    /// Starts the app's threads: the computer, the local clock's ticks, the Chaturaji worker.
-    /// A second call starts nothing.
+    /// Starts the app's threads: the computer, and the scheduler (the local clock's pushes and
+    /// flag falls, the Chaturaji CPU seats and turn time-outs). A second call starts nothing.
     pub fn start(&self) {
         let Some(receiver) = self.computer.lock().unwrap_or_else(PoisonError::into_inner).take()
         else {
@@ -132,21 +146,17 @@ impl App {
         });
         let app = self.clone();
         std::thread::spawn(move || {
-            app.chess.run_ticker(
-                |view| app.sink.push(Push::Game(view)),
-                |clock| app.sink.push(Push::Clock(clock)),
-            );
-        });
-        if self.tables.is_some() {
-            let app = self.clone();
-            std::thread::spawn(move || {
-                if let Some(tables) = &app.tables {
-                    chaturaji::local::run_worker(tables, |view| {
-                        app.sink.push(Push::Chaturaji(Box::new(view)));
-                    });
-                }
+            app.scheduler.run(&app.time, |_| {
+                let chess = app.chess.step(
+                    |view| app.sink.push(Push::Game(view)),
+                    |clock| app.sink.push(Push::Clock(clock)),
+                );
+                let tables = app.tables.as_ref().and_then(|tables| {
+                    tables.step(|view| app.sink.push(Push::Chaturaji(Box::new(view))))
+                });
+                scheduler::earliest(chess, tables)
             });
-        }
+        });
     }
 }
 

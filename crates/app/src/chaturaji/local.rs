@@ -2,9 +2,9 @@
 //!
 //! The backend owns the dice: every table draws them from a seeded RNG through
 //! [`RecordedGame`], so the table's record (settings, seed, actions) replays exactly. CPU seats
-//! and the time per turn are driven by a worker thread that calls [`ChaturajiCore::tick`] a few
-//! times a second: a CPU seat acts one step at a time (roll, each move) with a short visible
-//! delay, its move chosen off the lock (and off the UI thread). The table is saved to SQLite
+//! and the time per turn are driven by the app's scheduler, which calls [`ChaturajiState::step`]
+//! when [`ChaturajiCore::next_due`] says: a CPU seat acts one step at a time (roll, each move)
+//! with a short visible delay, its move chosen off the lock (and off the UI thread). The table is saved to SQLite
 //! after every action and an unfinished table comes back after the app restarts.
 //!
 //! Commands (all answer a [`TableView`], errors are [`AppError`]s): `chaturaji_new`,
@@ -15,10 +15,10 @@
 use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
 
 use crate::chaturaji::online::NetState;
 use crate::error::AppError;
+use crate::scheduler::{earliest, Scheduler, Woken};
 use crate::time::{self, Time};
 use maharajah_chaturaji::cpu::{self, Level};
 use maharajah_chaturaji::settings::Player;
@@ -387,6 +387,22 @@ impl ChaturajiCore {
         }
     }
 
+    /// When [`ChaturajiCore::tick`] has something to do next: the CPU seat's next step or the
+    /// end of the turn's time, whichever is first (`None`: nothing until a person acts).
+    #[must_use]
+    pub fn next_due(&self) -> Option<u64> {
+        let table = self.table.as_ref()?;
+        let game = table.game.game();
+        if game.is_over() {
+            return None;
+        }
+        let settings = game.settings();
+        let timeout =
+            settings.turn_time.seconds().map(|s| table.turn_started_ms + u64::from(s) * 1000);
+        let cpu = level_of(settings, game.to_move()).map(|_| table.cpu_due_ms);
+        earliest(timeout, cpu)
+    }
+
     /// The worker's step: applies a time-out or a CPU roll when due, or asks for a CPU decision.
     ///
     /// # Errors
@@ -475,14 +491,15 @@ impl ChaturajiCore {
 pub struct ChaturajiState {
     core: Mutex<ChaturajiCore>,
     time: Time,
+    scheduler: Arc<Scheduler>,
 }
 
 impl ChaturajiState {
-    /// State around `core`.
+    /// State around `core`; every change wakes `scheduler`.
     #[must_use]
-    pub fn new(core: ChaturajiCore) -> ChaturajiState {
+    pub fn new(core: ChaturajiCore, scheduler: Arc<Scheduler>) -> ChaturajiState {
         let time = Arc::clone(&core.time);
-        ChaturajiState { core: Mutex::new(core), time }
+        ChaturajiState { core: Mutex::new(core), time, scheduler }
     }
 
     /// Milliseconds on the app's time scale (the core's time source).
@@ -491,9 +508,39 @@ impl ChaturajiState {
         self.time.now_ms()
     }
 
-    /// Locks the core (a poisoned lock is recovered: every action is applied whole or not at all).
-    pub fn core(&self) -> MutexGuard<'_, ChaturajiCore> {
+    /// Locks the core (a poisoned lock is recovered: every action is applied whole or not at all);
+    /// letting it go wakes the scheduler.
+    pub fn core(&self) -> Woken<'_, ChaturajiCore> {
+        Woken::new(self.lock(), &self.scheduler)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, ChaturajiCore> {
         self.core.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The table's due work, for the scheduler: one CPU step or time-out if due (its move chosen
+    /// without holding the core), its view handed to `push`; answers when the next is due.
+    pub fn step(&self, push: impl Fn(TableView)) -> Option<u64> {
+        let now = self.now();
+        let tick = self.lock().tick(now);
+        let pushed = match tick {
+            Ok(Tick::Idle) => Ok(None),
+            Ok(Tick::Changed(view)) => Ok(Some(view)),
+            Ok(Tick::Think(job)) => {
+                let action = job.decide();
+                self.lock().cpu_answer(job.version, action, self.now())
+            }
+            Err(error) => Err(error),
+        };
+        match pushed {
+            Ok(Some(view)) => push(view),
+            Ok(None) => {}
+            Err(error) => {
+                eprintln!("the Chaturaji table refused a CPU step: {error}");
+                return Some(now + 1_000);
+            }
+        }
+        self.lock().next_due()
     }
 }
 
@@ -505,7 +552,11 @@ fn new_device_id() -> String {
 /// network seat of this device (its id is kept with the tables). No tables: Chaturaji is
 /// unavailable (the network seat then has an id of this run only).
 #[must_use]
-pub fn open(database: &Path, time: &Time) -> (Option<ChaturajiState>, NetState) {
+pub fn open(
+    database: &Path,
+    time: &Time,
+    scheduler: &Arc<Scheduler>,
+) -> (Option<ChaturajiState>, NetState) {
     let core = ChaturajiCore::open(database, CPU_DELAY_MS)
         .or_else(|error| {
             eprintln!("{error}; Chaturaji tables will not be kept after the app closes");
@@ -518,38 +569,11 @@ pub fn open(database: &Path, time: &Time) -> (Option<ChaturajiState>, NetState) 
                 eprintln!("{error}; this device gets a new id for network tables");
                 new_device_id()
             });
-            (Some(ChaturajiState::new(core)), NetState::new(device))
+            (Some(ChaturajiState::new(core, Arc::clone(scheduler))), NetState::new(device))
         }
         Err(error) => {
             eprintln!("Chaturaji is unavailable: {error}");
             (None, NetState::new(new_device_id()))
-        }
-    }
-}
-
-/// The worker (run it on a thread of its own; it never returns): a few times a second, plays due
-/// CPU steps and time-outs and hands the new view to `push`.
-pub fn run_worker(state: &ChaturajiState, push: impl Fn(TableView)) {
-    loop {
-        std::thread::sleep(Duration::from_millis(100));
-        let now = state.now();
-        let tick = state.core().tick(now);
-        let pushed = match tick {
-            Ok(Tick::Idle) => None,
-            Ok(Tick::Changed(view)) => Some(Ok(Some(view))),
-            Ok(Tick::Think(job)) => {
-                let action = job.decide();
-                Some(state.core().cpu_answer(job.version, action, state.now()))
-            }
-            Err(error) => Some(Err(error)),
-        };
-        match pushed {
-            Some(Ok(Some(view))) => push(view),
-            Some(Err(error)) => {
-                eprintln!("the Chaturaji table refused a CPU step: {error}");
-                std::thread::sleep(Duration::from_secs(1));
-            }
-            _ => {}
         }
     }
 }

@@ -17,6 +17,7 @@ use crate::chess::computer::Computer;
 use crate::chess::session::{BoardView, ClockView, GameView, Opponent, Session, SessionError};
 use crate::clock::TimeControl;
 use crate::error::AppError;
+use crate::scheduler::{Scheduler, Woken};
 pub use crate::error::CoreError;
 use crate::store::{GameSummary, SavedArmy, Store, SEAT_KEY};
 use crate::time::Time;
@@ -41,7 +42,17 @@ pub struct ThinkRequest {
     pub stop: Arc<AtomicBool>,
     /// The answer is accepted only while the core still has this generation.
     pub generation: u64,
+    /// When it was asked (app milliseconds): the computer answers no sooner than
+    /// [`COMPUTER_DELAY_MS`] after.
+    pub asked_ms: u64,
 }
+
+/// How long the computer waits at least before answering, so its reply does not land before the
+/// person's own move is drawn.
+pub const COMPUTER_DELAY_MS: u64 = 250;
+
+/// How often the running local clock is pushed.
+pub const CLOCK_PUSH_MS: u64 = 200;
 
 /// The open game and its storage.
 #[derive(Debug)]
@@ -234,6 +245,7 @@ impl Core {
             clock: session.clock_view(now),
             stop,
             generation: self.generation,
+            asked_ms: now,
         })
     }
 
@@ -429,23 +441,26 @@ pub fn pgn_date(unix: i64) -> String {
 pub struct AppState {
     core: Mutex<Core>,
     time: Time,
+    scheduler: Arc<Scheduler>,
     computer: Mutex<Sender<ThinkRequest>>,
     export_dir: PathBuf,
 }
 
 impl AppState {
     /// State around `core`; search requests go to `computer`; PGN files are saved in `export_dir`;
-    /// the time is read from `time`.
+    /// the time is read from `time`; every change wakes `scheduler`.
     #[must_use]
     pub fn new(
         core: Core,
         computer: Sender<ThinkRequest>,
         export_dir: PathBuf,
         time: Time,
+        scheduler: Arc<Scheduler>,
     ) -> AppState {
         AppState {
             core: Mutex::new(core),
             time,
+            scheduler,
             computer: Mutex::new(computer),
             export_dir,
         }
@@ -463,8 +478,13 @@ impl AppState {
         self.time.unix()
     }
 
-    /// Locks the core (a poisoned lock is recovered: the core holds no half-done invariants).
-    pub fn core(&self) -> MutexGuard<'_, Core> {
+    /// Locks the core (a poisoned lock is recovered: the core holds no half-done invariants);
+    /// letting it go wakes the scheduler.
+    pub fn core(&self) -> Woken<'_, Core> {
+        Woken::new(self.lock(), &self.scheduler)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Core> {
         self.core.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
@@ -609,8 +629,10 @@ impl AppState {
         // Made at the first request: its 16 MB table is not held by people who never play it.
         let mut computer: Option<Computer> = None;
         for request in receiver {
-            // A short pause so the reply does not land before the person's own move is drawn.
-            std::thread::sleep(Duration::from_millis(250));
+            let wait = (request.asked_ms + COMPUTER_DELAY_MS).saturating_sub(self.now());
+            if wait > 0 {
+                std::thread::sleep(Duration::from_millis(wait));
+            }
             if request.stop.load(Ordering::Relaxed) {
                 continue;
             }
@@ -626,21 +648,29 @@ impl AppState {
         }
     }
 
-    /// The clock's loop (run it on a thread of its own; it never returns): a few times a second,
-    /// hands `push_clock` the running clock or, when a flag falls, `push_game` the finished game.
-    pub fn run_ticker(&self, push_game: impl Fn(GameView), push_clock: impl Fn(ClockView)) {
-        loop {
-            std::thread::sleep(Duration::from_millis(200));
-            let now = self.now();
-            let mut core = self.core();
-            match core.tick(now, self.unix()) {
-                Ok(Some(view)) => push_game(view),
-                Ok(None) => {
-                    if let Some(clock) = core.running_clock(now) {
-                        push_clock(clock);
-                    }
-                }
-                Err(error) => eprintln!("the clock could not save the result: {error}"),
+    /// The local clock's due work, for the scheduler: pushes the finished game when a flag has
+    /// fallen (`push_game`), else the running clock (`push_clock`); answers when to look again
+    /// (the next push or the flag, whichever is first; `None` while no clock runs).
+    pub fn step(&self, push_game: impl Fn(GameView), push_clock: impl Fn(ClockView)) -> Option<u64> {
+        let now = self.now();
+        let mut core = self.lock();
+        match core.tick(now, self.unix()) {
+            Ok(Some(view)) => {
+                push_game(view);
+                None
+            }
+            Ok(None) => {
+                let clock = core.running_clock(now)?;
+                let left = match clock.running? {
+                    Color::White => clock.white_ms,
+                    Color::Black => clock.black_ms,
+                };
+                push_clock(clock);
+                Some(now + left.clamp(1, CLOCK_PUSH_MS))
+            }
+            Err(error) => {
+                eprintln!("the clock could not save the result: {error}");
+                Some(now + 1_000)
             }
         }
     }
@@ -947,7 +977,8 @@ mod tests {
     fn the_commands_read_the_injected_time() {
         let time = crate::time::FakeTime::new(0, 86_400);
         let (sender, _computer) = std::sync::mpsc::channel();
-        let state = AppState::new(core(), sender, std::env::temp_dir(), time.clone());
+        let scheduler = Arc::new(Scheduler::new());
+        let state = AppState::new(core(), sender, std::env::temp_dir(), time.clone(), scheduler);
         let control = Some(TimeControl { base_ms: 1_000, increment_ms: 0 });
         state
             .act(|core, now, unix| {

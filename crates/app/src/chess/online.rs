@@ -34,6 +34,7 @@ use maharajah_protocol::{
 };
 use serde::Serialize;
 use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::sync::Notify;
 
 use crate::chess::session::{GameView, Opponent, Session};
 use crate::error::{net_code, server_code, AppError};
@@ -341,6 +342,8 @@ struct Live {
     clock_at: u64,
     pause_at: u64,
     time: Time,
+    /// Told of every event (and of the game's end here), so the ticker sleeps while nothing runs.
+    changed: Arc<Notify>,
     hidden: Option<HiddenSetup>,
     stage: SetupStage,
     notice: Option<Notice>,
@@ -741,12 +744,14 @@ impl NetPlay {
             clock_at: self.shared.time.now_ms(),
             pause_at: self.shared.time.now_ms(),
             time: Arc::clone(&self.shared.time),
+            changed: Arc::new(Notify::new()),
             hidden: None,
             stage: SetupStage::None,
             notice: None,
         };
         let old = self.lock().replace(live);
         if let Some(old) = old {
+            old.changed.notify_one();
             tokio::spawn(async move { old.conn.close().await });
         }
         tokio::spawn(pump(self.clone(), generation, events));
@@ -770,6 +775,7 @@ impl NetPlay {
         let mut conn = None;
         let alive = self.with_live(generation, |live| {
             live.revision += 1;
+            live.changed.notify_one();
             match event {
                 NetEvent::Connected { server_version, engine_version } => {
                     live.server_version = Some(server_version);
@@ -982,6 +988,7 @@ impl NetPlay {
     pub async fn leave(&self) {
         let old = self.lock().take();
         if let Some(old) = old {
+            old.changed.notify_one();
             old.conn.close().await;
         }
     }
@@ -1040,16 +1047,20 @@ async fn pump(net: NetPlay, generation: u64, mut events: UnboundedReceiver<NetEv
 }
 
 /// Pushes the running clock and the pause countdown while they run.
+/// Sleeps until the next push while they run, and until the game changes while nothing runs.
 async fn ticker(net: NetPlay, generation: u64) {
-    let mut interval = tokio::time::interval(TICK);
-    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let Some(changed) = net.with_live(generation, |live| Arc::clone(&live.changed)) else {
+        return;
+    };
     loop {
-        interval.tick().await;
         let tick = net.with_live(generation, |live| live.is_ticking().then(|| live.tick()));
         match tick {
             None => break,
-            Some(None) => {}
-            Some(Some(t)) => (net.shared.emit)(NetUpdate::Tick(t)),
+            Some(None) => changed.notified().await,
+            Some(Some(t)) => {
+                (net.shared.emit)(NetUpdate::Tick(t));
+                tokio::time::sleep(TICK).await;
+            }
         }
     }
 }
