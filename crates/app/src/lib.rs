@@ -58,8 +58,8 @@ pub struct Services {
     pub net: NetPlay,
     /// Hosting, browsing and joining on the Wi-Fi.
     pub lan: Lan,
-    /// The local Chaturaji table (`None` when its storage could not even be opened in memory).
-    pub tables: Option<ChaturajiState>,
+    /// The local Chaturaji table.
+    pub tables: ChaturajiState,
     /// This device's seat of a network Chaturaji table.
     pub table_net: NetState,
     /// The Chaturaji table this device hosts on the Wi-Fi.
@@ -85,8 +85,8 @@ impl std::ops::Deref for App {
 }
 
 impl App {
-    /// Opens the app on the SQLite file `database` (in memory, with a warning, when it cannot be
-    /// opened), saving exported PGN files in `export_dir`; every service reads `time` (the
+    /// Opens the app on the SQLite file `database`, one store for everything (in memory, with a
+    /// warning, when it cannot be opened), saving exported PGN files in `export_dir`; every service reads `time` (the
     /// system's: [`time::system`]) and every push goes to `sink`. Call [`App::start`] to run its
     /// threads.
     ///
@@ -109,7 +109,7 @@ impl App {
                 Store::in_memory()
             })?;
         let scheduler = Arc::new(Scheduler::new());
-        let (tables, table_net) = chaturaji::local::open(database, &time, &scheduler);
+        let (tables, table_net) = chaturaji::local::open(store.clone(), &time, &scheduler);
         let (sender, receiver) = mpsc::channel();
         let net_sink = Arc::clone(&sink);
         let lan_sink = Arc::clone(&sink);
@@ -151,9 +151,8 @@ impl App {
                     |view| app.sink.push(Push::Game(view)),
                     |clock| app.sink.push(Push::Clock(clock)),
                 );
-                let tables = app.tables.as_ref().and_then(|tables| {
-                    tables.step(|view| app.sink.push(Push::Chaturaji(Box::new(view))))
-                });
+                let tables =
+                    app.tables.step(|view| app.sink.push(Push::Chaturaji(Box::new(view))));
                 scheduler::earliest(chess, tables)
             });
         });
@@ -161,16 +160,6 @@ impl App {
 }
 
 impl Services {
-    /// The local Chaturaji table.
-    ///
-    /// # Errors
-    /// `unavailable` when its storage could not be opened.
-    pub fn tables(&self) -> Result<&ChaturajiState, AppError> {
-        self.tables
-            .as_ref()
-            .ok_or_else(|| AppError::new("unavailable", "Chaturaji is unavailable on this device"))
-    }
-
     /// Where the views of a network Chaturaji table go (as `chaturaji` pushes).
     pub fn table_push(&self) -> impl Fn(TableView) + Send + 'static {
         let sink = Arc::clone(&self.sink);

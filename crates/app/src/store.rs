@@ -2,6 +2,7 @@
 //! as it is made (the whole game row is rewritten: a game is a few hundred bytes).
 
 use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use maharajah_engine::{Army, Color, Move, Variant};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -54,10 +55,11 @@ pub struct GameSummary {
     pub updated_at: i64,
 }
 
-/// The SQLite file holding games and settings.
-#[derive(Debug)]
+/// The SQLite file holding everything the app keeps: games, armies, settings (with the kept
+/// network seat), and the Chaturaji tables and device id. Cloning it shares the one connection.
+#[derive(Debug, Clone)]
 pub struct Store {
-    connection: Connection,
+    connection: Arc<Mutex<Connection>>,
 }
 
 const SCHEMA: &str = "
@@ -83,6 +85,16 @@ CREATE TABLE IF NOT EXISTS saved_armies (
     name TEXT NOT NULL,
     army TEXT NOT NULL,
     created_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chaturaji_device (
+    id TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chaturaji_tables (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    record TEXT NOT NULL,
+    finished INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
 );
 ";
 
@@ -120,6 +132,72 @@ fn sql_ms(value: u64) -> i64 {
 }
 
 impl Store {
+    /// The connection (a poisoned lock is recovered: every statement is whole or not at all).
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        self.connection.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// This device's id for network Chaturaji tables: the kept one, or `made` kept from now on.
+    ///
+    /// # Errors
+    /// [`StoreError`] when it cannot be read or saved.
+    pub fn device_id(&self, made: impl FnOnce() -> String) -> Result<String, StoreError> {
+        let connection = self.conn();
+        let found: Option<String> = connection
+            .query_row("SELECT id FROM chaturaji_device LIMIT 1", [], |r| r.get(0))
+            .optional()?;
+        if let Some(id) = found {
+            return Ok(id);
+        }
+        let id = made();
+        connection.execute("INSERT INTO chaturaji_device (id) VALUES (?1)", params![id])?;
+        Ok(id)
+    }
+
+    /// The newest unfinished Chaturaji table: its id and record (JSON).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the tables cannot be read.
+    pub fn latest_table(&self) -> Result<Option<(i64, String)>, StoreError> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT id, record FROM chaturaji_tables WHERE finished = 0 ORDER BY updated_at DESC, id DESC LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?)
+    }
+
+    /// Saves a Chaturaji table's record: inserts it when `id` is 0 (returning the new id), else
+    /// updates it.
+    ///
+    /// # Errors
+    /// [`StoreError`] when it cannot be written.
+    pub fn save_table(
+        &self,
+        id: i64,
+        record: &str,
+        finished: bool,
+        now_unix: i64,
+    ) -> Result<i64, StoreError> {
+        let connection = self.conn();
+        let finished = i64::from(finished);
+        if id == 0 {
+            connection.execute(
+                "INSERT INTO chaturaji_tables (record, finished, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)",
+                params![record, finished, now_unix],
+            )?;
+            Ok(connection.last_insert_rowid())
+        } else {
+            connection.execute(
+                "UPDATE chaturaji_tables SET record = ?2, finished = ?3, updated_at = ?4 WHERE id = ?1",
+                params![id, record, finished, now_unix],
+            )?;
+            Ok(id)
+        }
+    }
+
     /// Opens (creating if needed) the database file at `path`.
     ///
     /// # Errors
@@ -127,7 +205,7 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let connection = Connection::open(path)?;
         connection.execute_batch(SCHEMA)?;
-        Ok(Store { connection })
+        Ok(Store { connection: Arc::new(Mutex::new(connection)) })
     }
 
     /// An in-memory store (tests, or when the data directory is unavailable).
@@ -137,7 +215,7 @@ impl Store {
     pub fn in_memory() -> Result<Store, StoreError> {
         let connection = Connection::open_in_memory()?;
         connection.execute_batch(SCHEMA)?;
-        Ok(Store { connection })
+        Ok(Store { connection: Arc::new(Mutex::new(connection)) })
     }
 
     /// Saves a game: inserts it when `record.id` is 0 (returning the new id), else updates it.
@@ -145,20 +223,21 @@ impl Store {
     /// # Errors
     /// [`StoreError`] on a database failure.
     pub fn save(&self, record: &GameRecord, now_unix: i64) -> Result<i64, StoreError> {
+        let connection = self.conn();
         let opponent = serde_json::to_string(&record.opponent)?;
         let result = record.result.map(|r| serde_json::to_string(&r)).transpose()?;
         let control = record.time_control.map(|c| serde_json::to_string(&c)).transpose()?;
         let (white, black) =
             record.clock_ms.map_or((None, None), |(w, b)| (Some(sql_ms(w)), Some(sql_ms(b))));
         if record.id == 0 {
-            self.connection.execute(
+            connection.execute(
                 "INSERT INTO games (variant, opponent, start_fen, moves, result, time_control, white_ms, black_ms, created_at, updated_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 params![record.variant.name(), opponent, record.start_fen, moves_text(&record.moves), result, control, white, black, record.created_at, now_unix],
             )?;
-            Ok(self.connection.last_insert_rowid())
+            Ok(connection.last_insert_rowid())
         } else {
-            self.connection.execute(
+            connection.execute(
                 "UPDATE games SET moves = ?2, result = ?3, white_ms = ?4, black_ms = ?5, updated_at = ?6 WHERE id = ?1",
                 params![record.id, moves_text(&record.moves), result, white, black, now_unix],
             )?;
@@ -171,7 +250,8 @@ impl Store {
     /// # Errors
     /// [`StoreError`] when it does not exist or its row is unreadable.
     pub fn load(&self, id: i64) -> Result<GameRecord, StoreError> {
-        self.connection
+        let connection = self.conn();
+        connection
             .query_row(
                 "SELECT id, variant, opponent, start_fen, moves, result, time_control, white_ms, black_ms, created_at FROM games WHERE id = ?1",
                 [id],
@@ -223,7 +303,8 @@ impl Store {
     /// # Errors
     /// [`StoreError`] on a database failure.
     pub fn list(&self, limit: u32) -> Result<Vec<GameSummary>, StoreError> {
-        let mut statement = self.connection.prepare(
+        let connection = self.conn();
+        let mut statement = connection.prepare(
             "SELECT id, variant, opponent, result, moves, updated_at FROM games ORDER BY updated_at DESC, id DESC LIMIT ?1",
         )?;
         let rows = statement.query_map([limit], |row| {
@@ -258,8 +339,9 @@ impl Store {
     /// # Errors
     /// [`StoreError`] on a database failure.
     pub fn settings(&self) -> Result<Vec<(String, serde_json::Value)>, StoreError> {
+        let connection = self.conn();
         let mut statement =
-            self.connection.prepare("SELECT key, value FROM settings ORDER BY key")?;
+            connection.prepare("SELECT key, value FROM settings ORDER BY key")?;
         let rows = statement
             .query_map([], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)))?;
         let mut settings = Vec::new();
@@ -275,7 +357,8 @@ impl Store {
     /// # Errors
     /// [`StoreError`] on a database failure.
     pub fn set_setting(&self, key: &str, value: &serde_json::Value) -> Result<(), StoreError> {
-        self.connection.execute(
+        let connection = self.conn();
+        connection.execute(
             "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             params![key, value.to_string()],
         )?;
@@ -287,8 +370,9 @@ impl Store {
     /// # Errors
     /// [`StoreError`] on a database failure; an unreadable row is skipped.
     pub fn saved_armies(&self) -> Result<Vec<SavedArmy>, StoreError> {
+        let connection = self.conn();
         let mut statement =
-            self.connection.prepare("SELECT id, name, army FROM saved_armies ORDER BY id")?;
+            connection.prepare("SELECT id, name, army FROM saved_armies ORDER BY id")?;
         let rows = statement.query_map([], |row| {
             Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?))
         })?;
@@ -309,12 +393,13 @@ impl Store {
     /// # Errors
     /// [`StoreError`] on a database failure.
     pub fn save_army(&self, name: &str, army: &Army, now_unix: i64) -> Result<i64, StoreError> {
+        let connection = self.conn();
         let white = if army.color() == Color::White { army.clone() } else { army.mirrored() };
-        self.connection.execute(
+        connection.execute(
             "INSERT INTO saved_armies (name, army, created_at) VALUES (?1, ?2, ?3)",
             params![name, white.to_string(), now_unix],
         )?;
-        Ok(self.connection.last_insert_rowid())
+        Ok(connection.last_insert_rowid())
     }
 
     /// Renames saved army `id`.
@@ -322,7 +407,8 @@ impl Store {
     /// # Errors
     /// [`StoreError`] on a database failure.
     pub fn rename_army(&self, id: i64, name: &str) -> Result<(), StoreError> {
-        self.connection
+        let connection = self.conn();
+        connection
             .execute("UPDATE saved_armies SET name = ?1 WHERE id = ?2", params![name, id])?;
         Ok(())
     }
@@ -332,7 +418,8 @@ impl Store {
     /// # Errors
     /// [`StoreError`] on a database failure.
     pub fn delete_army(&self, id: i64) -> Result<(), StoreError> {
-        self.connection.execute("DELETE FROM saved_armies WHERE id = ?1", params![id])?;
+        let connection = self.conn();
+        connection.execute("DELETE FROM saved_armies WHERE id = ?1", params![id])?;
         Ok(())
     }
 }

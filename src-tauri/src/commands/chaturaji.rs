@@ -20,9 +20,8 @@ pub fn chaturaji_new(
     settings: serde_json::Value,
 ) -> Result<TableView, AppError> {
     let settings = parse_settings(settings)?;
-    let tables = app.tables()?;
-    let now = tables.now();
-    Ok(tables.core().new_table(settings, rand::random(), now)?)
+    let now = app.tables.now();
+    Ok(app.tables.core().new_table(settings, rand::random(), now)?)
 }
 
 /// The open table, or the newest unfinished saved one, or null.
@@ -31,9 +30,8 @@ pub fn chaturaji_new(
 /// `storage`.
 #[tauri::command]
 pub fn chaturaji_current(app: State<'_, App>) -> Result<Option<TableView>, AppError> {
-    let tables = app.tables()?;
-    let now = tables.now();
-    Ok(tables.core().current(now)?)
+    let now = app.tables.now();
+    Ok(app.tables.core().current(now)?)
 }
 
 /// The person to move rolls.
@@ -42,9 +40,8 @@ pub fn chaturaji_current(app: State<'_, App>) -> Result<Option<TableView>, AppEr
 /// As `ChaturajiCore::roll`: `no_table`, `cpu_seat`, `illegal`.
 #[tauri::command]
 pub fn chaturaji_roll(app: State<'_, App>) -> Result<TableView, AppError> {
-    let tables = app.tables()?;
-    let now = tables.now();
-    Ok(tables.core().roll(now)?)
+    let now = app.tables.now();
+    Ok(app.tables.core().roll(now)?)
 }
 
 /// The person to move plays `from`→`to` (with `die`, or whichever die allows it).
@@ -59,9 +56,8 @@ pub fn chaturaji_move(
     die: Option<u8>,
 ) -> Result<TableView, AppError> {
     let (from, to) = (parse_square(&from)?, parse_square(&to)?);
-    let tables = app.tables()?;
-    let now = tables.now();
-    Ok(tables.core().play(from, to, die, now)?)
+    let now = app.tables.now();
+    Ok(app.tables.core().play(from, to, die, now)?)
 }
 
 /// The person to move ends the turn.
@@ -70,9 +66,8 @@ pub fn chaturaji_move(
 /// `no_table`, `cpu_seat`, `illegal`.
 #[tauri::command]
 pub fn chaturaji_end_turn(app: State<'_, App>) -> Result<TableView, AppError> {
-    let tables = app.tables()?;
-    let now = tables.now();
-    Ok(tables.core().end_turn(now)?)
+    let now = app.tables.now();
+    Ok(app.tables.core().end_turn(now)?)
 }
 
 /// A person's seat resigns.
@@ -84,9 +79,8 @@ pub fn chaturaji_resign(
     app: State<'_, App>,
     seat: Seat,
 ) -> Result<TableView, AppError> {
-    let tables = app.tables()?;
-    let now = tables.now();
-    Ok(tables.core().resign(seat, now)?)
+    let now = app.tables.now();
+    Ok(app.tables.core().resign(seat, now)?)
 }
 
 /// Closes the table (it stays saved).
@@ -95,7 +89,7 @@ pub fn chaturaji_resign(
 /// Never.
 #[tauri::command]
 pub fn chaturaji_leave(app: State<'_, App>) -> Result<(), AppError> {
-    app.tables()?.core().leave();
+    app.tables.core().leave();
     Ok(())
 }
 
@@ -105,7 +99,7 @@ pub fn chaturaji_leave(app: State<'_, App>) -> Result<(), AppError> {
 /// `no_table`.
 #[tauri::command]
 pub fn chaturaji_record(app: State<'_, App>) -> Result<String, AppError> {
-    Ok(app.tables()?.core().record_json()?)
+    Ok(app.tables.core().record_json()?)
 }
 
 /// Creates a network table on the server at `url` and takes its first person seat.

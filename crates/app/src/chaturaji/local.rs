@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::chaturaji::online::NetState;
 use crate::error::AppError;
+use crate::store::{Store, StoreError};
 use crate::scheduler::{earliest, Scheduler, Woken};
 use crate::time::{self, Time};
 use maharajah_chaturaji::cpu::{self, Level};
@@ -27,7 +28,6 @@ use maharajah_chaturaji::{
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::chaturaji::view::{table_view, TableView, ViewParts};
 
@@ -36,18 +36,6 @@ pub const CPU_DELAY_MS: u64 = 450;
 /// How many recent events the view carries (the table's log).
 const LOG_LEN: usize = 24;
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS chaturaji_device (
-    id TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS chaturaji_tables (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    record TEXT NOT NULL,
-    finished INTEGER NOT NULL,
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL
-);
-";
 
 /// Why a table action was refused; becomes a [`AppError`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,8 +66,8 @@ impl From<TableError> for AppError {
     }
 }
 
-impl From<rusqlite::Error> for TableError {
-    fn from(error: rusqlite::Error) -> TableError {
+impl From<StoreError> for TableError {
+    fn from(error: StoreError) -> TableError {
         TableError::new("storage", format!("saved tables: {error}"))
     }
 }
@@ -138,7 +126,7 @@ pub enum Tick {
 #[derive(Debug)]
 pub struct ChaturajiCore {
     table: Option<Table>,
-    db: Option<Connection>,
+    db: Option<Store>,
     cpu_delay_ms: u64,
     time: Time,
 }
@@ -157,24 +145,26 @@ impl ChaturajiCore {
         ChaturajiCore { time, ..self }
     }
 
-    /// A core saving to the SQLite file at `path` (the app's database; its own table).
+    /// A core saving its tables in `store` (the app's one store).
+    #[must_use]
+    pub fn new(store: Store, cpu_delay_ms: u64) -> ChaturajiCore {
+        ChaturajiCore { table: None, db: Some(store), cpu_delay_ms, time: time::system() }
+    }
+
+    /// A core saving to the SQLite file at `path` (a store of its own).
     ///
     /// # Errors
     /// [`TableError`] when the file cannot be opened.
     pub fn open(path: &Path, cpu_delay_ms: u64) -> Result<ChaturajiCore, TableError> {
-        let db = Connection::open(path)?;
-        db.execute_batch(SCHEMA)?;
-        Ok(ChaturajiCore { table: None, db: Some(db), cpu_delay_ms, time: time::system() })
+        Ok(ChaturajiCore::new(Store::open(path)?, cpu_delay_ms))
     }
 
-    /// A core that keeps nothing after it is dropped (tests, or no data directory).
+    /// A core that keeps nothing after it is dropped (tests).
     ///
     /// # Errors
     /// [`TableError`] if SQLite cannot create the in-memory database.
     pub fn in_memory(cpu_delay_ms: u64) -> Result<ChaturajiCore, TableError> {
-        let db = Connection::open_in_memory()?;
-        db.execute_batch(SCHEMA)?;
-        Ok(ChaturajiCore { table: None, db: Some(db), cpu_delay_ms, time: time::system() })
+        Ok(ChaturajiCore::new(Store::in_memory()?, cpu_delay_ms))
     }
 
     /// Opens a new table with `settings` and dice from `seed`.
@@ -210,14 +200,7 @@ impl ChaturajiCore {
     pub fn current(&mut self, now: u64) -> Result<Option<TableView>, TableError> {
         if self.table.is_none() {
             let Some(db) = &self.db else { return Ok(None) };
-            let row: Option<(i64, String)> = db
-                .query_row(
-                    "SELECT id, record FROM chaturaji_tables WHERE finished = 0 ORDER BY updated_at DESC, id DESC LIMIT 1",
-                    [],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )
-                .optional()?;
-            let Some((id, text)) = row else { return Ok(None) };
+            let Some((id, text)) = db.latest_table()? else { return Ok(None) };
             let record = Record::from_json(&text)
                 .map_err(|e| TableError::new("bad_record", e.to_string()))?;
             let game = RecordedGame::resume(record)
@@ -241,14 +224,7 @@ impl ChaturajiCore {
     /// `storage` when it cannot be read or saved.
     pub fn device_id(&self) -> Result<String, TableError> {
         let Some(db) = &self.db else { return Ok(new_device_id()) };
-        let found: Option<String> =
-            db.query_row("SELECT id FROM chaturaji_device LIMIT 1", [], |r| r.get(0)).optional()?;
-        if let Some(id) = found {
-            return Ok(id);
-        }
-        let id = new_device_id();
-        db.execute("INSERT INTO chaturaji_device (id) VALUES (?1)", params![id])?;
-        Ok(id)
+        Ok(db.device_id(new_device_id)?)
     }
 
     /// Closes the open table (it stays saved; an unfinished one can be continued).
@@ -370,21 +346,7 @@ impl ChaturajiCore {
     fn save(&self, table: &Table) -> Result<i64, TableError> {
         let Some(db) = &self.db else { return Ok(table.id) };
         let text = table.game.record().to_json();
-        let finished = i64::from(table.game.game().is_over());
-        let now = self.time.unix();
-        if table.id == 0 {
-            db.execute(
-                "INSERT INTO chaturaji_tables (record, finished, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)",
-                params![text, finished, now],
-            )?;
-            Ok(db.last_insert_rowid())
-        } else {
-            db.execute(
-                "UPDATE chaturaji_tables SET record = ?2, finished = ?3, updated_at = ?4 WHERE id = ?1",
-                params![table.id, text, finished, now],
-            )?;
-            Ok(table.id)
-        }
+        Ok(db.save_table(table.id, &text, table.game.game().is_over(), self.time.unix())?)
     }
 
     /// When [`ChaturajiCore::tick`] has something to do next: the CPU seat's next step or the
@@ -548,34 +510,16 @@ fn new_device_id() -> String {
     format!("device-{:032x}", rand::random::<u128>())
 }
 
-/// Opens the local tables saved in `database` (in memory when it cannot be opened) and the
-/// network seat of this device (its id is kept with the tables). No tables: Chaturaji is
-/// unavailable (the network seat then has an id of this run only).
+/// The local tables saved in `store` and the network seat of this device (its id is kept in
+/// the store too).
 #[must_use]
-pub fn open(
-    database: &Path,
-    time: &Time,
-    scheduler: &Arc<Scheduler>,
-) -> (Option<ChaturajiState>, NetState) {
-    let core = ChaturajiCore::open(database, CPU_DELAY_MS)
-        .or_else(|error| {
-            eprintln!("{error}; Chaturaji tables will not be kept after the app closes");
-            ChaturajiCore::in_memory(CPU_DELAY_MS)
-        })
-        .map(|core| core.with_time(Arc::clone(time)));
-    match core {
-        Ok(core) => {
-            let device = core.device_id().unwrap_or_else(|error| {
-                eprintln!("{error}; this device gets a new id for network tables");
-                new_device_id()
-            });
-            (Some(ChaturajiState::new(core, Arc::clone(scheduler))), NetState::new(device))
-        }
-        Err(error) => {
-            eprintln!("Chaturaji is unavailable: {error}");
-            (None, NetState::new(new_device_id()))
-        }
-    }
+pub fn open(store: Store, time: &Time, scheduler: &Arc<Scheduler>) -> (ChaturajiState, NetState) {
+    let core = ChaturajiCore::new(store, CPU_DELAY_MS).with_time(Arc::clone(time));
+    let device = core.device_id().unwrap_or_else(|error| {
+        eprintln!("{error}; this device gets a new id for network tables");
+        new_device_id()
+    });
+    (ChaturajiState::new(core, Arc::clone(scheduler)), NetState::new(device))
 }
 
 /// A square named by the UI (`"d1"`).
