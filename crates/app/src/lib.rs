@@ -41,7 +41,7 @@ use chaturaji::online::NetState;
 use chaturaji::TableView;
 use chess::local::{AppState, Core, ThinkRequest};
 use chess::online::{keep_seat, kept_room, kept_seat, KeptRoom, NetPlay, NetPlayError, NetView};
-use lan::{HostRequest, HostedView, JoinTarget, Lan, LanConfig, LanStatus};
+use lan::{HostRequest, HostedView, JoinTarget, Lan, LanConfig, LanPush, LanStatus};
 use maharajah_protocol::RoomOptions;
 use scheduler::Scheduler;
 use store::{Store, StoreError};
@@ -86,9 +86,9 @@ impl std::ops::Deref for App {
 
 impl App {
     /// Opens the app on the SQLite file `database`, one store for everything (in memory, with a
-    /// warning, when it cannot be opened), saving exported PGN files in `export_dir`; every service reads `time` (the
-    /// system's: [`time::system`]) and every push goes to `sink`. Call [`App::start`] to run its
-    /// threads.
+    /// warning, when it cannot be opened), saving exported PGN files in `export_dir`. Every
+    /// service reads `time` (the system's: [`time::system`]) and every push goes to `sink`. Call
+    /// [`App::start`] to run its threads.
     ///
     /// # Errors
     /// When not even an in-memory store can be opened.
@@ -122,7 +122,7 @@ impl App {
                 Arc::clone(&scheduler),
             ),
             net: NetPlay::with_time(move |update| net_sink.push(update.into()), Arc::clone(&time)),
-            lan: Lan::new(lan, Arc::new(move |push| lan_sink.push(push.into()))),
+            lan: Lan::new(lan, Arc::new(move |push: LanPush| lan_sink.push(push.into()))),
             tables,
             table_net,
             table_lan: ChaturajiLan::new(lan),
@@ -151,8 +151,7 @@ impl App {
                     |view| app.sink.push(Push::Game(view)),
                     |clock| app.sink.push(Push::Clock(clock)),
                 );
-                let tables =
-                    app.tables.step(|view| app.sink.push(Push::Chaturaji(Box::new(view))));
+                let tables = app.tables.step(|view| app.sink.push(Push::Chaturaji(Box::new(view))));
                 scheduler::earliest(chess, tables)
             });
         });

@@ -293,7 +293,7 @@ impl Store {
     /// [`StoreError`] on a database failure.
     pub fn latest_unfinished(&self) -> Result<Option<i64>, StoreError> {
         Ok(self
-            .connection
+            .conn()
             .query_row("SELECT id FROM games WHERE result IS NULL ORDER BY updated_at DESC, id DESC LIMIT 1", [], |row| row.get(0))
             .optional()?)
     }
@@ -340,8 +340,7 @@ impl Store {
     /// [`StoreError`] on a database failure.
     pub fn settings(&self) -> Result<Vec<(String, serde_json::Value)>, StoreError> {
         let connection = self.conn();
-        let mut statement =
-            connection.prepare("SELECT key, value FROM settings ORDER BY key")?;
+        let mut statement = connection.prepare("SELECT key, value FROM settings ORDER BY key")?;
         let rows = statement
             .query_map([], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)))?;
         let mut settings = Vec::new();
@@ -408,8 +407,7 @@ impl Store {
     /// [`StoreError`] on a database failure.
     pub fn rename_army(&self, id: i64, name: &str) -> Result<(), StoreError> {
         let connection = self.conn();
-        connection
-            .execute("UPDATE saved_armies SET name = ?1 WHERE id = ?2", params![name, id])?;
+        connection.execute("UPDATE saved_armies SET name = ?1 WHERE id = ?2", params![name, id])?;
         Ok(())
     }
 

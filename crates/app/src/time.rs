@@ -2,7 +2,7 @@
 //! (clocks, turn timers, countdowns, deadlines) and the wall clock's seconds (dates). The core
 //! never reads the time itself; tests hand it a [`FakeTime`] and move it by hand.
 
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -43,20 +43,20 @@ pub fn system() -> Time {
 #[derive(Debug, Default)]
 pub struct FakeTime {
     ms: AtomicU64,
-    unix: AtomicI64,
+    start_ms: u64,
+    start_unix: i64,
 }
 
 impl FakeTime {
     /// A fake time at `ms` on the monotonic scale and `unix` seconds on the wall clock.
     #[must_use]
     pub fn new(ms: u64, unix: i64) -> Arc<FakeTime> {
-        Arc::new(FakeTime { ms: AtomicU64::new(ms), unix: AtomicI64::new(unix) })
+        Arc::new(FakeTime { ms: AtomicU64::new(ms), start_ms: ms, start_unix: unix })
     }
 
     /// Moves both scales forward by `ms` milliseconds.
     pub fn advance(&self, ms: u64) {
         self.ms.fetch_add(ms, Ordering::SeqCst);
-        self.unix.fetch_add(i64::try_from(ms / 1000).unwrap_or(i64::MAX), Ordering::SeqCst);
     }
 }
 
@@ -66,7 +66,8 @@ impl TimeSource for FakeTime {
     }
 
     fn unix(&self) -> i64 {
-        self.unix.load(Ordering::SeqCst)
+        let seconds = self.now_ms().saturating_sub(self.start_ms) / 1000;
+        self.start_unix.saturating_add(i64::try_from(seconds).unwrap_or(i64::MAX))
     }
 }
 

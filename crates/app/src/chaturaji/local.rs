@@ -18,8 +18,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::chaturaji::online::NetState;
 use crate::error::AppError;
-use crate::store::{Store, StoreError};
 use crate::scheduler::{earliest, Scheduler, Woken};
+use crate::store::{Store, StoreError};
 use crate::time::{self, Time};
 use maharajah_chaturaji::cpu::{self, Level};
 use maharajah_chaturaji::settings::Player;
@@ -35,7 +35,6 @@ use crate::chaturaji::view::{table_view, TableView, ViewParts};
 pub const CPU_DELAY_MS: u64 = 450;
 /// How many recent events the view carries (the table's log).
 const LOG_LEN: usize = 24;
-
 
 /// Why a table action was refused; becomes a [`AppError`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -527,7 +526,8 @@ pub fn open(store: Store, time: &Time, scheduler: &Arc<Scheduler>) -> (Chaturaji
 /// # Errors
 /// `bad_square`.
 pub fn parse_square(text: &str) -> Result<Square, AppError> {
-    text.parse::<Square>().map_err(|e| AppError { code: "bad_square".into(), message: e.to_string() })
+    text.parse::<Square>()
+        .map_err(|e| AppError { code: "bad_square".into(), message: e.to_string() })
 }
 
 /// Table settings sent by the UI: any subset of them (the rest take defaults).

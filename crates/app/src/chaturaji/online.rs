@@ -29,7 +29,6 @@ const LOG_LEN: usize = 24;
 /// Versions of network views grow across tables, so the UI never mistakes a new push for an old.
 static VERSION: AtomicU64 = AtomicU64::new(1);
 
-
 /// What the event task keeps besides the client's own table state.
 #[derive(Debug, Default)]
 struct Shared {

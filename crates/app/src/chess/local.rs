@@ -17,8 +17,8 @@ use crate::chess::computer::Computer;
 use crate::chess::session::{BoardView, ClockView, GameView, Opponent, Session, SessionError};
 use crate::clock::TimeControl;
 use crate::error::AppError;
-use crate::scheduler::{Scheduler, Woken};
 pub use crate::error::CoreError;
+use crate::scheduler::{Scheduler, Woken};
 use crate::store::{GameSummary, SavedArmy, Store, SEAT_KEY};
 use crate::time::Time;
 
@@ -651,7 +651,11 @@ impl AppState {
     /// The local clock's due work, for the scheduler: pushes the finished game when a flag has
     /// fallen (`push_game`), else the running clock (`push_clock`); answers when to look again
     /// (the next push or the flag, whichever is first; `None` while no clock runs).
-    pub fn step(&self, push_game: impl Fn(GameView), push_clock: impl Fn(ClockView)) -> Option<u64> {
+    pub fn step(
+        &self,
+        push_game: impl Fn(GameView),
+        push_clock: impl Fn(ClockView),
+    ) -> Option<u64> {
         let now = self.now();
         let mut core = self.lock();
         match core.tick(now, self.unix()) {

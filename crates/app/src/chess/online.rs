@@ -29,16 +29,16 @@ use maharajah_engine::{Army, Move, Position};
 use maharajah_net::setup::HiddenSetup;
 use maharajah_net::{ConnectOptions, Connection, NetError, NetEvent, SeatCredentials};
 use maharajah_protocol::{
-    AccessCode, ByColor, Color, EndReason, ErrorCode, GameResult, Outcome, PauseReason, Phase,
-    RoomEvent, RoomOptions, SeatView, Snapshot, TimeControl, Variant,
+    AccessCode, ByColor, Color, EndReason, GameResult, Outcome, PauseReason, Phase, RoomEvent,
+    RoomOptions, SeatView, Snapshot, TimeControl, Variant,
 };
 use serde::Serialize;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::sync::Notify;
 
 use crate::chess::session::{GameView, Opponent, Session};
-use crate::error::{net_code, server_code, AppError};
 use crate::error::CoreError;
+use crate::error::{net_code, server_code, AppError};
 use crate::store::{Store, SEAT_KEY};
 use crate::time::{self, Time};
 
@@ -368,7 +368,6 @@ impl std::fmt::Debug for NetPlay {
     }
 }
 
-
 fn to_engine_color(c: Color) -> maharajah_engine::Color {
     match c {
         Color::White => maharajah_engine::Color::White,
@@ -579,7 +578,8 @@ impl Live {
             Ok(None) => {}
             Err(e) => {
                 self.stage = SetupStage::Refused;
-                self.notice = Some(Notice { code: "reveal_refused".into(), message: e.to_string() });
+                self.notice =
+                    Some(Notice { code: "reveal_refused".into(), message: e.to_string() });
                 return None;
             }
         }
