@@ -21,9 +21,8 @@ pub fn init<R: Runtime>() -> TauriPlugin<R> {
                 let handle = handle.clone();
                 tauri::async_runtime::spawn(async move {
                     let payload = serde_json::json!({ "use": use_.name() });
-                    if let Err(e) = handle
-                        .run_mobile_plugin_async::<serde_json::Value>(command, payload)
-                        .await
+                    if let Err(e) =
+                        handle.run_mobile_plugin_async::<serde_json::Value>(command, payload).await
                     {
                         eprintln!("multicast lock {command} {}: {e}", use_.name());
                     }

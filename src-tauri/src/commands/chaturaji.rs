@@ -75,10 +75,7 @@ pub fn chaturaji_end_turn(app: State<'_, App>) -> Result<TableView, AppError> {
 /// # Errors
 /// `no_table`, `cpu_seat`, `illegal`.
 #[tauri::command]
-pub fn chaturaji_resign(
-    app: State<'_, App>,
-    seat: Seat,
-) -> Result<TableView, AppError> {
+pub fn chaturaji_resign(app: State<'_, App>, seat: Seat) -> Result<TableView, AppError> {
     let now = app.tables.now();
     Ok(app.tables.core().resign(seat, now)?)
 }

@@ -53,7 +53,8 @@ pub fn new_game(
     opponent: Opponent,
     time_control: Option<TimeControl>,
 ) -> Result<GameView, AppError> {
-    app.chess.act(|core, now, unix| core.new_variant_game(variant, opponent, time_control, now, unix))
+    app.chess
+        .act(|core, now, unix| core.new_variant_game(variant, opponent, time_control, now, unix))
 }
 
 /// Opens a saved game (continue or look at it).
@@ -260,11 +261,7 @@ pub fn army_move(
 /// # Errors
 /// `bad_army` for an unknown preset or a missing army to mirror.
 #[tauri::command]
-pub fn army_preset(
-    color: Color,
-    preset: String,
-    army: Option<Army>,
-) -> Result<ArmyView, AppError> {
+pub fn army_preset(color: Color, preset: String, army: Option<Army>) -> Result<ArmyView, AppError> {
     army::army_preset(color, &preset, army, &mut rand::rng())
 }
 
@@ -321,11 +318,7 @@ pub fn save_army(
 /// # Errors
 /// `bad_name` for an empty name, `storage`.
 #[tauri::command]
-pub fn rename_army(
-    app: State<'_, App>,
-    id: i64,
-    name: String,
-) -> Result<Vec<SavedArmy>, AppError> {
+pub fn rename_army(app: State<'_, App>, id: i64, name: String) -> Result<Vec<SavedArmy>, AppError> {
     app.chess.rename_army(id, &name)
 }
 
@@ -343,11 +336,7 @@ pub fn delete_army(app: State<'_, App>, id: i64) -> Result<Vec<SavedArmy>, AppEr
 /// # Errors
 /// Never fails.
 #[tauri::command]
-pub fn learn_reach(
-    role: Role,
-    square: Square,
-    blockers: Vec<Square>,
-) -> Result<Reach, AppError> {
+pub fn learn_reach(role: Role, square: Square, blockers: Vec<Square>) -> Result<Reach, AppError> {
     Ok(army::reach(role, square, &blockers))
 }
 

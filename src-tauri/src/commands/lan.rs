@@ -12,10 +12,7 @@ use tauri::State;
 /// # Errors
 /// As `Lan::host`.
 #[tauri::command]
-pub async fn lan_host(
-    app: State<'_, App>,
-    request: HostRequest,
-) -> Result<HostedView, AppError> {
+pub async fn lan_host(app: State<'_, App>, request: HostRequest) -> Result<HostedView, AppError> {
     app.lan_host(request).await
 }
 
@@ -53,10 +50,7 @@ pub async fn lan_stop_browsing(app: State<'_, App>) -> Result<(), AppError> {
 /// # Errors
 /// As `Lan::join`.
 #[tauri::command]
-pub async fn lan_join(
-    app: State<'_, App>,
-    target: JoinTarget,
-) -> Result<LanStatus, AppError> {
+pub async fn lan_join(app: State<'_, App>, target: JoinTarget) -> Result<LanStatus, AppError> {
     app.lan_join(target).await
 }
 

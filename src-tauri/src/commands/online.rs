@@ -48,11 +48,7 @@ pub async fn net_create(
 /// # Errors
 /// `bad_code`, `bad_url`, `connect_failed`, `version_mismatch`, `room_not_found`, `room_full`.
 #[tauri::command]
-pub async fn net_join(
-    app: State<'_, App>,
-    url: String,
-    code: String,
-) -> Result<NetView, AppError> {
+pub async fn net_join(app: State<'_, App>, url: String, code: String) -> Result<NetView, AppError> {
     app.net_join(&url, &code).await
 }
 
@@ -133,10 +129,7 @@ pub async fn net_claim_draw(app: State<'_, App>) -> Result<NetView, AppError> {
 /// # Errors
 /// `bad_army`, `wrong_phase`, `already_committed`, `no_game`…
 #[tauri::command]
-pub async fn net_lock_army(
-    app: State<'_, App>,
-    army: Army,
-) -> Result<NetView, AppError> {
+pub async fn net_lock_army(app: State<'_, App>, army: Army) -> Result<NetView, AppError> {
     Ok(app.net.lock_army(&army).await?)
 }
 
