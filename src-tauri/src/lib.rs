@@ -129,9 +129,9 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
             commands::chaturaji::chaturaji_net_resign,
             commands::chaturaji::chaturaji_net_view,
             commands::chaturaji::chaturaji_net_leave,
-            chaturaji_commands::lan::chaturaji_lan_host,
-            chaturaji_commands::lan::chaturaji_lan_hosted,
-            chaturaji_commands::lan::chaturaji_lan_join,
+            commands::chaturaji::chaturaji_lan_host,
+            commands::chaturaji::chaturaji_lan_hosted,
+            commands::chaturaji::chaturaji_lan_join,
         ])
 }
 
