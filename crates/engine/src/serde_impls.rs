@@ -1,6 +1,7 @@
 //! Serde forms for the types the app, protocol and server exchange. Text forms are the
 //! notation already used elsewhere: squares `"e4"`, moves in UCI `"e7e8m"`, armies as a
-//! one-sided FEN board, colours/roles/variants/statuses as lower-case names.
+//! one-sided FEN board, colours/roles/variants/statuses as lower-case names, `ByColor` as an
+//! object `{"white": …, "black": …}`.
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -8,7 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::army::Army;
 use crate::moves::Move;
 use crate::profile::{Status, Variant};
-use crate::types::{Color, Role, Square};
+use crate::types::{ByColor, Color, Role, Square};
 
 macro_rules! via_text {
     ($ty:ty, $to:expr, $from:expr) => {
@@ -49,6 +50,34 @@ via_text!(
     }
 );
 
+/// `ByColor<T>` travels as an object with a `white` and a `black` field, in that order.
+#[derive(Serialize)]
+#[serde(rename = "ByColor")]
+struct ByColorRef<'a, T> {
+    white: &'a T,
+    black: &'a T,
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "ByColor")]
+struct ByColorOwned<T> {
+    white: T,
+    black: T,
+}
+
+impl<T: Serialize> Serialize for ByColor<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        ByColorRef { white: &self.white, black: &self.black }.serialize(s)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ByColor<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ByColor<T>, D::Error> {
+        let ByColorOwned { white, black } = ByColorOwned::deserialize(d)?;
+        Ok(ByColor { white, black })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,6 +92,13 @@ mod tests {
         let army = Army::orthodox(Color::White);
         assert_eq!(serde_json::from_str::<Army>(&serde_json::to_string(&army)?)?, army);
         assert!(serde_json::from_str::<Square>("\"z9\"").is_err());
+        let table = ByColor { white: Some(1u8), black: None };
+        assert_eq!(serde_json::to_string(&table)?, r#"{"white":1,"black":null}"#);
+        assert_eq!(
+            serde_json::from_str::<ByColor<Option<u8>>>(r#"{"black":2,"white":1}"#)?,
+            ByColor { white: Some(1), black: Some(2) }
+        );
+        assert!(serde_json::from_str::<ByColor<u8>>(r#"{"white":1}"#).is_err());
         Ok(())
     }
 }
