@@ -10,9 +10,8 @@
 //! with the engine) and, when the opening nonce is available, open the opponent's commitment.
 //! Anything else is refused with a [`RevealError`] naming what went wrong.
 
-use maharajah_engine as engine;
 use maharajah_protocol::army::{
-    canonical_army, commitment, normalize_commitment, opens, parse_army, parse_nonce, NONCE_BYTES,
+    canonical_army, check_army, commitment, normalize_commitment, opens, parse_nonce, NONCE_BYTES,
 };
 use maharajah_protocol::{ByColor, Color, RoomEvent, Snapshot};
 use rand::RngCore;
@@ -101,25 +100,7 @@ pub struct HiddenSetup {
 ///
 /// The reason, in the engine's words.
 pub fn validate_army(color: Color, text: &str) -> Result<String, String> {
-    let canonical = canonical_army(text).map_err(|e| e.to_string())?;
-    let mut pieces = Vec::new();
-    for p in parse_army(&canonical).map_err(|e| e.to_string())? {
-        let square =
-            engine::Square::new(p.square).ok_or_else(|| format!("no square {}", p.square))?;
-        let role =
-            engine::Role::from_char(p.letter).ok_or_else(|| format!("no piece {}", p.letter))?;
-        pieces.push((square, role));
-    }
-    let engine_color = match color {
-        Color::White => engine::Color::White,
-        Color::Black => engine::Color::Black,
-    };
-    let errors = engine::Army::from_pieces(engine_color, pieces).errors();
-    if errors.is_empty() {
-        Ok(canonical)
-    } else {
-        Err(errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))
-    }
+    check_army(color, text).map_err(|e| e.to_string())
 }
 
 impl HiddenSetup {

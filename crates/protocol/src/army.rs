@@ -9,8 +9,10 @@
 //! (a1, b1, …, h1, a2, …, h8), so every peer hashes the same bytes. The commitment is
 //! `SHA-256("maharajah-army-v1\n" || canonical || "\n" || nonce)` with a 32-byte random nonce
 //! ([`commitment`]); only its hex form travels before the reveal. Whether the army obeys the
-//! army rules is decided by the rules engine, not here.
+//! army rules is decided by the rules engine ([`check_army`]); [`army_text`] and [`to_army`]
+//! go between this text and the engine's [`Army`].
 
+use maharajah_engine::{Army, ArmyError, Color, Role, Square};
 use sha2::{Digest, Sha256};
 
 /// Length of the random nonce mixed into a commitment, in bytes.
@@ -39,56 +41,28 @@ pub enum ArmyTextError {
     },
 }
 
-/// One placement of a canonical army: upper-case piece letter and square index (a1 = 0, h8 = 63).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Placement {
-    /// Square index, a1 = 0, b1 = 1, …, h8 = 63.
-    pub square: u8,
-    /// Upper-case piece letter: one of `KQRBNPMCA`.
-    pub letter: char,
-}
-
-impl Placement {
-    /// The square's name, e.g. `d1`.
-    pub fn square_name(&self) -> String {
-        let file = char::from(b'a' + self.square % 8);
-        let rank = char::from(b'1' + self.square / 8);
-        format!("{file}{rank}")
-    }
-}
-
-/// Parses an army text into placements sorted by square.
+/// Parses an army text into placements sorted by square (a1, b1, …, h8).
 ///
 /// # Errors
 ///
 /// [`ArmyTextError`] when a placement is malformed, a square is used twice, or the list is empty.
-pub fn parse_army(text: &str) -> Result<Vec<Placement>, ArmyTextError> {
+pub fn parse_army(text: &str) -> Result<Vec<(Square, Role)>, ArmyTextError> {
     let mut out = Vec::new();
     for raw in text.split(',') {
         let item = raw.trim();
         if item.is_empty() && text.trim().is_empty() {
             return Err(ArmyTextError::Empty);
         }
-        let bytes = item.as_bytes();
         let bad = || ArmyTextError::Placement(item.chars().take(16).collect());
-        if bytes.len() != 3 {
-            return Err(bad());
-        }
-        let letter = char::from(bytes[0]).to_ascii_uppercase();
-        if !"KQRBNPMCA".contains(letter) {
-            return Err(bad());
-        }
-        let file = bytes[1].to_ascii_lowercase();
-        let rank = bytes[2];
-        if !(b'a'..=b'h').contains(&file) || !(b'1'..=b'8').contains(&rank) {
-            return Err(bad());
-        }
-        out.push(Placement { square: (rank - b'1') * 8 + (file - b'a'), letter });
+        let mut chars = item.chars();
+        let role = chars.next().and_then(Role::from_char).ok_or_else(bad)?;
+        let square: Square = chars.as_str().to_ascii_lowercase().parse().map_err(|_| bad())?;
+        out.push((square, role));
     }
     out.sort();
     for w in out.windows(2) {
-        if w[0].square == w[1].square {
-            return Err(ArmyTextError::DuplicateSquare(w[0].square_name()));
+        if w[0].0 == w[1].0 {
+            return Err(ArmyTextError::DuplicateSquare(w[0].0.to_string()));
         }
     }
     Ok(out)
@@ -107,12 +81,66 @@ pub fn parse_army(text: &str) -> Result<Vec<Placement>, ArmyTextError> {
 /// assert_eq!(canonical_army(" qd1, Ke1 ,ra1").unwrap(), "Ra1,Qd1,Ke1");
 /// ```
 pub fn canonical_army(text: &str) -> Result<String, ArmyTextError> {
-    let placements = parse_army(text)?;
-    Ok(placements
-        .iter()
-        .map(|p| format!("{}{}", p.letter, p.square_name()))
+    Ok(text_of(parse_army(text)?))
+}
+
+fn text_of(pieces: impl IntoIterator<Item = (Square, Role)>) -> String {
+    pieces
+        .into_iter()
+        .map(|(square, role)| format!("{}{square}", role.upper_char()))
         .collect::<Vec<_>>()
-        .join(","))
+        .join(",")
+}
+
+/// The canonical wire text of an engine army (`Ke1,Qd1,…`).
+///
+/// # Examples
+///
+/// ```
+/// use maharajah_protocol::{army::army_text, Army, Color};
+/// let text = army_text(&Army::orthodox(Color::White));
+/// assert!(text.starts_with("Ra1,Nb1,Bc1,Qd1,Ke1"));
+/// ```
+pub fn army_text(army: &Army) -> String {
+    let mut pieces: Vec<(Square, Role)> = army.pieces().collect();
+    pieces.sort();
+    text_of(pieces)
+}
+
+/// The engine army of `color` written by an army text (not yet checked against the army rules:
+/// see [`check_army`]).
+///
+/// # Errors
+///
+/// As [`parse_army`].
+pub fn to_army(color: Color, text: &str) -> Result<Army, ArmyTextError> {
+    Ok(Army::from_pieces(color, parse_army(text)?))
+}
+
+/// Why an army text cannot be a seat's army: malformed text, or the army rules.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ArmyCheckError {
+    /// The text is not an army.
+    #[error(transparent)]
+    Text(#[from] ArmyTextError),
+    /// The army breaks the army rules (every broken rule, in the engine's words).
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Rules(Vec<ArmyError>),
+}
+
+/// Checks an army text for `color` against the army rules; returns its canonical text.
+///
+/// # Errors
+///
+/// [`ArmyCheckError`] naming what is wrong.
+pub fn check_army(color: Color, text: &str) -> Result<String, ArmyCheckError> {
+    let pieces = parse_army(text)?;
+    let errors = Army::from_pieces(color, pieces.iter().copied()).errors();
+    if errors.is_empty() {
+        Ok(text_of(pieces))
+    } else {
+        Err(ArmyCheckError::Rules(errors))
+    }
 }
 
 /// The commitment to an army: lower-case hex of `SHA-256(domain || canonical || "\n" || nonce)`.
@@ -212,5 +240,19 @@ mod tests {
         assert!(parse_nonce("ab").is_err());
         assert_eq!(parse_nonce(&"ff".repeat(32)).unwrap(), [255u8; 32]);
         assert!(normalize_commitment(&"zz".repeat(32)).is_err());
+    }
+
+    #[test]
+    fn engine_armies_and_the_wire_text_agree() {
+        let army = Army::orthodox(Color::White);
+        assert_eq!(army_text(&army), WHITE);
+        assert_eq!(to_army(Color::White, WHITE).unwrap(), army);
+        assert_eq!(check_army(Color::White, &WHITE.to_lowercase()).unwrap(), WHITE);
+        let black = Army::orthodox(Color::Black);
+        assert_eq!(check_army(Color::Black, &army_text(&black)).unwrap(), army_text(&black));
+        let err = check_army(Color::White, &WHITE.replace("Qd1", "Md1")).unwrap_err();
+        assert!(matches!(err, ArmyCheckError::Rules(_)), "{err}");
+        assert!(check_army(Color::Black, WHITE).is_err());
+        assert!(matches!(check_army(Color::White, "Kz1"), Err(ArmyCheckError::Text(_))));
     }
 }

@@ -1,5 +1,9 @@
 //! Wire types shared by every Maharajah peer (online server, LAN host, app client).
 //!
+//! The game's nouns are the rules engine's own ([`Color`], [`ByColor`], [`Variant`], [`Square`],
+//! [`Move`], [`Army`], re-exported here) and those of the Chaturaji rules crate; the wire text
+//! of each is pinned by the recorded frames in `tests/wire_frames.jsonl`.
+//!
 //! Layout:
 //! - [`ClientMsg`] (client → server) and [`ServerMsg`] (server → client): one enum per
 //!   direction, JSON, tagged `#[serde(tag = "t")]`.
@@ -10,7 +14,10 @@
 //! - [`chaturaji`]: Chaturaji rooms (four seats, dice): [`ChaturajiMsg`] (server → client),
 //!   [`ChaturajiEvent`], [`ChaturajiSnapshot`] and [`decode_chaturaji_server`]; the client side
 //!   uses new [`ClientMsg`] variants (`create_chaturaji`, `join_chaturaji`, …).
-//! - [`army`]: the canonical army text and the SHA-256 commitment of hidden setup.
+//! - [`army`]: the canonical army text (and its engine [`Army`]) and the SHA-256 commitment of
+//!   hidden setup.
+//! - [`Snapshot::apply`] / [`ChaturajiSnapshot::apply`]: the replica every client keeps, the
+//!   pure fold of a room's numbered events into its snapshot.
 //! - [`AccessCode`]: the 8-character room code.
 //! - `fuzz/`: cargo-fuzz targets `decode` and `army` (nightly, own workspace):
 //!   `cd crates/protocol/fuzz && cargo +nightly fuzz run decode -- -max_total_time=120`.
@@ -24,7 +31,11 @@ pub mod army;
 pub mod chaturaji;
 mod code;
 mod decode;
+mod replica;
 mod types;
+mod wire;
+
+pub use maharajah_engine::{Army, ByColor, Color, Move, Square, Variant};
 
 pub use chaturaji::{
     decode_chaturaji_server, ChaturajiAction, ChaturajiEvent, ChaturajiFrame, ChaturajiMsg,
@@ -32,6 +43,7 @@ pub use chaturaji::{
 };
 pub use code::{AccessCode, AccessCodeError, ACCESS_CODE_ALPHABET, ACCESS_CODE_LEN};
 pub use decode::{decode_client, decode_server, encode, DecodeError};
+pub use replica::ReplicaError;
 pub use types::*;
 
 /// Version of the wire protocol. Peers with different versions refuse to talk.

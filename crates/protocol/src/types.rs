@@ -2,74 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::AccessCode;
-
-/// A rules variant a room can be created for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Variant {
-    /// Standard chess.
-    Chess,
-    /// Maharajah: compound pieces, armies built by the players (hidden setup on two devices).
-    Maharajah,
-    /// Horde.
-    Horde,
-}
-
-/// A side of the board, which is also a seat in a room.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Color {
-    /// White moves first.
-    White,
-    /// Black.
-    Black,
-}
-
-impl Color {
-    /// The other side.
-    pub fn other(self) -> Color {
-        match self {
-            Color::White => Color::Black,
-            Color::Black => Color::White,
-        }
-    }
-
-    /// Both sides, White first.
-    pub const ALL: [Color; 2] = [Color::White, Color::Black];
-}
-
-/// A value per side.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct ByColor<T> {
-    /// White's value.
-    pub white: T,
-    /// Black's value.
-    pub black: T,
-}
-
-impl<T> ByColor<T> {
-    /// Builds a table from a function of the side.
-    pub fn new_with(mut f: impl FnMut(Color) -> T) -> ByColor<T> {
-        ByColor { white: f(Color::White), black: f(Color::Black) }
-    }
-
-    /// The value for `c`.
-    pub fn get(&self, c: Color) -> &T {
-        match c {
-            Color::White => &self.white,
-            Color::Black => &self.black,
-        }
-    }
-
-    /// The value for `c`, mutably.
-    pub fn get_mut(&mut self, c: Color) -> &mut T {
-        match c {
-            Color::White => &mut self.white,
-            Color::Black => &mut self.black,
-        }
-    }
-}
+use crate::{AccessCode, ByColor, Color, Variant};
 
 /// The Fischer time control is the engine's (one `TimeControl` for the server, the app and the
 /// wire; its serde form is `{"base_ms":…,"increment_ms":…}`).
@@ -79,6 +12,7 @@ pub use maharajah_engine::TimeControl;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoomOptions {
     /// Rules variant.
+    #[serde(with = "crate::wire::variant")]
     pub variant: Variant,
     /// Clock; `None` for an untimed game (no clocks, no pauses).
     pub time_control: Option<TimeControl>,
@@ -357,66 +291,93 @@ impl ServerMsg {
     }
 }
 
-/// What can go wrong, for programs to branch on. Every error also carries a human message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
+macro_rules! error_codes {
+    ($($(#[$doc:meta])* $name:ident => $text:literal,)*) => {
+        /// What can go wrong, for programs to branch on. Every error also carries a human message.
+        /// The wire name of each code is [`ErrorCode::as_str`] (snake case).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum ErrorCode {
+            $($(#[$doc])* #[serde(rename = $text)] $name,)*
+        }
+
+        impl ErrorCode {
+            /// Every code, in declaration order.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$name,)*];
+
+            /// The code's name on the wire, e.g. `"room_not_found"`: what programs (and the
+            /// app's message catalogue) match on.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$name => $text,)*
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
     /// The peers speak different protocol versions; the connection closes.
-    VersionMismatch,
+    VersionMismatch => "version_mismatch",
     /// Something other than `hello` came first.
-    HelloRequired,
+    HelloRequired => "hello_required",
     /// The frame is not valid JSON or its fields do not fit the message.
-    Malformed,
+    Malformed => "malformed",
     /// The `t` tag names no known message.
-    UnknownMessage,
+    UnknownMessage => "unknown_message",
     /// The frame is larger than [`crate::MAX_FRAME_BYTES`].
-    FrameTooLarge,
+    FrameTooLarge => "frame_too_large",
     /// Too many messages or attempts; slow down.
-    RateLimited,
+    RateLimited => "rate_limited",
     /// No room has this code (or it expired).
-    RoomNotFound,
+    RoomNotFound => "room_not_found",
     /// Both seats are taken (Chaturaji: every person seat).
-    RoomFull,
+    RoomFull => "room_full",
     /// The token does not belong to a seat of this room.
-    Forbidden,
+    Forbidden => "forbidden",
     /// The connection has not taken a seat yet.
-    NotSeated,
+    NotSeated => "not_seated",
     /// The request does not fit the room's current phase.
-    WrongPhase,
+    WrongPhase => "wrong_phase",
     /// It is the opponent's turn.
-    NotYourTurn,
+    NotYourTurn => "not_your_turn",
     /// The move's ply is not the next ply (an old or a future move).
-    StalePly,
+    StalePly => "stale_ply",
     /// The move is not legal in the current position.
-    IllegalMove,
+    IllegalMove => "illegal_move",
     /// The game is paused.
-    GamePaused,
+    GamePaused => "game_paused",
     /// The room has no clock, so there is nothing to pause.
-    NoClock,
+    NoClock => "no_clock",
     /// The seat has already used its pause.
-    PauseUsed,
+    PauseUsed => "pause_used",
     /// There is no pause of this seat to end.
-    NotPaused,
+    NotPaused => "not_paused",
     /// The seat has already committed (or revealed).
-    AlreadyCommitted,
+    AlreadyCommitted => "already_committed",
     /// A commitment or nonce is not the right hex text, or an army text is malformed.
-    BadCommitment,
+    BadCommitment => "bad_commitment",
     /// The reveal does not open the seat's commitment.
-    CommitmentMismatch,
+    CommitmentMismatch => "commitment_mismatch",
     /// The army breaks the army rules.
-    InvalidArmy,
+    InvalidArmy => "invalid_army",
     /// The room options are not allowed (e.g. hidden setup for standard chess).
-    InvalidOptions,
+    InvalidOptions => "invalid_options",
     /// The game is over.
-    GameOver,
+    GameOver => "game_over",
     /// No draw can be claimed, declined or accepted now.
-    NoDraw,
+    NoDraw => "no_draw",
     /// The server cannot do this now (e.g. the rules engine lacks a feature).
-    Unavailable,
+    Unavailable => "unavailable",
     /// The server is shutting down.
-    ShuttingDown,
+    ShuttingDown => "shutting_down",
     /// A bug or storage failure on the server; nothing changed.
-    Internal,
+    Internal => "internal",
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// The phase of a room.
@@ -534,6 +495,44 @@ pub struct GameResult {
     pub reason: EndReason,
 }
 
+impl From<maharajah_engine::WinReason> for EndReason {
+    fn from(r: maharajah_engine::WinReason) -> EndReason {
+        match r {
+            maharajah_engine::WinReason::Checkmate => EndReason::Checkmate,
+            maharajah_engine::WinReason::AllPiecesCaptured => EndReason::AllPiecesCaptured,
+        }
+    }
+}
+
+impl From<maharajah_engine::DrawReason> for EndReason {
+    fn from(r: maharajah_engine::DrawReason) -> EndReason {
+        use maharajah_engine::DrawReason as D;
+        match r {
+            D::Stalemate => EndReason::Stalemate,
+            D::InsufficientMaterial => EndReason::InsufficientMaterial,
+            D::SeventyFiveMoves => EndReason::SeventyFiveMoves,
+            D::FivefoldRepetition => EndReason::FivefoldRepetition,
+            D::FiftyMoves => EndReason::FiftyMoves,
+            D::ThreefoldRepetition => EndReason::ThreefoldRepetition,
+        }
+    }
+}
+
+impl From<maharajah_engine::Outcome> for GameResult {
+    /// The result of a game that ended by the rules on the board (mate, stalemate, automatic
+    /// draws); time, resignation and agreement are the room's.
+    fn from(o: maharajah_engine::Outcome) -> GameResult {
+        match o {
+            maharajah_engine::Outcome::Decisive { winner, reason } => {
+                GameResult { outcome: Outcome::win_for(winner), reason: reason.into() }
+            }
+            maharajah_engine::Outcome::Draw { reason } => {
+                GameResult { outcome: Outcome::Draw, reason: reason.into() }
+            }
+        }
+    }
+}
+
 /// What one seat looks like to everyone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatView {
@@ -557,6 +556,7 @@ pub struct Snapshot {
     /// The number of the last event included in this state.
     pub seq: u64,
     /// Variant, clock, setup as created.
+    #[serde(with = "crate::wire::variant")]
     pub variant: Variant,
     /// The time control, if any.
     pub time_control: Option<TimeControl>,
@@ -688,4 +688,55 @@ pub enum RoomEvent {
         /// The final clocks.
         clock: Option<ClockView>,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn error_code_names_are_the_wire_names() {
+        assert_eq!(ErrorCode::ALL.len(), 28);
+        for &code in ErrorCode::ALL {
+            let wire = serde_json::to_string(&code).unwrap();
+            assert_eq!(wire, format!("\"{}\"", code.as_str()));
+            assert_eq!(serde_json::from_str::<ErrorCode>(&wire).unwrap(), code);
+            assert_eq!(code.to_string(), code.as_str());
+        }
+        assert_eq!(ErrorCode::RoomNotFound.as_str(), "room_not_found");
+    }
+
+    #[test]
+    fn variants_decode_by_their_exact_wire_names_only() {
+        let options = |v: &str| {
+            format!(r#"{{"variant":"{v}","time_control":null,"hidden_setup":false,"color":null}}"#)
+        };
+        for v in [Variant::Chess, Variant::Maharajah, Variant::Horde] {
+            let o: RoomOptions = serde_json::from_str(&options(v.name())).unwrap();
+            assert_eq!(o.variant, v);
+        }
+        for v in ["standard", "Chess", "HORDE", "shogi"] {
+            assert!(serde_json::from_str::<RoomOptions>(&options(v)).is_err(), "{v}");
+        }
+    }
+
+    #[test]
+    fn engine_results_map_to_wire_results() {
+        let mate = maharajah_engine::Outcome::Decisive {
+            winner: Color::Black,
+            reason: maharajah_engine::WinReason::Checkmate,
+        };
+        assert_eq!(
+            GameResult::from(mate),
+            GameResult { outcome: Outcome::BlackWins, reason: EndReason::Checkmate }
+        );
+        let draw = maharajah_engine::Outcome::Draw {
+            reason: maharajah_engine::DrawReason::ThreefoldRepetition,
+        };
+        assert_eq!(
+            GameResult::from(draw),
+            GameResult { outcome: Outcome::Draw, reason: EndReason::ThreefoldRepetition }
+        );
+    }
 }

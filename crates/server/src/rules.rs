@@ -6,8 +6,8 @@
 //! [`maharajah_engine::Game::play`] here.
 
 use maharajah_engine as engine;
-use maharajah_protocol::army::{parse_army, ArmyTextError};
-use maharajah_protocol::{Color, EndReason, GameResult, Outcome, Variant};
+use maharajah_protocol::army;
+use maharajah_protocol::{Color, EndReason, GameResult, Variant};
 
 /// Version of the rules engine, reported to clients.
 pub const ENGINE_VERSION: &str = engine::VERSION;
@@ -34,28 +34,6 @@ pub enum RulesError {
     Unavailable(&'static str),
 }
 
-fn to_engine(c: Color) -> engine::Color {
-    match c {
-        Color::White => engine::Color::White,
-        Color::Black => engine::Color::Black,
-    }
-}
-
-fn from_engine(c: engine::Color) -> Color {
-    match c {
-        engine::Color::White => Color::White,
-        engine::Color::Black => Color::Black,
-    }
-}
-
-fn variant_to_engine(v: Variant) -> engine::Variant {
-    match v {
-        Variant::Chess => engine::Variant::Chess,
-        Variant::Maharajah => engine::Variant::Maharajah,
-        Variant::Horde => engine::Variant::Horde,
-    }
-}
-
 /// A game in progress as the rules see it.
 #[derive(Clone, Debug)]
 pub struct Game {
@@ -73,7 +51,7 @@ impl Game {
             Variant::Horde => engine::fen::HORDE_START,
             Variant::Chess | Variant::Maharajah => engine::fen::STANDARD_START,
         };
-        let pos = engine::Position::from_fen(variant_to_engine(variant), fen)
+        let pos = engine::Position::from_fen(variant, fen)
             .map_err(|e| RulesError::InvalidStart(e.to_string()))?;
         Ok(Game { game: engine::Game::new(pos) })
     }
@@ -85,8 +63,9 @@ impl Game {
     /// [`RulesError::InvalidArmy`] if an army breaks the army rules, [`RulesError::InvalidStart`]
     /// if together they may not start (a king in check, no legal move).
     pub fn from_armies(white: &str, black: &str) -> Result<Game, RulesError> {
-        let w = army(Color::White, white)?;
-        let b = army(Color::Black, black)?;
+        let invalid = |e: army::ArmyTextError| RulesError::InvalidArmy(e.to_string());
+        let w = army::to_army(Color::White, white).map_err(invalid)?;
+        let b = army::to_army(Color::Black, black).map_err(invalid)?;
         match engine::start_position(&w, &b) {
             Ok(pos) => Ok(Game { game: engine::Game::new(pos) }),
             Err(engine::StartError::Army(errors)) => Err(RulesError::InvalidArmy(
@@ -118,58 +97,23 @@ impl Game {
 
     /// The side to move.
     pub fn side_to_move(&self) -> Color {
-        from_engine(self.game.position().turn())
+        self.game.position().turn()
     }
 
     /// The result if the game ended by itself (mate, stalemate, automatic draws).
     pub fn outcome(&self) -> Option<GameResult> {
-        self.game.outcome().map(|o| match o {
-            engine::Outcome::Decisive { winner, reason } => GameResult {
-                outcome: Outcome::win_for(from_engine(winner)),
-                reason: match reason {
-                    engine::WinReason::Checkmate => EndReason::Checkmate,
-                    engine::WinReason::AllPiecesCaptured => EndReason::AllPiecesCaptured,
-                },
-            },
-            engine::Outcome::Draw { reason } => {
-                GameResult { outcome: Outcome::Draw, reason: draw_reason(reason) }
-            }
-        })
+        self.game.outcome().map(GameResult::from)
     }
 
     /// Whether `color` could ever mate (for the draw on time).
     pub fn has_mating_material(&self, color: Color) -> bool {
-        self.game.position().has_mating_material(to_engine(color))
+        self.game.position().has_mating_material(color)
     }
 
     /// A draw the side to move may claim now (threefold repetition, fifty moves).
     pub fn claimable_draw(&self) -> Option<EndReason> {
-        self.game.claimable_draw().map(draw_reason)
+        self.game.claimable_draw().map(EndReason::from)
     }
-}
-
-fn draw_reason(r: engine::DrawReason) -> EndReason {
-    match r {
-        engine::DrawReason::Stalemate => EndReason::Stalemate,
-        engine::DrawReason::InsufficientMaterial => EndReason::InsufficientMaterial,
-        engine::DrawReason::SeventyFiveMoves => EndReason::SeventyFiveMoves,
-        engine::DrawReason::FivefoldRepetition => EndReason::FivefoldRepetition,
-        engine::DrawReason::FiftyMoves => EndReason::FiftyMoves,
-        engine::DrawReason::ThreefoldRepetition => EndReason::ThreefoldRepetition,
-    }
-}
-
-fn army(color: Color, text: &str) -> Result<engine::Army, RulesError> {
-    let bad = |e: ArmyTextError| RulesError::InvalidArmy(e.to_string());
-    let mut pieces = Vec::new();
-    for p in parse_army(text).map_err(bad)? {
-        let square = engine::Square::new(p.square)
-            .ok_or_else(|| RulesError::InvalidArmy(format!("no square {}", p.square)))?;
-        let role = engine::Role::from_char(p.letter)
-            .ok_or_else(|| RulesError::InvalidArmy(format!("no piece {}", p.letter)))?;
-        pieces.push((square, role));
-    }
-    Ok(engine::Army::from_pieces(to_engine(color), pieces))
 }
 
 /// Checks one army (canonical text) against the army rules for `color`.
@@ -178,20 +122,14 @@ fn army(color: Color, text: &str) -> Result<engine::Army, RulesError> {
 ///
 /// [`RulesError::InvalidArmy`] naming the broken rules and squares.
 pub fn validate_army(color: Color, text: &str) -> Result<(), RulesError> {
-    let errors = army(color, text)?.errors();
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(RulesError::InvalidArmy(
-            errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "),
-        ))
-    }
+    army::check_army(color, text).map(drop).map_err(|e| RulesError::InvalidArmy(e.to_string()))
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use maharajah_protocol::Outcome;
 
     /// The orthodox White army in the protocol's army text.
     pub const WHITE: &str = "Ra1,Nb1,Bc1,Qd1,Ke1,Bf1,Ng1,Rh1,Pa2,Pb2,Pc2,Pd2,Pe2,Pf2,Pg2,Ph2";

@@ -1,0 +1,233 @@
+//! The replica every client keeps: a room snapshot and the pure fold of the room's numbered
+//! events into it. Folding the events a room sent after a snapshot gives the room's own
+//! snapshot of the same moment (the server's tests check this on random games).
+//!
+//! Clock and pause views are as of the event that carried them: a client counts the running
+//! side's time down itself between events.
+
+use maharajah_chaturaji::game::Action as GameAction;
+use maharajah_chaturaji::{BySeat, Game, Step};
+
+use crate::chaturaji::{ChaturajiEvent, ChaturajiSeatView, ChaturajiSnapshot};
+use crate::{
+    AccessCode, ByColor, Color, PauseReason, Phase, RoomEvent, RoomOptions, SeatView, Snapshot,
+};
+
+impl Snapshot {
+    /// The room as it stands when it is created, before its first event (the creator's
+    /// `seat_taken`).
+    pub fn new(code: AccessCode, options: &RoomOptions) -> Snapshot {
+        let seat = SeatView {
+            taken: false,
+            connected: false,
+            pause_available: true,
+            committed: false,
+            revealed: false,
+        };
+        Snapshot {
+            code,
+            seq: 0,
+            variant: options.variant,
+            time_control: options.time_control,
+            hidden_setup: options.hidden_setup,
+            phase: Phase::WaitingForOpponent,
+            seats: ByColor { white: seat, black: seat },
+            armies: None,
+            commitments: ByColor::default(),
+            nonces: None,
+            start_fen: None,
+            moves: Vec::new(),
+            fen: None,
+            clock: None,
+            pause: None,
+            draw_offer: None,
+            result: None,
+        }
+    }
+
+    /// Applies event number `seq` (the next one: `self.seq + 1`).
+    pub fn apply(&mut self, seq: u64, event: &RoomEvent) {
+        self.seq = seq;
+        match event {
+            RoomEvent::SeatTaken { seat } => {
+                let s = self.seats.get_mut(*seat);
+                s.taken = true;
+                s.connected = true;
+            }
+            RoomEvent::Presence { seat, connected } => {
+                self.seats.get_mut(*seat).connected = *connected;
+            }
+            RoomEvent::SetupStarted => self.phase = Phase::Setup,
+            RoomEvent::Committed { seat, commitment } => {
+                self.seats.get_mut(*seat).committed = true;
+                *self.commitments.get_mut(*seat) = Some(commitment.clone());
+            }
+            RoomEvent::RevealOpen => {}
+            RoomEvent::Revealed { seat } => self.seats.get_mut(*seat).revealed = true,
+            RoomEvent::SetupRejected { .. } => {
+                self.phase = Phase::Setup;
+                for c in Color::ALL {
+                    let s = self.seats.get_mut(c);
+                    s.committed = false;
+                    s.revealed = false;
+                    *self.commitments.get_mut(c) = None;
+                }
+                self.armies = None;
+                self.nonces = None;
+            }
+            RoomEvent::ArmiesOpened { armies, nonces } => {
+                self.armies = Some(armies.clone());
+                self.nonces = Some(nonces.clone());
+            }
+            RoomEvent::GameStarted { start_fen, armies, clock } => {
+                self.phase = Phase::Playing;
+                self.start_fen = Some(start_fen.clone());
+                self.fen = Some(start_fen.clone());
+                self.moves.clear();
+                if armies.is_some() {
+                    self.armies.clone_from(armies);
+                }
+                self.clock = *clock;
+            }
+            RoomEvent::Moved { ply, uci, fen, clock } => {
+                if *ply as usize == self.moves.len() {
+                    self.moves.push(uci.clone());
+                }
+                self.fen = Some(fen.clone());
+                self.clock = *clock;
+            }
+            RoomEvent::Paused { pause, clock } => {
+                if pause.reason != PauseReason::ServerRestart {
+                    self.seats.get_mut(pause.by).pause_available = false;
+                }
+                self.pause = Some(*pause);
+                self.clock = *clock;
+            }
+            RoomEvent::Resumed { clock } => {
+                self.pause = None;
+                self.clock = *clock;
+            }
+            RoomEvent::DrawOffered { by } => self.draw_offer = Some(*by),
+            RoomEvent::DrawDeclined { .. } => self.draw_offer = None,
+            RoomEvent::GameOver { result, clock } => {
+                self.phase = Phase::Finished;
+                self.result = Some(*result);
+                self.pause = None;
+                self.draw_offer = None;
+                if clock.is_some() {
+                    self.clock = *clock;
+                }
+            }
+        }
+    }
+
+    /// The number of the next move's ply (the moves played so far).
+    pub fn next_ply(&self) -> u32 {
+        u32::try_from(self.moves.len()).unwrap_or(u32::MAX)
+    }
+}
+
+/// Why a Chaturaji event cannot be applied to a replica (the client then resynchronises).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReplicaError {
+    /// A step arrived out of order.
+    #[error("step {got} arrived after step {expected}")]
+    StepOrder {
+        /// The next step the replica expects.
+        expected: u32,
+        /// The step that came.
+        got: u32,
+    },
+    /// A step before any game started.
+    #[error("a step before the game started")]
+    NoGame,
+    /// A roll without its faces.
+    #[error("a roll without its faces")]
+    RollWithoutFaces,
+    /// The replica's rules refuse the step.
+    #[error("step {step} breaks the rules: {reason}")]
+    Illegal {
+        /// The step.
+        step: u32,
+        /// The rules' words.
+        reason: String,
+    },
+    /// After the step the replica's scores or turn differ from the room's.
+    #[error("after step {0} the replica disagrees with the room")]
+    Disagrees(u32),
+    /// A game could not be started with the settings the room sent.
+    #[error("the room's settings cannot start a game: {0}")]
+    Settings(String),
+}
+
+fn to_game_action(step: Step) -> Option<GameAction> {
+    Some(match step {
+        Step::Roll { dice } => GameAction::Roll { dice: dice? },
+        Step::Move(mv) => GameAction::Move(mv),
+        Step::EndTurn => GameAction::EndTurn,
+        Step::TimeOut => GameAction::TimeOut,
+        Step::Resign { seat } => GameAction::Resign { seat },
+    })
+}
+
+impl ChaturajiSnapshot {
+    /// Applies event number `seq` (the next one), checking every step against the replica's own
+    /// copy of the rules.
+    ///
+    /// # Errors
+    ///
+    /// [`ReplicaError`] when a step is out of order or the replica's rules refuse it; the
+    /// replica is then not to be trusted (resynchronise from a snapshot).
+    pub fn apply(&mut self, seq: u64, event: &ChaturajiEvent) -> Result<(), ReplicaError> {
+        self.seq = seq;
+        let seats: &mut BySeat<ChaturajiSeatView> = &mut self.seats;
+        match event {
+            ChaturajiEvent::SeatTaken { seat } => {
+                seats[*seat].person = true;
+                seats[*seat].taken = true;
+                seats[*seat].connected = true;
+            }
+            ChaturajiEvent::Presence { seat, connected } => seats[*seat].connected = *connected,
+            ChaturajiEvent::CpuTookOver { seat } => seats[*seat].cpu_playing = true,
+            ChaturajiEvent::HandedBack { seat } => seats[*seat].cpu_playing = false,
+            ChaturajiEvent::GameStarted { game, settings, turn_ms } => {
+                self.game_number = *game;
+                self.settings = settings.clone();
+                let started = Game::new(settings.clone())
+                    .map_err(|e| ReplicaError::Settings(e.to_string()))?;
+                self.game = Some(started);
+                self.steps = 0;
+                self.dice = None;
+                self.turn_remaining_ms = *turn_ms;
+            }
+            ChaturajiEvent::Played {
+                step,
+                action,
+                dice,
+                scores,
+                to_move,
+                turn_remaining_ms,
+                ..
+            } => {
+                if *step < self.steps {
+                    return Ok(());
+                }
+                if *step > self.steps {
+                    return Err(ReplicaError::StepOrder { expected: self.steps, got: *step });
+                }
+                let game = self.game.as_mut().ok_or(ReplicaError::NoGame)?;
+                let action = to_game_action(*action).ok_or(ReplicaError::RollWithoutFaces)?;
+                game.apply(action)
+                    .map_err(|e| ReplicaError::Illegal { step: *step, reason: e.to_string() })?;
+                if game.scores() != *scores || game.to_move() != *to_move {
+                    return Err(ReplicaError::Disagrees(*step));
+                }
+                self.steps += 1;
+                self.dice = *dice;
+                self.turn_remaining_ms = *turn_remaining_ms;
+            }
+            ChaturajiEvent::GameOver { .. } => {}
+        }
+        Ok(())
+    }
+}
