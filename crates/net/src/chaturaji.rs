@@ -30,10 +30,9 @@ use maharajah_chaturaji::cpu::Level;
 use maharajah_chaturaji::game::Action as GameAction;
 use maharajah_chaturaji::{BySeat, Game, Move, Outcome, Seat, Settings, Step};
 use maharajah_protocol::chaturaji::{
-    decode_chaturaji_server, ChaturajiAction, ChaturajiEvent, ChaturajiFrame, ChaturajiMsg,
-    ChaturajiSeatView, ChaturajiSnapshot, DieView,
+    ChaturajiAction, ChaturajiEvent, ChaturajiMsg, ChaturajiSeatView, ChaturajiSnapshot, DieView,
 };
-use maharajah_protocol::{AccessCode, ClientMsg, ErrorCode, ServerMsg};
+use maharajah_protocol::{decode_server, AccessCode, ClientMsg, ErrorCode, ServerMsg};
 use tokio::sync::mpsc;
 
 use crate::client::{CloseReason, ConnectOptions, NetError, NetEvent};
@@ -427,24 +426,22 @@ impl Flavour for Chaturaji {
     link::shared_flavour!(ChaturajiNetEvent);
 
     fn decode(text: &str) -> Result<Incoming<Self>, String> {
-        Ok(match decode_chaturaji_server(text).map_err(|e| e.to_string())? {
-            ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiSeated { code, seat, token }) => {
+        Ok(match decode_server(text).map_err(|e| e.to_string())? {
+            ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiSeated { code, seat, token }) => {
                 Incoming::Seated(ChaturajiSeat { code, seat, token })
             }
-            ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiSnapshot { snapshot }) => {
+            ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiSnapshot { snapshot }) => {
                 Incoming::Snapshot(snapshot)
             }
-            ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiEvent { seq, event, .. }) => {
+            ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiEvent { seq, event, .. }) => {
                 Incoming::Event { seq, event }
             }
-            ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiAck { step, seq }) => {
+            ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiAck { step, seq }) => {
                 Incoming::Ack { at: step, seq }
             }
-            ChaturajiFrame::Server(ServerMsg::Pong { nonce, .. }) => Incoming::Pong(nonce),
-            ChaturajiFrame::Server(ServerMsg::Error { code, message }) => {
-                Incoming::Error { code, message }
-            }
-            ChaturajiFrame::Server(_) => Incoming::Ignored,
+            ServerMsg::Pong { nonce, .. } => Incoming::Pong(nonce),
+            ServerMsg::Error { code, message } => Incoming::Error { code, message },
+            _ => Incoming::Ignored,
         })
     }
 

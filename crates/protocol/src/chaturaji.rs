@@ -2,9 +2,9 @@
 //!
 //! A client speaks the usual `hello` first, then [`crate::ClientMsg::CreateChaturaji`],
 //! [`crate::ClientMsg::JoinChaturaji`] or [`crate::ClientMsg::RejoinChaturaji`], and acts with
-//! [`crate::ClientMsg::ChaturajiAct`]. The server answers with [`ChaturajiMsg`] frames (their own
-//! `t` tags, so the chess [`crate::ServerMsg`] is unchanged) and the shared `welcome`, `pong` and
-//! `error` frames; [`decode_chaturaji_server`] reads both.
+//! [`crate::ClientMsg::ChaturajiAct`]. The server answers with [`ChaturajiMsg`] frames inside
+//! [`ServerMsg::Chaturaji`] (their own `t` tags) and the shared `welcome`, `pong` and `error`
+//! frames; [`crate::decode_server`] reads them all.
 //!
 //! Room events are numbered from 1 without gaps, like chess rooms; a reconnecting client sends
 //! its last number and gets the missed events or a [`ChaturajiSnapshot`].
@@ -15,7 +15,7 @@ use maharajah_chaturaji::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::{decode_server, AccessCode, DecodeError, ServerMsg, MAX_FRAME_BYTES};
+use crate::{AccessCode, ServerMsg};
 
 /// What a seat asks the room to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -166,7 +166,7 @@ pub struct ChaturajiSnapshot {
     pub turn_remaining_ms: Option<u64>,
 }
 
-/// Messages from the server about a Chaturaji room.
+/// Messages from the server about a Chaturaji room, sent as [`ServerMsg::Chaturaji`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "t", rename_all = "snake_case")]
 pub enum ChaturajiMsg {
@@ -208,41 +208,16 @@ impl ChaturajiMsg {
         &["chaturaji_seated", "chaturaji_snapshot", "chaturaji_event", "chaturaji_ack"];
 }
 
-/// A frame a Chaturaji client may receive: a shared message (`welcome`, `pong`, `error`) or a
-/// Chaturaji one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ChaturajiFrame {
-    /// A shared server message.
-    Server(ServerMsg),
-    /// A Chaturaji message.
-    Chaturaji(ChaturajiMsg),
-}
-
-/// Decodes a frame a Chaturaji client received.
-///
-/// # Errors
-///
-/// [`DecodeError`] as for [`crate::decode_server`].
-pub fn decode_chaturaji_server(text: &str) -> Result<ChaturajiFrame, DecodeError> {
-    if text.len() > MAX_FRAME_BYTES {
-        return Err(DecodeError::TooLarge { len: text.len(), max: MAX_FRAME_BYTES });
+impl From<ChaturajiMsg> for ServerMsg {
+    fn from(m: ChaturajiMsg) -> ServerMsg {
+        ServerMsg::Chaturaji(m)
     }
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| DecodeError::NotJson(e.to_string()))?;
-    let tag = value.get("t").and_then(|t| t.as_str()).ok_or(DecodeError::MissingTag)?;
-    if ChaturajiMsg::TAGS.contains(&tag) {
-        let tag = tag.to_owned();
-        return serde_json::from_value(value)
-            .map(ChaturajiFrame::Chaturaji)
-            .map_err(|e| DecodeError::BadFields { tag, detail: e.to_string() });
-    }
-    decode_server(text).map(ChaturajiFrame::Server)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{decode_client, encode, ClientMsg};
+    use crate::{decode_client, decode_server, encode, ClientMsg};
 
     #[test]
     fn chaturaji_messages_round_trip() {
@@ -264,8 +239,8 @@ mod tests {
         .expect("create decodes with default fields");
         assert!(matches!(create, ClientMsg::CreateChaturaji { stand_in: None, .. }));
         let ack = ChaturajiMsg::ChaturajiAck { step: 3, seq: 9 };
-        assert_eq!(decode_chaturaji_server(&encode(&ack)), Ok(ChaturajiFrame::Chaturaji(ack)));
+        assert_eq!(decode_server(&encode(&ack)), Ok(ServerMsg::from(ack)));
         let pong = ServerMsg::Pong { nonce: 1, server_time_ms: 2 };
-        assert_eq!(decode_chaturaji_server(&encode(&pong)), Ok(ChaturajiFrame::Server(pong)));
+        assert_eq!(decode_server(&encode(&pong)), Ok(pong));
     }
 }

@@ -3,7 +3,7 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::{ClientMsg, ErrorCode, ServerMsg, MAX_FRAME_BYTES};
+use crate::{ChaturajiMsg, ClientMsg, ErrorCode, ServerMsg, MAX_FRAME_BYTES};
 
 /// Why a frame could not be decoded.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -87,7 +87,16 @@ pub fn decode_client(text: &str) -> Result<ClientMsg, DecodeError> {
 ///
 /// As [`decode_client`].
 pub fn decode_server(text: &str) -> Result<ServerMsg, DecodeError> {
-    decode(text, ServerMsg::TAGS)
+    let value: serde_json::Value = decode(text, ServerMsg::TAGS)?;
+    let tag = value.get("t").and_then(|t| t.as_str()).unwrap_or_default().to_owned();
+    let bad =
+        |e: serde_json::Error| DecodeError::BadFields { tag: tag.clone(), detail: e.to_string() };
+    // The Chaturaji messages are an untagged variant: decode them by their own tags, so a bad
+    // field is reported by the message it belongs to.
+    if ChaturajiMsg::TAGS.contains(&tag.as_str()) {
+        return serde_json::from_value::<ChaturajiMsg>(value).map(ServerMsg::from).map_err(bad);
+    }
+    serde_json::from_value(value).map_err(bad)
 }
 
 /// Encodes a message as one JSON frame.

@@ -11,9 +11,9 @@
 //!   [`ServerMsg::Event`] with its `seq`, so a reconnecting client can ask for what it missed.
 //! - [`ErrorCode`]: what went wrong, for programs; every error also carries a message for people.
 //! - [`decode_client`] / [`decode_server`]: checked decoding of one frame (size, JSON, tag).
-//! - [`chaturaji`]: Chaturaji rooms (four seats, dice): [`ChaturajiMsg`] (server → client),
-//!   [`ChaturajiEvent`], [`ChaturajiSnapshot`] and [`decode_chaturaji_server`]; the client side
-//!   uses new [`ClientMsg`] variants (`create_chaturaji`, `join_chaturaji`, …).
+//! - [`chaturaji`]: Chaturaji rooms (four seats, dice): [`ChaturajiMsg`] (server → client,
+//!   inside [`ServerMsg::Chaturaji`]), [`ChaturajiEvent`], [`ChaturajiSnapshot`]; the client side
+//!   uses [`ClientMsg`] variants (`create_chaturaji`, `join_chaturaji`, …).
 //! - [`army`]: the canonical army text (and its engine [`Army`]) and the SHA-256 commitment of
 //!   hidden setup.
 //! - [`Snapshot::apply`] / [`ChaturajiSnapshot::apply`]: the replica every client keeps, the
@@ -38,8 +38,7 @@ mod wire;
 pub use maharajah_engine::{Army, ByColor, Color, Move, Square, Variant};
 
 pub use chaturaji::{
-    decode_chaturaji_server, ChaturajiAction, ChaturajiEvent, ChaturajiFrame, ChaturajiMsg,
-    ChaturajiSeatView, ChaturajiSnapshot, DieView,
+    ChaturajiAction, ChaturajiEvent, ChaturajiMsg, ChaturajiSeatView, ChaturajiSnapshot, DieView,
 };
 pub use code::{AccessCode, AccessCodeError, ACCESS_CODE_ALPHABET, ACCESS_CODE_LEN};
 pub use decode::{decode_client, decode_server, encode, DecodeError};

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{AccessCode, ByColor, Color, Variant};
+use crate::{AccessCode, ByColor, ChaturajiMsg, Color, Variant};
 
 /// The Fischer time control is the engine's (one `TimeControl` for the server, the app and the
 /// wire; its serde form is `{"base_ms":…,"increment_ms":…}`).
@@ -215,7 +215,8 @@ impl ClientMsg {
     }
 }
 
-/// Messages from the server to a client.
+/// Messages from the server to a client: the one server → client enum, for chess rooms, for
+/// Chaturaji rooms ([`ServerMsg::Chaturaji`]) and for both (`welcome`, `pong`, `error`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "t", rename_all = "snake_case")]
 pub enum ServerMsg {
@@ -278,12 +279,28 @@ pub enum ServerMsg {
         /// What went wrong, for people.
         message: String,
     },
+    /// A message about a Chaturaji room, with its own `t` tags (`chaturaji_seated`,
+    /// `chaturaji_snapshot`, `chaturaji_event`, `chaturaji_ack`; see [`crate::chaturaji`]).
+    #[serde(untagged)]
+    Chaturaji(ChaturajiMsg),
 }
 
 impl ServerMsg {
-    /// Every value of the `t` tag, in declaration order.
-    pub const TAGS: &'static [&'static str] =
-        &["welcome", "pong", "seated", "snapshot", "event", "move_ack", "setup_ack", "error"];
+    /// Every value of the `t` tag, in declaration order (the Chaturaji tags last).
+    pub const TAGS: &'static [&'static str] = &[
+        "welcome",
+        "pong",
+        "seated",
+        "snapshot",
+        "event",
+        "move_ack",
+        "setup_ack",
+        "error",
+        "chaturaji_seated",
+        "chaturaji_snapshot",
+        "chaturaji_event",
+        "chaturaji_ack",
+    ];
 
     /// Shorthand for [`ServerMsg::Error`].
     pub fn error(code: ErrorCode, message: impl Into<String>) -> ServerMsg {

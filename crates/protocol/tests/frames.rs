@@ -99,6 +99,38 @@ fn every_server_msg() -> Vec<ServerMsg> {
         ServerMsg::MoveAck { ply: 0, seq: 5 },
         ServerMsg::SetupAck { step: "commit".into() },
         ServerMsg::error(ErrorCode::IllegalMove, "no"),
+        ChaturajiMsg::ChaturajiSeated {
+            code: "ABCDEFGH".parse().unwrap(),
+            seat: maharajah_chaturaji::Seat::Blue,
+            token: token(),
+        }
+        .into(),
+        ChaturajiMsg::ChaturajiSnapshot {
+            snapshot: Box::new(ChaturajiSnapshot {
+                code: "ABCDEFGH".parse().unwrap(),
+                seq: 1,
+                game_number: 0,
+                settings: maharajah_chaturaji::Settings::default(),
+                seats: maharajah_chaturaji::BySeat::splat(ChaturajiSeatView {
+                    person: true,
+                    taken: false,
+                    connected: false,
+                    cpu_playing: false,
+                }),
+                game: None,
+                steps: 0,
+                dice: None,
+                turn_remaining_ms: None,
+            }),
+        }
+        .into(),
+        ChaturajiMsg::ChaturajiEvent {
+            code: "ABCDEFGH".parse().unwrap(),
+            seq: 2,
+            event: ChaturajiEvent::CpuTookOver { seat: maharajah_chaturaji::Seat::Green },
+        }
+        .into(),
+        ChaturajiMsg::ChaturajiAck { step: 4, seq: 9 }.into(),
     ]
 }
 

@@ -19,10 +19,8 @@ const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/wire_frames.js
 enum Frame {
     /// Client to server.
     Client(ClientMsg),
-    /// Server to client (chess and shared messages).
+    /// Server to client (chess, Chaturaji and shared messages).
     Server(ServerMsg),
-    /// Server to client about a Chaturaji room.
-    Chaturaji(ChaturajiMsg),
 }
 
 impl Frame {
@@ -30,7 +28,6 @@ impl Frame {
         match self {
             Frame::Client(m) => encode(m),
             Frame::Server(m) => encode(m),
-            Frame::Chaturaji(m) => encode(m),
         }
     }
 
@@ -38,15 +35,7 @@ impl Frame {
     fn check_decodes(&self, text: &str) {
         match self {
             Frame::Client(m) => assert_eq!(&decode_client(text).unwrap(), m, "{text}"),
-            Frame::Server(m) => {
-                assert_eq!(&decode_server(text).unwrap(), m, "{text}");
-                let any = decode_chaturaji_server(text).unwrap();
-                assert_eq!(any, ChaturajiFrame::Server(m.clone()), "{text}");
-            }
-            Frame::Chaturaji(m) => {
-                let any = decode_chaturaji_server(text).unwrap();
-                assert_eq!(any, ChaturajiFrame::Chaturaji(m.clone()), "{text}");
-            }
+            Frame::Server(m) => assert_eq!(&decode_server(text).unwrap(), m, "{text}"),
         }
     }
 }
@@ -484,7 +473,7 @@ fn chaturaji_frames() -> Vec<ChaturajiMsg> {
 fn every_frame() -> Vec<Frame> {
     let mut out: Vec<Frame> = client_frames().into_iter().map(Frame::Client).collect();
     out.extend(server_frames().into_iter().map(Frame::Server));
-    out.extend(chaturaji_frames().into_iter().map(Frame::Chaturaji));
+    out.extend(chaturaji_frames().into_iter().map(|m| Frame::Server(m.into())));
     out
 }
 
@@ -527,7 +516,7 @@ fn recorded_frames_cover_every_tag() {
             }
         })
         .collect();
-    for t in ClientMsg::TAGS.iter().chain(ServerMsg::TAGS).chain(ChaturajiMsg::TAGS) {
+    for t in ClientMsg::TAGS.iter().chain(ServerMsg::TAGS) {
         assert!(tags.iter().any(|seen| seen == t || seen.starts_with(&format!("{t}/"))), "{t}");
     }
     for e in [

@@ -75,7 +75,7 @@ struct Player {
     /// Every step of the current game as received.
     steps: Vec<Step>,
     events: Vec<ChaturajiEvent>,
-    pending: VecDeque<ChaturajiFrame>,
+    pending: VecDeque<ServerMsg>,
     patience: Duration,
 }
 
@@ -96,11 +96,8 @@ impl Player {
             patience: Duration::from_secs(3600),
         };
         p.send(&ClientMsg::Hello { version: PROTOCOL_VERSION, client: "test".into() }).await;
-        let welcome = p.until("welcome", |f| matches!(f, ChaturajiFrame::Server(_))).await;
-        assert!(
-            matches!(welcome, ChaturajiFrame::Server(ServerMsg::Welcome { .. })),
-            "{welcome:?}"
-        );
+        let welcome = p.until("welcome", |f| !matches!(f, ServerMsg::Chaturaji(_))).await;
+        assert!(matches!(welcome, ServerMsg::Welcome { .. }), "{welcome:?}");
         p
     }
 
@@ -131,23 +128,23 @@ impl Player {
         self.events.push(event.clone());
     }
 
-    async fn read(&mut self) -> Option<ChaturajiFrame> {
+    async fn read(&mut self) -> Option<ServerMsg> {
         loop {
             let frame = tokio::time::timeout(self.patience, self.ws.next()).await.ok()??.ok()?;
             let Message::Text(text) = frame else { continue };
-            let frame = decode_chaturaji_server(text.as_str()).unwrap();
+            let frame = decode_server(text.as_str()).unwrap();
             match &frame {
-                ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiSeated { code, seat, token }) => {
+                ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiSeated { code, seat, token }) => {
                     self.code = Some(code.clone());
                     self.seat = Some(*seat);
                     self.token = token.clone();
                 }
-                ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiEvent { seq, event, .. }) => {
+                ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiEvent { seq, event, .. }) => {
                     assert_eq!(*seq, self.last_seq + 1, "events are numbered without gaps");
                     self.last_seq = *seq;
                     self.apply(event);
                 }
-                ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiSnapshot { snapshot }) => {
+                ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiSnapshot { snapshot }) => {
                     self.last_seq = snapshot.seq;
                     self.game = snapshot.game.clone();
                     if self.steps.len() != snapshot.steps as usize {
@@ -161,7 +158,7 @@ impl Player {
         }
     }
 
-    async fn until(&mut self, what: &str, f: impl Fn(&ChaturajiFrame) -> bool) -> ChaturajiFrame {
+    async fn until(&mut self, what: &str, f: impl Fn(&ServerMsg) -> bool) -> ServerMsg {
         if let Some(i) = self.pending.iter().position(&f) {
             return self.pending.remove(i).unwrap();
         }
@@ -184,28 +181,25 @@ impl Player {
         }
         let m = self
             .until(what, |m| {
-                matches!(m, ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiEvent { event, .. }) if f(event))
+                matches!(m, ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiEvent { event, .. }) if f(event))
             })
             .await;
         match m {
-            ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiEvent { event, .. }) => event,
+            ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiEvent { event, .. }) => event,
             _ => unreachable!(),
         }
     }
 
     async fn until_error(&mut self) -> ErrorCode {
-        match self
-            .until("an error", |m| matches!(m, ChaturajiFrame::Server(ServerMsg::Error { .. })))
-            .await
-        {
-            ChaturajiFrame::Server(ServerMsg::Error { code, .. }) => code,
+        match self.until("an error", |m| matches!(m, ServerMsg::Error { .. })).await {
+            ServerMsg::Error { code, .. } => code,
             _ => unreachable!(),
         }
     }
 
     async fn seated(&mut self) {
         self.until("seated", |m| {
-            matches!(m, ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiSeated { .. }))
+            matches!(m, ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiSeated { .. }))
         })
         .await;
     }
@@ -243,14 +237,13 @@ impl Player {
     }
 
     /// Sends an action at `step`; returns the ack's or the error's frame.
-    async fn act_at(&mut self, step: u32, action: ChaturajiAction) -> ChaturajiFrame {
+    async fn act_at(&mut self, step: u32, action: ChaturajiAction) -> ServerMsg {
         let token = self.token.clone();
         self.send(&ClientMsg::ChaturajiAct { token, step, action }).await;
         self.until("ack or error", |m| {
             matches!(
                 m,
-                ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiAck { .. })
-                    | ChaturajiFrame::Server(ServerMsg::Error { .. })
+                ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiAck { .. }) | ServerMsg::Error { .. }
             )
         })
         .await
@@ -261,9 +254,9 @@ impl Player {
     }
 }
 
-fn ack(f: &ChaturajiFrame) -> (u32, u64) {
+fn ack(f: &ServerMsg) -> (u32, u64) {
     match f {
-        ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiAck { step, seq }) => (*step, *seq),
+        ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiAck { step, seq }) => (*step, *seq),
         other => panic!("expected an ack, got {other:?}"),
     }
 }
@@ -367,30 +360,18 @@ async fn forged_stale_and_out_of_turn_actions_are_refused_and_change_nothing() {
     assert_eq!(players[1].until_error().await, ErrorCode::Forbidden);
     // Blue out of turn; Red at a future step; Red ending a turn it has not rolled for.
     let refused = players[1].act_at(0, ChaturajiAction::Roll).await;
-    assert!(matches!(
-        refused,
-        ChaturajiFrame::Server(ServerMsg::Error { code: ErrorCode::NotYourTurn, .. })
-    ));
+    assert!(matches!(refused, ServerMsg::Error { code: ErrorCode::NotYourTurn, .. }));
     let refused = players[0].act_at(3, ChaturajiAction::Roll).await;
-    assert!(matches!(
-        refused,
-        ChaturajiFrame::Server(ServerMsg::Error { code: ErrorCode::StalePly, .. })
-    ));
+    assert!(matches!(refused, ServerMsg::Error { code: ErrorCode::StalePly, .. }));
     let refused = players[0].act_at(0, ChaturajiAction::EndTurn).await;
-    assert!(matches!(
-        refused,
-        ChaturajiFrame::Server(ServerMsg::Error { code: ErrorCode::WrongPhase, .. })
-    ));
+    assert!(matches!(refused, ServerMsg::Error { code: ErrorCode::WrongPhase, .. }));
     // Nothing happened: Red's roll is step 0 and the very next event.
     let first = ack(&players[0].act_at(0, ChaturajiAction::Roll).await);
     assert_eq!(first, (0, seq + 1));
     // The same roll resent: the same ack, no new event; an old step with another action: stale.
     assert_eq!(ack(&players[0].act_at(0, ChaturajiAction::Roll).await), first);
     let stale = players[0].act_at(0, ChaturajiAction::EndTurn).await;
-    assert!(matches!(
-        stale,
-        ChaturajiFrame::Server(ServerMsg::Error { code: ErrorCode::StalePly, .. })
-    ));
+    assert!(matches!(stale, ServerMsg::Error { code: ErrorCode::StalePly, .. }));
     assert_eq!(players[0].last_seq, seq + 1);
     server.stop().await;
 }
@@ -558,7 +539,7 @@ async fn a_restart_recovers_the_room_and_the_game_continues_identically() {
         .await;
         q.seated().await;
         q.until("snapshot", |m| {
-            matches!(m, ChaturajiFrame::Chaturaji(ChaturajiMsg::ChaturajiSnapshot { .. }))
+            matches!(m, ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiSnapshot { .. }))
         })
         .await;
         back.push(q);
