@@ -368,13 +368,6 @@ impl std::fmt::Debug for NetPlay {
     }
 }
 
-fn to_engine_color(c: Color) -> maharajah_engine::Color {
-    match c {
-        Color::White => maharajah_engine::Color::White,
-        Color::Black => maharajah_engine::Color::Black,
-    }
-}
-
 /// The protocol's army text (`Ke1,Qd1,…`) of an engine army.
 #[must_use]
 pub fn army_text(army: &Army) -> String {
@@ -459,12 +452,7 @@ fn apply(room: &mut Snapshot, seq: u64, event: &RoomEvent) {
 /// The engine's replay of the server's game (board, legal moves, SAN), or `None` before start.
 fn replay(room: &Snapshot) -> Option<Session> {
     let start_fen = room.start_fen.as_ref()?;
-    let variant = match room.variant {
-        Variant::Chess => maharajah_engine::Variant::Chess,
-        Variant::Maharajah => maharajah_engine::Variant::Maharajah,
-        Variant::Horde => maharajah_engine::Variant::Horde,
-    };
-    let start = Position::from_fen(variant, start_fen).ok()?;
+    let start = Position::from_fen(room.variant, start_fen).ok()?;
     let mut session = Session::new(0, start, Opponent::Human, None, 0);
     for uci in &room.moves {
         let mv: Move = uci.parse().ok()?;
@@ -528,11 +516,11 @@ impl Live {
             my_turn = room.phase == Phase::Playing
                 && room.result.is_none()
                 && room.pause.is_none()
-                && g.board.turn == to_engine_color(seat)
+                && g.board.turn == seat
                 && self.stage != SetupStage::Refused;
             // The server decides the result; the UI reads it from `result`.
             g.result = None;
-            g.draw_offer = room.draw_offer.map(to_engine_color);
+            g.draw_offer = room.draw_offer;
             if !my_turn {
                 g.legal.clear();
                 g.claimable = None;
@@ -952,7 +940,7 @@ impl NetPlay {
             let mut guard = self.lock();
             let live = guard.as_mut().ok_or(NetPlayError::NoGame)?;
             let seat = live.seat.as_ref().ok_or(NetPlayError::Net(NetError::NotSeated))?.seat;
-            if army.color() != to_engine_color(seat) {
+            if army.color() != seat {
                 return Err(NetPlayError::BadArmy(format!(
                     "this seat plays {seat:?}; the army is the other colour's"
                 )));
