@@ -231,3 +231,90 @@ impl ChaturajiSnapshot {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use maharajah_chaturaji::{Seat, Settings};
+
+    use super::*;
+    use crate::chaturaji::DieView;
+
+    fn empty_table(settings: &Settings) -> ChaturajiSnapshot {
+        let seat =
+            ChaturajiSeatView { person: true, taken: false, connected: false, cpu_playing: false };
+        ChaturajiSnapshot {
+            code: "ABCDEFGH".parse().expect("code"),
+            seq: 0,
+            game_number: 0,
+            settings: settings.clone(),
+            seats: BySeat::splat(seat),
+            game: None,
+            steps: 0,
+            dice: None,
+            turn_remaining_ms: None,
+        }
+    }
+
+    // Moved from net's `TableState` (whose fold this now is).
+    #[test]
+    fn the_replica_follows_played_steps_and_refuses_a_gap() {
+        let settings = Settings::default();
+        let mut state = empty_table(&settings);
+        state
+            .apply(
+                1,
+                &ChaturajiEvent::GameStarted { game: 1, settings: settings.clone(), turn_ms: None },
+            )
+            .expect("a game starts");
+        let mut game = Game::new(settings).expect("default settings are valid");
+        game.apply(GameAction::Roll { dice: [3, 3] }).expect("a roll");
+        let played = ChaturajiEvent::Played {
+            step: 0,
+            seat: Seat::Red,
+            by_room: false,
+            action: Step::Roll { dice: Some([3, 3]) },
+            events: Vec::new(),
+            dice: DieView::of(&game),
+            scores: game.scores(),
+            to_move: game.to_move(),
+            round: game.round(),
+            turn_remaining_ms: None,
+        };
+        state.apply(2, &played).expect("the roll applies");
+        assert_eq!(state.steps, 1);
+        assert_eq!(state.game.as_ref(), Some(&game));
+        // The same step again is ignored; a step from the future is refused.
+        state.apply(3, &played).expect("a repeat is ignored");
+        assert_eq!(state.steps, 1);
+        let future = ChaturajiEvent::Played {
+            step: 5,
+            seat: Seat::Red,
+            by_room: false,
+            action: Step::EndTurn,
+            events: Vec::new(),
+            dice: None,
+            scores: game.scores(),
+            to_move: game.to_move(),
+            round: 1,
+            turn_remaining_ms: None,
+        };
+        assert!(state.apply(4, &future).is_err());
+        // A roll without faces cannot be replayed.
+        let mut fresh = state.clone();
+        fresh.steps = 0;
+        fresh.game = Some(Game::new(Settings::default()).expect("valid"));
+        let blind = ChaturajiEvent::Played {
+            step: 0,
+            seat: Seat::Red,
+            by_room: false,
+            action: Step::Roll { dice: None },
+            events: Vec::new(),
+            dice: None,
+            scores: BySeat::splat(0),
+            to_move: Seat::Red,
+            round: 1,
+            turn_remaining_ms: None,
+        };
+        assert!(fresh.apply(5, &blind).is_err());
+    }
+}
