@@ -27,16 +27,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use maharajah_chaturaji::cpu::Level;
-use maharajah_chaturaji::game::Action as GameAction;
-use maharajah_chaturaji::{BySeat, Game, Move, Outcome, Seat, Settings, Step};
+use maharajah_chaturaji::{BySeat, Game, Move, Outcome, Seat, Settings};
 use maharajah_protocol::chaturaji::{
     ChaturajiAction, ChaturajiEvent, ChaturajiMsg, ChaturajiSeatView, ChaturajiSnapshot, DieView,
 };
 use maharajah_protocol::{decode_server, AccessCode, ClientMsg, ErrorCode, ServerMsg};
 use tokio::sync::mpsc;
 
-use crate::client::{CloseReason, ConnectOptions, NetError, NetEvent};
-use crate::link::{self, Flavour, Handle, Incoming, Wire};
+use crate::link::{self, ConnectOptions, Flavour, Handle, Incoming, LinkEvent, NetError, Wire};
 
 /// The seat a client acts for. Keep it with the device id to come back after a restart.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,7 +56,9 @@ pub struct ActAck {
     pub seq: u64,
 }
 
-/// What the client knows of its table, kept up to date from snapshots and events.
+/// What the client knows of its table: the seat, and a view of the replica (the protocol's
+/// [`ChaturajiSnapshot::apply`], which checks every step against its own copy of the rules),
+/// kept up to date from snapshots and events.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TableState {
     /// The seat, once created or joined.
@@ -81,135 +81,45 @@ pub struct TableState {
     pub turn_remaining_ms: Option<u64>,
     /// How the game ended, once over.
     pub outcome: Option<Outcome>,
-}
-
-fn to_game_action(step: Step) -> Option<GameAction> {
-    Some(match step {
-        Step::Roll { dice } => GameAction::Roll { dice: dice? },
-        Step::Move(mv) => GameAction::Move(mv),
-        Step::EndTurn => GameAction::EndTurn,
-        Step::TimeOut => GameAction::TimeOut,
-        Step::Resign { seat } => GameAction::Resign { seat },
-    })
+    /// The replica itself, once a snapshot has come (a client resumed without one asks the
+    /// room for a snapshot; events before it only advance `last_seq`).
+    replica: Option<ChaturajiSnapshot>,
 }
 
 impl TableState {
     fn apply_snapshot(&mut self, s: &ChaturajiSnapshot) {
+        self.replica = Some(s.clone());
+        self.show(s);
+    }
+
+    /// The public view of the replica `s`.
+    fn show(&mut self, s: &ChaturajiSnapshot) {
         self.last_seq = s.seq;
         self.game_number = s.game_number;
         self.settings = Some(s.settings.clone());
         self.seats = Some(s.seats);
-        self.game = s.game.clone();
+        self.game.clone_from(&s.game);
         self.steps = s.steps;
         self.dice = s.dice;
         self.turn_remaining_ms = s.turn_remaining_ms;
         self.outcome = s.game.as_ref().and_then(|g| g.outcome().cloned());
     }
 
-    /// Applies an event to the replica; `Err` names a step the replica refuses.
+    /// Applies an event to the replica; `Err` names a step the replica refuses (the replica is
+    /// then dropped: the next rejoin asks for a snapshot).
     fn apply_event(&mut self, seq: u64, e: &ChaturajiEvent) -> Result<(), String> {
         self.last_seq = seq;
-        let seats = self.seats.get_or_insert_with(|| {
-            BySeat::splat(ChaturajiSeatView {
-                person: false,
-                taken: false,
-                connected: false,
-                cpu_playing: false,
-            })
-        });
-        match e {
-            ChaturajiEvent::SeatTaken { seat } => {
-                seats[*seat].person = true;
-                seats[*seat].taken = true;
-            }
-            ChaturajiEvent::Presence { seat, connected } => seats[*seat].connected = *connected,
-            ChaturajiEvent::CpuTookOver { seat } => seats[*seat].cpu_playing = true,
-            ChaturajiEvent::HandedBack { seat } => seats[*seat].cpu_playing = false,
-            ChaturajiEvent::GameStarted { game, settings, turn_ms } => {
-                self.game_number = *game;
-                self.settings = Some(settings.clone());
-                self.game = Some(Game::new(settings.clone()).map_err(|e| e.to_string())?);
-                self.steps = 0;
-                self.dice = None;
-                self.outcome = None;
-                self.turn_remaining_ms = *turn_ms;
-            }
-            ChaturajiEvent::Played {
-                step,
-                action,
-                dice,
-                scores,
-                to_move,
-                turn_remaining_ms,
-                ..
-            } => {
-                if *step < self.steps {
-                    return Ok(());
-                }
-                if *step > self.steps {
-                    return Err(format!("step {step} arrived after step {}", self.steps));
-                }
-                let game = self.game.as_mut().ok_or("a step before the game started")?;
-                let action =
-                    to_game_action(*action).ok_or("a roll without its faces".to_owned())?;
-                game.apply(action).map_err(|e| format!("step {step} breaks the rules: {e}"))?;
-                if game.scores() != *scores || game.to_move() != *to_move {
-                    return Err(format!("after step {step} the replica disagrees with the room"));
-                }
-                self.steps += 1;
-                self.dice = *dice;
-                self.turn_remaining_ms = *turn_remaining_ms;
-                self.outcome = game.outcome().cloned();
-            }
-            ChaturajiEvent::GameOver { outcome } => self.outcome = Some(outcome.clone()),
-        }
+        let Some(mut replica) = self.replica.take() else { return Ok(()) };
+        replica.apply(seq, e).map_err(|e| e.to_string())?;
+        self.show(&replica);
+        self.replica = Some(replica);
         Ok(())
     }
 }
 
-/// What a [`ChaturajiClient`] reports, in order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ChaturajiNetEvent {
-    /// A (re)connection completed its `hello`.
-    Connected {
-        /// The server program's version.
-        server_version: String,
-    },
-    /// The client acts for this seat (after create or join).
-    Seated(ChaturajiSeat),
-    /// The whole table (on join, or after a gap too old for the event ring).
-    Snapshot(Box<ChaturajiSnapshot>),
-    /// A room event, in `seq` order, never twice; already applied to [`TableState`].
-    Table {
-        /// Event number.
-        seq: u64,
-        /// What happened.
-        event: ChaturajiEvent,
-    },
-    /// The link dropped; the next attempt is in `retry_in`.
-    Disconnected {
-        /// Why.
-        reason: String,
-        /// Delay before the next attempt.
-        retry_in: Duration,
-    },
-    /// After a reconnection the seat is back; missed events or a snapshot follow.
-    Rejoined {
-        /// The last event applied before the drop.
-        last_seq: u64,
-    },
-    /// A refusal that answered no request of ours.
-    ServerError {
-        /// For programs.
-        code: ErrorCode,
-        /// For people.
-        message: String,
-    },
-    /// The server sent something that is not the protocol (or a step the replica refuses).
-    ProtocolViolation(String),
-    /// The connection ended for good.
-    Closed(CloseReason),
-}
+/// What a [`ChaturajiClient`] reports, in order (room events are already applied to
+/// [`TableState`]).
+pub type ChaturajiNetEvent = LinkEvent<ChaturajiSeat, Box<ChaturajiSnapshot>, ChaturajiEvent>;
 
 #[derive(Clone, Debug)]
 enum Req {
@@ -416,14 +326,13 @@ struct Chaturaji {
 impl Flavour for Chaturaji {
     type Req = Req;
     type Reply = Reply;
-    type Event = ChaturajiNetEvent;
     type Seat = ChaturajiSeat;
     type Snapshot = Box<ChaturajiSnapshot>;
     type RoomEvent = ChaturajiEvent;
 
     const PEER: &'static str = "server";
-
-    link::shared_flavour!(ChaturajiNetEvent);
+    // The table's view does not show the round trip: no periodic `rtt` reports.
+    const REPORTS_RTT: bool = false;
 
     fn decode(text: &str) -> Result<Incoming<Self>, String> {
         Ok(match decode_server(text).map_err(|e| e.to_string())? {
@@ -445,24 +354,23 @@ impl Flavour for Chaturaji {
         })
     }
 
-    fn connected(welcome: NetEvent) -> Option<ChaturajiNetEvent> {
-        match welcome {
-            NetEvent::Connected { server_version, .. } => {
-                Some(ChaturajiNetEvent::Connected { server_version })
-            }
-            _ => None,
-        }
+    fn seat_code(&self) -> Option<AccessCode> {
+        lock(&self.state).seat.as_ref().map(|s| s.code.clone())
     }
-    fn room(seq: u64, event: ChaturajiEvent) -> ChaturajiNetEvent {
-        ChaturajiNetEvent::Table { seq, event }
+    fn set_seat(&self, seat: ChaturajiSeat) {
+        lock(&self.state).seat = Some(seat);
     }
-    fn rtt(_: Duration) -> Option<ChaturajiNetEvent> {
-        None
+    fn last_seq(&self) -> u64 {
+        lock(&self.state).last_seq
     }
-
+    fn apply_snapshot(&self, snapshot: &Box<ChaturajiSnapshot>) -> Result<(), String> {
+        lock(&self.state).apply_snapshot(snapshot);
+        Ok(())
+    }
     fn rejoin(&self) -> Option<ClientMsg> {
         let st = lock(&self.state);
-        let last_seq = st.last_seq;
+        // Without a replica the missed events cannot be folded: ask for a snapshot.
+        let last_seq = if st.replica.is_some() { st.last_seq } else { u64::MAX };
         st.seat.clone().map(|s| ClientMsg::RejoinChaturaji {
             code: s.code,
             token: s.token,
@@ -471,13 +379,7 @@ impl Flavour for Chaturaji {
         })
     }
     fn apply_event(&self, seq: u64, event: &ChaturajiEvent) -> Result<(), String> {
-        let mut st = lock(&self.state);
-        let applied = st.apply_event(seq, event);
-        if applied.is_err() {
-            // The replica cannot follow: start again from a snapshot.
-            st.last_seq = 0;
-        }
-        applied
+        lock(&self.state).apply_event(seq, event)
     }
 
     fn wire(&self, req: &Req, at: &mut Option<u32>) -> Wire {
@@ -537,72 +439,5 @@ impl Flavour for Chaturaji {
     }
     fn done() -> Reply {
         Reply::Done
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_replica_follows_played_steps_and_refuses_a_gap() {
-        let mut state = TableState::default();
-        let settings = Settings::default();
-        state
-            .apply_event(
-                1,
-                &ChaturajiEvent::GameStarted { game: 1, settings: settings.clone(), turn_ms: None },
-            )
-            .expect("a game starts");
-        let mut game = Game::new(settings).expect("default settings are valid");
-        game.apply(GameAction::Roll { dice: [3, 3] }).expect("a roll");
-        let played = ChaturajiEvent::Played {
-            step: 0,
-            seat: Seat::Red,
-            by_room: false,
-            action: Step::Roll { dice: Some([3, 3]) },
-            events: Vec::new(),
-            dice: DieView::of(&game),
-            scores: game.scores(),
-            to_move: game.to_move(),
-            round: game.round(),
-            turn_remaining_ms: None,
-        };
-        state.apply_event(2, &played).expect("the roll applies");
-        assert_eq!(state.steps, 1);
-        assert_eq!(state.game.as_ref(), Some(&game));
-        // The same step again is ignored; a step from the future is refused.
-        state.apply_event(3, &played).expect("a repeat is ignored");
-        assert_eq!(state.steps, 1);
-        let future = ChaturajiEvent::Played {
-            step: 5,
-            seat: Seat::Red,
-            by_room: false,
-            action: Step::EndTurn,
-            events: Vec::new(),
-            dice: None,
-            scores: game.scores(),
-            to_move: game.to_move(),
-            round: 1,
-            turn_remaining_ms: None,
-        };
-        assert!(state.apply_event(4, &future).is_err());
-        // A roll without faces cannot be replayed.
-        let mut fresh = state.clone();
-        fresh.steps = 0;
-        fresh.game = Some(Game::new(Settings::default()).expect("valid"));
-        let blind = ChaturajiEvent::Played {
-            step: 0,
-            seat: Seat::Red,
-            by_room: false,
-            action: Step::Roll { dice: None },
-            events: Vec::new(),
-            dice: None,
-            scores: BySeat::splat(0),
-            to_move: Seat::Red,
-            round: 1,
-            turn_remaining_ms: None,
-        };
-        assert!(fresh.apply_event(5, &blind).is_err());
     }
 }

@@ -1,7 +1,8 @@
 //! A WebSocket client of the Maharajah protocol that survives dropped connections.
 //!
 //! [`Connection::connect`] opens the socket, sends `hello` and checks the version, then hands back
-//! a cheap clonable handle and a channel of [`NetEvent`]s. A background task owns the socket:
+//! a cheap clonable handle and a channel of [`NetEvent`]s. A background task (the driver in
+//! `link.rs`, shared with the Chaturaji client) owns the socket:
 //!
 //! - Requests are sent one at a time, in the order they were made, and each waits for its own
 //!   answer (`seated`, `move_ack`, `setup_ack`, `pong` or `error`). Actions the server answers
@@ -19,61 +20,15 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use maharajah_engine::{Game, Position};
 use maharajah_protocol::{
-    decode_server, AccessCode, ClientMsg, Color, ErrorCode, GameResult, Phase, RoomEvent,
+    decode_server, AccessCode, ClientMsg, Color, ErrorCode, GameResult, Move, Phase, RoomEvent,
     RoomOptions, ServerMsg, Snapshot,
 };
 use tokio::sync::mpsc;
 
 use crate::link::{self, Flavour, Handle, Incoming, Wire};
-
-/// The environment variable naming a PEM file of extra trusted certificate authorities for
-/// `wss://`; read by `ConnectOptions::default()`.
-pub const EXTRA_CA_ENV: &str = "MAHARAJAH_EXTRA_CA";
-
-/// How a [`Connection`] behaves: names, timeouts, backoff.
-#[derive(Clone, Debug)]
-pub struct ConnectOptions {
-    /// Sent in `hello`, for the server's logs.
-    pub client_name: String,
-    /// Longest wait for the TCP + WebSocket handshake and the `welcome`.
-    pub connect_timeout: Duration,
-    /// First delay before reconnecting; doubled after each failed attempt.
-    pub backoff_initial: Duration,
-    /// Longest delay between reconnection attempts.
-    pub backoff_max: Duration,
-    /// How often a `ping` measures the round trip (and proves the link alive).
-    pub ping_interval: Duration,
-    /// A connection that delivers nothing for this long is considered dropped.
-    pub silence_timeout: Duration,
-    /// A PEM file of certificate authorities trusted for `wss://` besides the built-in public
-    /// ones (a self-hosted server's own CA). Default: the file named by the environment variable
-    /// `MAHARAJAH_EXTRA_CA` ([`EXTRA_CA_ENV`]), if set. (Used with the `tls` feature, on by
-    /// default; without it a `wss://` address is refused.)
-    pub extra_ca: Option<std::path::PathBuf>,
-}
-
-impl Default for ConnectOptions {
-    fn default() -> ConnectOptions {
-        ConnectOptions {
-            client_name: format!("maharajah-net {}", crate::VERSION),
-            connect_timeout: Duration::from_secs(3),
-            backoff_initial: Duration::from_millis(100),
-            backoff_max: Duration::from_secs(3),
-            ping_interval: Duration::from_secs(2),
-            silence_timeout: Duration::from_secs(7),
-            extra_ca: std::env::var_os(EXTRA_CA_ENV).map(Into::into),
-        }
-    }
-}
-
-impl ConnectOptions {
-    /// The delay before reconnection attempt `attempt` (1-based).
-    pub fn backoff(&self, attempt: u32) -> Duration {
-        let factor = 1u32.checked_shl(attempt.saturating_sub(1).min(16)).unwrap_or(u32::MAX);
-        self.backoff_initial.saturating_mul(factor).min(self.backoff_max)
-    }
-}
+pub use crate::link::{CloseReason, ConnectOptions, LinkEvent, NetError, Welcome, EXTRA_CA_ENV};
 
 /// The seat a connection acts for. Keep it (e.g. on disk) to come back after the app restarts
 /// ([`Connection::resume`]).
@@ -87,67 +42,94 @@ pub struct SeatCredentials {
     pub token: String,
 }
 
-/// What the client knows of its room, kept up to date from snapshots and events.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What the client knows of its room: the seat, and the replica kept up to date from snapshots
+/// and events (the protocol's [`Snapshot::apply`], one fold per event) with the game on the
+/// board advanced move by move (no replay of the whole game per event).
+#[derive(Clone, Debug, Default)]
 pub struct RoomState {
     /// The seat, once created or joined.
     pub seat: Option<SeatCredentials>,
     /// The last room event applied (0 for none).
     pub last_seq: u64,
-    /// The room's phase, once known.
-    pub phase: Option<Phase>,
-    /// Moves played, UCI; the next move's ply is its length.
-    pub moves: Vec<String>,
-    /// The starting position, once the game has started.
-    pub start_fen: Option<String>,
-    /// The current position, once the game has started.
-    pub fen: Option<String>,
-    /// Both armies once both are revealed (hidden setup).
-    pub armies: Option<maharajah_protocol::ByColor<String>>,
-    /// The result, once finished.
-    pub result: Option<GameResult>,
+    /// The room as of `last_seq`, once a snapshot has come. (A client resumed without one asks
+    /// the room for a snapshot; events before it only advance `last_seq`.)
+    pub room: Option<Snapshot>,
+    /// The game on the board, once it has started: the engine's [`Game`] from the start
+    /// position and every move, advanced by each `moved` event.
+    pub game: Option<Game>,
 }
 
 impl RoomState {
-    fn apply_snapshot(&mut self, s: &Snapshot) {
-        self.last_seq = s.seq;
-        self.phase = Some(s.phase);
-        self.moves = s.moves.clone();
-        self.start_fen = s.start_fen.clone();
-        self.fen = s.fen.clone();
-        self.armies = s.armies.clone();
-        self.result = s.result;
+    /// The room's phase, once known.
+    pub fn phase(&self) -> Option<Phase> {
+        self.room.as_ref().map(|r| r.phase)
     }
 
-    fn apply_event(&mut self, seq: u64, e: &RoomEvent) {
-        self.last_seq = seq;
-        match e {
-            RoomEvent::SetupStarted | RoomEvent::SetupRejected { .. } => {
-                self.phase = Some(Phase::Setup)
-            }
-            RoomEvent::SeatTaken { .. } if self.phase.is_none() => {
-                self.phase = Some(Phase::WaitingForOpponent)
-            }
-            RoomEvent::GameStarted { start_fen, armies, .. } => {
-                self.phase = Some(Phase::Playing);
-                self.start_fen = Some(start_fen.clone());
-                self.fen = Some(start_fen.clone());
-                self.armies = armies.clone();
-                self.moves.clear();
-            }
-            RoomEvent::Moved { ply, uci, fen, .. } => {
-                if *ply as usize == self.moves.len() {
-                    self.moves.push(uci.clone());
+    /// The moves played, UCI; the next move's ply is their number.
+    pub fn moves(&self) -> &[String] {
+        self.room.as_ref().map_or(&[], |r| r.moves.as_slice())
+    }
+
+    /// The result, once finished.
+    pub fn result(&self) -> Option<GameResult> {
+        self.room.as_ref().and_then(|r| r.result)
+    }
+
+    /// The ply of the next move.
+    pub fn next_ply(&self) -> u32 {
+        self.room.as_ref().map_or(0, Snapshot::next_ply)
+    }
+
+    fn apply_snapshot(&mut self, s: &Snapshot) -> Result<(), String> {
+        self.last_seq = s.seq;
+        self.room = Some(s.clone());
+        self.game = match &s.start_fen {
+            None => None,
+            Some(fen) => {
+                let mut game = start(s.variant, fen)?;
+                for uci in &s.moves {
+                    play(&mut game, uci)?;
                 }
-                self.fen = Some(fen.clone());
+                Some(game)
             }
-            RoomEvent::GameOver { result, .. } => {
-                self.phase = Some(Phase::Finished);
-                self.result = Some(*result);
+        };
+        Ok(())
+    }
+
+    fn apply_event(&mut self, seq: u64, e: &RoomEvent) -> Result<(), String> {
+        self.last_seq = seq;
+        let Some(room) = self.room.as_mut() else { return Ok(()) };
+        let before = room.moves.len();
+        room.apply(seq, e);
+        match e {
+            RoomEvent::GameStarted { start_fen, .. } => {
+                self.game = Some(start(room.variant, start_fen)?);
+            }
+            RoomEvent::Moved { uci, .. } if room.moves.len() > before => {
+                let game = self.game.as_mut().ok_or("a move before the game started")?;
+                play(game, uci)?;
             }
             _ => {}
         }
+        Ok(())
     }
+
+    /// Forgets the replica (it cannot follow the room): the next rejoin asks for a snapshot.
+    fn reset(&mut self) {
+        self.room = None;
+        self.game = None;
+    }
+}
+
+fn start(variant: maharajah_protocol::Variant, fen: &str) -> Result<Game, String> {
+    Position::from_fen(variant, fen)
+        .map(Game::new)
+        .map_err(|e| format!("the room's start position is refused: {e}"))
+}
+
+fn play(game: &mut Game, uci: &str) -> Result<(), String> {
+    let mv: Move = uci.parse().map_err(|e| format!("the room sent a bad move {uci}: {e}"))?;
+    game.play(mv).map_err(|_| format!("the replica refuses the room's move {uci}"))
 }
 
 /// A move accepted and stored by the server.
@@ -159,110 +141,8 @@ pub struct MoveAcked {
     pub seq: u64,
 }
 
-/// Why a connection ended for good.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CloseReason {
-    /// [`Connection::close`] was called, or every handle was dropped.
-    ByUser,
-    /// The server speaks another protocol version (message for people).
-    VersionMismatch(String),
-    /// The seat cannot be taken back: the room is gone or the token is refused.
-    SeatLost {
-        /// The server's code.
-        code: ErrorCode,
-        /// For people.
-        message: String,
-    },
-}
-
 /// What a [`Connection`] reports, in order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum NetEvent {
-    /// A (re)connection completed its `hello`.
-    Connected {
-        /// The server program's version.
-        server_version: String,
-        /// The rules engine's version on the server.
-        engine_version: String,
-    },
-    /// The connection acts for this seat (after create or join).
-    Seated(SeatCredentials),
-    /// The whole room state (on join, or after a gap too old for the event ring).
-    Snapshot(Box<Snapshot>),
-    /// A room event, in `seq` order, never twice.
-    Room {
-        /// Event number.
-        seq: u64,
-        /// What happened.
-        event: RoomEvent,
-    },
-    /// The link dropped; the next attempt is in `retry_in`.
-    Disconnected {
-        /// Why, for people and logs.
-        reason: String,
-        /// Delay before the next attempt.
-        retry_in: Duration,
-    },
-    /// After a reconnection the seat is back; the events missed after `last_seq` (or a
-    /// snapshot) follow at once.
-    Rejoined {
-        /// The last event applied before the drop.
-        last_seq: u64,
-    },
-    /// A measured round trip (periodic `ping`).
-    Rtt(Duration),
-    /// A refusal that answered no request of ours.
-    ServerError {
-        /// For programs.
-        code: ErrorCode,
-        /// For people.
-        message: String,
-    },
-    /// The server sent a frame that is not the protocol; it was ignored.
-    ProtocolViolation(String),
-    /// The connection ended for good.
-    Closed(CloseReason),
-}
-
-/// Why a request failed.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum NetError {
-    /// The server could not be reached.
-    #[error("cannot connect to {url}: {reason}")]
-    Connect {
-        /// The address tried.
-        url: String,
-        /// Why.
-        reason: String,
-    },
-    /// The server speaks another protocol version.
-    #[error("{0}")]
-    VersionMismatch(String),
-    /// The server refused the request; nothing changed.
-    #[error("{message}")]
-    Server {
-        /// For programs.
-        code: ErrorCode,
-        /// For people.
-        message: String,
-    },
-    /// The server answered with something that is not the protocol.
-    #[error("the server broke the protocol: {0}")]
-    Protocol(String),
-    /// The action needs a seat and the connection has none yet.
-    #[error("not seated in a room")]
-    NotSeated,
-    /// Create or join on a connection that already has a seat.
-    #[error("already seated in room {0}")]
-    AlreadySeated(AccessCode),
-    /// The link dropped before the answer came; the resynced room state tells whether the
-    /// request took effect.
-    #[error("the connection dropped before the server answered")]
-    Interrupted,
-    /// The connection has ended.
-    #[error("the connection is closed")]
-    Closed,
-}
+pub type NetEvent = LinkEvent<SeatCredentials, Box<Snapshot>, RoomEvent>;
 
 #[derive(Clone, Debug)]
 enum Req {
@@ -506,14 +386,11 @@ struct Chess {
 impl Flavour for Chess {
     type Req = Req;
     type Reply = Reply;
-    type Event = NetEvent;
     type Seat = SeatCredentials;
     type Snapshot = Box<Snapshot>;
     type RoomEvent = RoomEvent;
 
     const PEER: &'static str = "host";
-
-    link::shared_flavour!(NetEvent);
 
     fn decode(text: &str) -> Result<Incoming<Self>, String> {
         Ok(match decode_server(text).map_err(|e| e.to_string())? {
@@ -531,31 +408,45 @@ impl Flavour for Chess {
         })
     }
 
-    fn connected(welcome: NetEvent) -> Option<NetEvent> {
-        Some(welcome)
+    fn seat_code(&self) -> Option<AccessCode> {
+        lock(&self.state).seat.as_ref().map(|s| s.code.clone())
     }
-    fn room(seq: u64, event: RoomEvent) -> NetEvent {
-        NetEvent::Room { seq, event }
+    fn set_seat(&self, seat: SeatCredentials) {
+        lock(&self.state).seat = Some(seat);
     }
-    fn rtt(rtt: Duration) -> Option<NetEvent> {
-        Some(NetEvent::Rtt(rtt))
+    fn last_seq(&self) -> u64 {
+        lock(&self.state).last_seq
     }
 
     fn rejoin(&self) -> Option<ClientMsg> {
         let st = lock(&self.state);
-        let last_seq = st.last_seq;
+        // Without a replica, the events since `last_seq` cannot be folded: ask for a snapshot
+        // (a number beyond the room's newest event always gets one).
+        let last_seq = if st.room.is_some() { st.last_seq } else { u64::MAX };
         st.seat.clone().map(|s| ClientMsg::Rejoin { code: s.code, token: s.token, last_seq })
     }
+    fn apply_snapshot(&self, snapshot: &Box<Snapshot>) -> Result<(), String> {
+        let mut st = lock(&self.state);
+        let applied = st.apply_snapshot(snapshot);
+        if applied.is_err() {
+            st.reset();
+        }
+        applied
+    }
     fn apply_event(&self, seq: u64, event: &RoomEvent) -> Result<(), String> {
-        lock(&self.state).apply_event(seq, event);
-        Ok(())
+        let mut st = lock(&self.state);
+        let applied = st.apply_event(seq, event);
+        if applied.is_err() {
+            st.reset();
+        }
+        applied
     }
 
     /// The wire messages of a request (the token and ply filled in now).
     fn wire(&self, req: &Req, at: &mut Option<u32>) -> Wire {
         let st = lock(&self.state);
         let token = st.seat.as_ref().map(|s| s.token.clone()).unwrap_or_default();
-        let next_ply = st.moves.len() as u32;
+        let next_ply = st.next_ply();
         drop(st);
         let msg = match req {
             Req::Create(options) => ClientMsg::CreateRoom { options: options.clone() },

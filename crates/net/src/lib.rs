@@ -1,9 +1,13 @@
 //! Client side of Maharajah networking: what the app calls to play on a LAN or online.
 //!
 //! Layout:
+//! - `link` (private): the one connection driver of both clients, and what they share:
+//!   [`ConnectOptions`], [`NetError`], [`CloseReason`], [`Welcome`] and the one event type
+//!   [`LinkEvent`] ([`NetEvent`] and [`ChaturajiNetEvent`] are it for each room kind).
 //! - [`client`]: [`Connection`], a WebSocket client of the protocol with hello/version check,
 //!   create/join/rejoin, moves tracked by ply and acknowledged, automatic reconnect with backoff
-//!   and `rejoin {last_seq}` resync, ping/RTT. Its events arrive on a channel ([`NetEvent`]).
+//!   and `rejoin {last_seq}` resync, ping/RTT. Its events arrive on a channel ([`NetEvent`]);
+//!   [`RoomState`] holds the replica (the protocol's `Snapshot::apply`) and the engine game.
 //! - [`chaturaji`]: [`ChaturajiClient`], a client for Chaturaji seats: create a table with CPU
 //!   seats, join by code, act by game step, a replica of the game checked step by step, and the
 //!   seat kept across drops and restarts by its token and the device id.
@@ -33,6 +37,7 @@ pub use discovery::{
     Advertiser, Browser, Compatibility, DiscoveryError, HostAd, HostEvent, HostInfo, SERVICE_TYPE,
 };
 pub use host::{JoinCode, JoinCodeError, LanHost, LanHostError, LanHostOptions, LanServer};
+pub use link::{CloseReason, LinkEvent, Welcome};
 pub use setup::{HiddenSetup, RevealError, SetupError};
 
 /// Version of this crate (the app's networking), for the About screen and the mDNS TXT record.

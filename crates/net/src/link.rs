@@ -1,7 +1,8 @@
-//! The connection driver shared by [`crate::Connection`] and [`crate::ChaturajiClient`]: it
-//! opens the socket (`hello`/`welcome`), sends requests one at a time, reconnects with backoff,
-//! rejoins the seat, pings, and decodes frames. What differs between the two clients (their
-//! requests, wire messages, state and events) comes from a [`Flavour`].
+//! The one connection driver of [`crate::Connection`] and [`crate::ChaturajiClient`]: it opens
+//! the socket (`hello`/`welcome`), sends requests one at a time, reconnects with backoff, rejoins
+//! the seat, pings, decodes frames and reports [`LinkEvent`]s. What differs between the two
+//! clients (their requests, wire messages and replicas) comes from a [`Flavour`]. The types both
+//! clients share live here: [`ConnectOptions`], [`NetError`], [`CloseReason`], [`Welcome`].
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -17,7 +18,119 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-use crate::client::{CloseReason, ConnectOptions, NetError, NetEvent};
+/// The environment variable naming a PEM file of extra trusted certificate authorities for
+/// `wss://`; read by `ConnectOptions::default()`.
+pub const EXTRA_CA_ENV: &str = "MAHARAJAH_EXTRA_CA";
+
+/// How a client ([`crate::Connection`], [`crate::ChaturajiClient`]) behaves: names, timeouts,
+/// backoff.
+#[derive(Clone, Debug)]
+pub struct ConnectOptions {
+    /// Sent in `hello`, for the server's logs.
+    pub client_name: String,
+    /// Longest wait for the TCP + WebSocket handshake and the `welcome`.
+    pub connect_timeout: Duration,
+    /// First delay before reconnecting; doubled after each failed attempt.
+    pub backoff_initial: Duration,
+    /// Longest delay between reconnection attempts.
+    pub backoff_max: Duration,
+    /// How often a `ping` measures the round trip (and proves the link alive).
+    pub ping_interval: Duration,
+    /// A connection that delivers nothing for this long is considered dropped.
+    pub silence_timeout: Duration,
+    /// A PEM file of certificate authorities trusted for `wss://` besides the built-in public
+    /// ones (a self-hosted server's own CA). Default: the file named by the environment variable
+    /// `MAHARAJAH_EXTRA_CA` ([`EXTRA_CA_ENV`]), if set. (Used with the `tls` feature, on by
+    /// default; without it a `wss://` address is refused.)
+    pub extra_ca: Option<std::path::PathBuf>,
+}
+
+impl Default for ConnectOptions {
+    fn default() -> ConnectOptions {
+        ConnectOptions {
+            client_name: format!("maharajah-net {}", crate::VERSION),
+            connect_timeout: Duration::from_secs(3),
+            backoff_initial: Duration::from_millis(100),
+            backoff_max: Duration::from_secs(3),
+            ping_interval: Duration::from_secs(2),
+            silence_timeout: Duration::from_secs(7),
+            extra_ca: std::env::var_os(EXTRA_CA_ENV).map(Into::into),
+        }
+    }
+}
+
+impl ConnectOptions {
+    /// The delay before reconnection attempt `attempt` (1-based).
+    pub fn backoff(&self, attempt: u32) -> Duration {
+        let factor = 1u32.checked_shl(attempt.saturating_sub(1).min(16)).unwrap_or(u32::MAX);
+        self.backoff_initial.saturating_mul(factor).min(self.backoff_max)
+    }
+}
+
+/// Why a connection ended for good.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CloseReason {
+    /// `close` was called on the client, or every handle was dropped.
+    ByUser,
+    /// The server speaks another protocol version (message for people).
+    VersionMismatch(String),
+    /// The seat cannot be taken back: the room is gone or the token is refused.
+    SeatLost {
+        /// The server's code.
+        code: ErrorCode,
+        /// For people.
+        message: String,
+    },
+}
+
+/// Why a request failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NetError {
+    /// The server could not be reached.
+    #[error("cannot connect to {url}: {reason}")]
+    Connect {
+        /// The address tried.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The server speaks another protocol version.
+    #[error("{0}")]
+    VersionMismatch(String),
+    /// The server refused the request; nothing changed.
+    #[error("{message}")]
+    Server {
+        /// For programs.
+        code: ErrorCode,
+        /// For people.
+        message: String,
+    },
+    /// The server answered with something that is not the protocol.
+    #[error("the server broke the protocol: {0}")]
+    Protocol(String),
+    /// The action needs a seat and the connection has none yet.
+    #[error("not seated in a room")]
+    NotSeated,
+    /// Create or join on a client that already has a seat.
+    #[error("already seated in room {0}")]
+    AlreadySeated(AccessCode),
+    /// The link dropped before the answer came; the resynced room state tells whether the
+    /// request took effect.
+    #[error("the connection dropped before the server answered")]
+    Interrupted,
+    /// The connection has ended.
+    #[error("the connection is closed")]
+    Closed,
+}
+
+/// What a server said of itself in `welcome`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Welcome {
+    /// The server program's version.
+    pub server_version: String,
+    /// The rules engine's version on the server.
+    pub engine_version: String,
+}
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 type Sink = SplitSink<Ws, Message>;
@@ -95,90 +208,88 @@ pub(crate) struct Wire {
     pub(crate) barrier: bool,
 }
 
-/// The parts of a [`Flavour`] both clients spell the same way: the reports their event enums
-/// (`$event`) share, and the seat and event number kept in `self.state` (read through the
-/// module's `lock`).
-macro_rules! shared_flavour {
-    ($event:ident) => {
-        fn disconnected(reason: String, retry_in: Duration) -> $event {
-            $event::Disconnected { reason, retry_in }
-        }
-        fn rejoined(last_seq: u64) -> $event {
-            $event::Rejoined { last_seq }
-        }
-        fn seated(seat: Self::Seat) -> $event {
-            $event::Seated(seat)
-        }
-        fn snapshot(snapshot: Self::Snapshot) -> $event {
-            $event::Snapshot(snapshot)
-        }
-        fn server_error(code: ErrorCode, message: String) -> $event {
-            $event::ServerError { code, message }
-        }
-        fn violation(problem: String) -> $event {
-            $event::ProtocolViolation(problem)
-        }
-        fn closed(reason: CloseReason) -> $event {
-            $event::Closed(reason)
-        }
-
-        fn seat_code(&self) -> Option<AccessCode> {
-            lock(&self.state).seat.as_ref().map(|s| s.code.clone())
-        }
-        fn set_seat(&self, seat: Self::Seat) {
-            lock(&self.state).seat = Some(seat);
-        }
-        fn last_seq(&self) -> u64 {
-            lock(&self.state).last_seq
-        }
-        fn apply_snapshot(&self, snapshot: &Self::Snapshot) {
-            lock(&self.state).apply_snapshot(snapshot);
-        }
-    };
+/// What a client reports, in order: the same reports for every kind of room, with the room
+/// kind's seat (`S`), snapshot (`Snap`) and event (`E`). [`crate::NetEvent`] and
+/// [`crate::ChaturajiNetEvent`] are this for chess and Chaturaji rooms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LinkEvent<S, Snap, E> {
+    /// A (re)connection completed its `hello`.
+    Connected {
+        /// The server program's version.
+        server_version: String,
+        /// The rules engine's version on the server.
+        engine_version: String,
+    },
+    /// The client acts for this seat (after create or join).
+    Seated(S),
+    /// The whole room (on join, or after a gap too old for the event ring).
+    Snapshot(Snap),
+    /// A room event, in `seq` order, never twice; already applied to the client's replica.
+    Room {
+        /// Event number.
+        seq: u64,
+        /// What happened.
+        event: E,
+    },
+    /// The link dropped; the next attempt is in `retry_in`.
+    Disconnected {
+        /// Why, for people and logs.
+        reason: String,
+        /// Delay before the next attempt.
+        retry_in: Duration,
+    },
+    /// After a reconnection the seat is back; the events missed after `last_seq` (or a
+    /// snapshot) follow at once.
+    Rejoined {
+        /// The last event applied before the drop.
+        last_seq: u64,
+    },
+    /// A measured round trip (periodic `ping`).
+    Rtt(Duration),
+    /// A refusal that answered no request of ours.
+    ServerError {
+        /// For programs.
+        code: ErrorCode,
+        /// For people.
+        message: String,
+    },
+    /// The server sent a frame that is not the protocol (or an event the replica refuses); it
+    /// was ignored.
+    ProtocolViolation(String),
+    /// The connection ended for good.
+    Closed(CloseReason),
 }
-pub(crate) use shared_flavour;
 
-/// What differs between the clients.
+impl<S, Snap, E> LinkEvent<S, Snap, E> {
+    fn connected(w: Welcome) -> Self {
+        LinkEvent::Connected { server_version: w.server_version, engine_version: w.engine_version }
+    }
+}
+
+/// The reports of flavour `F`.
+type EventOf<F> =
+    LinkEvent<<F as Flavour>::Seat, <F as Flavour>::Snapshot, <F as Flavour>::RoomEvent>;
+
+/// What differs between the clients: their requests, wire messages and replicas.
 pub(crate) trait Flavour: Sized + Send + 'static {
     /// A request.
     type Req: Send + 'static;
     /// A request's answer.
     type Reply: Send + 'static;
-    /// What the client reports.
-    type Event: Send + 'static;
     /// The seat's credentials.
-    type Seat: Clone + Send;
+    type Seat: Clone + Send + 'static;
     /// A room snapshot.
-    type Snapshot: Send;
+    type Snapshot: Send + 'static;
     /// A room event.
-    type RoomEvent: Send;
+    type RoomEvent: Send + 'static;
 
     /// Who is at the other end, in drop reasons ("host", "server").
     const PEER: &'static str;
+    /// Whether the client reports each periodic round trip ([`LinkEvent::Rtt`]).
+    const REPORTS_RTT: bool = true;
 
     /// Decodes a text frame.
     fn decode(text: &str) -> Result<Incoming<Self>, String>;
-
-    /// The report of a (re)connection, if the client makes one.
-    fn connected(welcome: NetEvent) -> Option<Self::Event>;
-    /// The report of a drop.
-    fn disconnected(reason: String, retry_in: Duration) -> Self::Event;
-    /// The report of a seat taken back.
-    fn rejoined(last_seq: u64) -> Self::Event;
-    /// The report of a seat taken.
-    fn seated(seat: Self::Seat) -> Self::Event;
-    /// The report of a snapshot.
-    fn snapshot(snapshot: Self::Snapshot) -> Self::Event;
-    /// The report of a room event.
-    fn room(seq: u64, event: Self::RoomEvent) -> Self::Event;
-    /// The report of a periodic round trip, if the client makes one.
-    fn rtt(rtt: Duration) -> Option<Self::Event>;
-    /// The report of a refusal that answered no request.
-    fn server_error(code: ErrorCode, message: String) -> Self::Event;
-    /// The report of a frame that is not the protocol.
-    fn violation(problem: String) -> Self::Event;
-    /// The report of the end.
-    fn closed(reason: CloseReason) -> Self::Event;
 
     /// The room of the seat held, if any.
     fn seat_code(&self) -> Option<AccessCode>;
@@ -188,8 +299,8 @@ pub(crate) trait Flavour: Sized + Send + 'static {
     fn last_seq(&self) -> u64;
     /// The `rejoin` message for the seat held, if any.
     fn rejoin(&self) -> Option<ClientMsg>;
-    /// Applies a snapshot to the state.
-    fn apply_snapshot(&self, snapshot: &Self::Snapshot);
+    /// Applies a snapshot to the replica; `Err` names why it cannot (the client resyncs).
+    fn apply_snapshot(&self, snapshot: &Self::Snapshot) -> Result<(), String>;
     /// Applies the next event to the state; `Err` names why it cannot (the client resyncs).
     fn apply_event(&self, seq: u64, event: &Self::RoomEvent) -> Result<(), String>;
 
@@ -224,12 +335,10 @@ pub(crate) async fn start<F: Flavour>(
     url: &str,
     options: ConnectOptions,
     flavour: F,
-) -> Result<(Handle<F::Req, F::Reply>, mpsc::UnboundedReceiver<F::Event>), NetError> {
+) -> Result<(Handle<F::Req, F::Reply>, mpsc::UnboundedReceiver<EventOf<F>>), NetError> {
     let (ws, welcome) = establish(url, &options).await?;
     let (events, events_rx) = mpsc::unbounded_channel();
-    if let Some(e) = F::connected(welcome) {
-        let _ = events.send(e);
-    }
+    let _ = events.send(LinkEvent::connected(welcome));
     let (cmds, cmds_rx) = mpsc::unbounded_channel();
     let task = Task {
         url: url.to_owned(),
@@ -250,7 +359,7 @@ pub(crate) async fn start<F: Flavour>(
 pub(crate) async fn establish(
     url: &str,
     options: &ConnectOptions,
-) -> Result<(Ws, NetEvent), NetError> {
+) -> Result<(Ws, Welcome), NetError> {
     let connect_err = |reason: String| NetError::Connect { url: url.to_owned(), reason };
     let attempt = async {
         // No Nagle delay: frames are small and each is wanted at once. (A request and its
@@ -287,7 +396,7 @@ pub(crate) async fn establish(
             };
             return match decode_server(text.as_str()) {
                 Ok(ServerMsg::Welcome { server_version, engine_version, .. }) => {
-                    Ok((ws, NetEvent::Connected { server_version, engine_version }))
+                    Ok((ws, Welcome { server_version, engine_version }))
                 }
                 Ok(ServerMsg::Error { code: ErrorCode::VersionMismatch, message }) => {
                     Err(NetError::VersionMismatch(message))
@@ -327,7 +436,7 @@ struct Task<F: Flavour> {
     url: String,
     options: ConnectOptions,
     flavour: F,
-    events: mpsc::UnboundedSender<F::Event>,
+    events: mpsc::UnboundedSender<EventOf<F>>,
     cmds: mpsc::UnboundedReceiver<Command<F::Req, F::Reply>>,
     queue: VecDeque<(F::Req, Responder<F::Reply>)>,
     in_flight: Option<InFlight<F::Req, F::Reply>>,
@@ -337,7 +446,7 @@ struct Task<F: Flavour> {
 }
 
 impl<F: Flavour> Task<F> {
-    fn emit(&self, e: F::Event) {
+    fn emit(&self, e: EventOf<F>) {
         let _ = self.events.send(e);
     }
 
@@ -350,9 +459,7 @@ impl<F: Flavour> Task<F> {
                 None => match establish(&self.url, &self.options).await {
                     Ok((s, welcome)) => {
                         attempt = 0;
-                        if let Some(e) = F::connected(welcome) {
-                            self.emit(e);
-                        }
+                        self.emit(LinkEvent::connected(welcome));
                         s
                     }
                     Err(NetError::VersionMismatch(m)) => {
@@ -388,7 +495,7 @@ impl<F: Flavour> Task<F> {
     /// finished) if the connection is to close.
     async fn backoff(&mut self, attempt: u32, reason: String) -> bool {
         let delay = self.options.backoff(attempt);
-        self.emit(F::disconnected(reason, delay));
+        self.emit(LinkEvent::Disconnected { reason, retry_in: delay });
         let deadline = tokio::time::Instant::now() + delay;
         loop {
             tokio::select! {
@@ -414,7 +521,7 @@ impl<F: Flavour> Task<F> {
         for (_, reply) in self.queue.drain(..) {
             let _ = reply.send(Err(NetError::Closed));
         }
-        self.emit(F::closed(reason));
+        self.emit(LinkEvent::Closed(reason));
     }
 
     /// After a drop: requests that are safe to repeat stay in flight, others fail.
@@ -543,10 +650,10 @@ impl<F: Flavour> Task<F> {
                         Some(Ok(Message::Close(_))) => return closed_by_peer(),
                         Some(Ok(Message::Text(t))) => match F::decode(t.as_str()) {
                             Ok(m) => self.handle(m, &mut awaiting_rejoin),
-                            Err(e) => { self.emit(F::violation(e)); Ok(()) }
+                            Err(e) => { self.emit(LinkEvent::ProtocolViolation(e)); Ok(()) }
                         },
                         Some(Ok(Message::Binary(_))) => {
-                            self.emit(F::violation("binary frame".into()));
+                            self.emit(LinkEvent::ProtocolViolation("binary frame".into()));
                             Ok(())
                         }
                         Some(Ok(_)) => Ok(()),
@@ -565,8 +672,8 @@ impl<F: Flavour> Task<F> {
                 if let Some(pos) = self.periodic.iter().position(|(n, _)| *n == nonce) {
                     let sent = self.periodic[pos].1;
                     self.periodic.drain(..=pos);
-                    if let Some(e) = F::rtt(sent.elapsed()) {
-                        self.emit(e);
+                    if F::REPORTS_RTT {
+                        self.emit(LinkEvent::Rtt(sent.elapsed()));
                     }
                 } else if let Some(f) = &self.in_flight {
                     if f.barrier == Some(nonce) {
@@ -580,16 +687,19 @@ impl<F: Flavour> Task<F> {
                     *awaiting_rejoin = false;
                     // The missed events (or a snapshot) follow this report.
                     let last_seq = self.flavour.last_seq();
-                    self.emit(F::rejoined(last_seq));
+                    self.emit(LinkEvent::Rejoined { last_seq });
                 } else if self.in_flight.as_ref().is_some_and(|f| F::takes_seat(&f.req)) {
                     self.flavour.set_seat(seat.clone());
-                    self.emit(F::seated(seat.clone()));
+                    self.emit(LinkEvent::Seated(seat.clone()));
                     self.complete(Ok(F::seated_reply(seat)));
                 }
             }
             Incoming::Snapshot(snapshot) => {
-                self.flavour.apply_snapshot(&snapshot);
-                self.emit(F::snapshot(snapshot));
+                if let Err(problem) = self.flavour.apply_snapshot(&snapshot) {
+                    self.emit(LinkEvent::ProtocolViolation(problem.clone()));
+                    return Err(End::Dropped(problem));
+                }
+                self.emit(LinkEvent::Snapshot(snapshot));
             }
             Incoming::Event { seq, event } => {
                 let last = self.flavour.last_seq();
@@ -601,10 +711,10 @@ impl<F: Flavour> Task<F> {
                     return Err(End::Dropped(format!("missed events {}..{}", last + 1, seq)));
                 }
                 if let Err(problem) = self.flavour.apply_event(seq, &event) {
-                    self.emit(F::violation(problem.clone()));
+                    self.emit(LinkEvent::ProtocolViolation(problem.clone()));
                     return Err(End::Dropped(problem));
                 }
-                self.emit(F::room(seq, event));
+                self.emit(LinkEvent::Room { seq, event });
             }
             Incoming::Ack { at, seq } => {
                 if self.in_flight.as_ref().is_some_and(|f| F::acked(&f.req) && f.at == Some(at)) {
@@ -635,7 +745,7 @@ impl<F: Flavour> Task<F> {
                             self.complete(Err(NetError::Server { code, message }));
                         }
                     }
-                    _ => self.emit(F::server_error(code, message)),
+                    _ => self.emit(LinkEvent::ServerError { code, message }),
                 }
             }
             Incoming::Ignored => {}

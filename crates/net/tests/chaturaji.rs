@@ -65,7 +65,7 @@ impl Person {
 }
 
 fn table_event(e: &ChaturajiNetEvent, f: impl Fn(&ChaturajiEvent) -> bool) -> bool {
-    matches!(e, ChaturajiNetEvent::Table { event, .. } if f(event))
+    matches!(e, ChaturajiNetEvent::Room { event, .. } if f(event))
 }
 
 /// Red, Blue and Yellow are people; Green is a Greedy CPU; a short game.
@@ -236,7 +236,7 @@ async fn three_people_and_a_cpu_play_to_the_end_through_a_drop_and_a_return() {
     })
     .await;
     let by_blue_itself = red.seen.iter().any(|e| {
-        matches!(e, ChaturajiNetEvent::Table { event: ChaturajiEvent::Played { seat: Seat::Blue, by_room: false, step, .. }, .. } if *step >= before)
+        matches!(e, ChaturajiNetEvent::Room { event: ChaturajiEvent::Played { seat: Seat::Blue, by_room: false, step, .. }, .. } if *step >= before)
     });
     assert!(by_blue_itself, "Blue played its own turn after coming back");
 

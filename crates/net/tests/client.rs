@@ -55,7 +55,7 @@ async fn play_drop_reconnect_resync_finish() {
     assert_eq!(white.play("g2g4").await.unwrap().ply, 2);
     until(&mut be, "rejoin", |e| matches!(e, NetEvent::Rejoined { .. })).await;
     until(&mut be, "the move missed", |e| is_moved(e, 2)).await;
-    assert_eq!(black.room().moves, ["f2f3", "e7e5", "g2g4"]);
+    assert_eq!(black.room().moves(), ["f2f3", "e7e5", "g2g4"]);
 
     // A move in flight when the link drops is sent again and stored once.
     let mover = black.clone();
@@ -78,8 +78,8 @@ async fn play_drop_reconnect_resync_finish() {
             _ => unreachable!(),
         }
     }
-    assert_eq!(white.room().moves, black.room().moves);
-    assert_eq!(black.room().moves.len(), 4);
+    assert_eq!(white.room().moves(), black.room().moves());
+    assert_eq!(black.room().moves().len(), 4);
     assert_eq!(white.room().last_seq, black.room().last_seq);
     // Across both drops no event was delivered twice.
     let mut seen = Vec::new();
@@ -119,7 +119,7 @@ async fn refused_moves_change_nothing() {
         white.create_room(room(Variant::Chess, false, Color::White)).await,
         Err(NetError::AlreadySeated(_))
     ));
-    assert!(white.room().moves.is_empty());
+    assert!(white.room().moves().is_empty());
     assert_eq!(white.play("e2e4").await.unwrap().ply, 0);
     assert!(white.ping().await.unwrap() < Duration::from_secs(1));
     assert_eq!(code(white.pause().await), ErrorCode::NoClock);
@@ -177,7 +177,7 @@ async fn hidden_setup_commit_reveal_with_adversarial_reveals() {
     guest.play("e7e5").await.unwrap();
     guest.resign().await.unwrap();
     until_room(&mut he, "result", |e| matches!(e, RoomEvent::GameOver { .. })).await;
-    assert_eq!(host.room().result.unwrap().outcome, Outcome::WhiteWins);
+    assert_eq!(host.room().result().unwrap().outcome, Outcome::WhiteWins);
     server.stop().await;
 }
 

@@ -163,7 +163,7 @@ async fn host_side() {
     let mut setup = HiddenSetup::new(Color::White, WHITE_ARMY).unwrap();
     // The setup starts when the guest sits down.
     let wait = async {
-        while conn.room().phase != Some(Phase::Setup) {
+        while conn.room().phase() != Some(Phase::Setup) {
             events.recv().await.unwrap();
         }
     };
@@ -234,10 +234,10 @@ async fn guest_side() {
     netns::set_link("mg0", true).unwrap();
     until(&mut events, "back in the room", |e| matches!(e, NetEvent::Rejoined { .. })).await;
     until_room(&mut events, "the move made while away", moved(2)).await;
-    assert_eq!(conn.room().moves, ["f2f3", "e7e5", "g2g4"]);
+    assert_eq!(conn.room().moves(), ["f2f3", "e7e5", "g2g4"]);
     // The Maharajah moves like a queen here: mate.
     conn.play("d8h4").await.unwrap();
     until_room(&mut events, "the end", |e| matches!(e, RoomEvent::GameOver { .. })).await;
-    assert_eq!(conn.room().result.unwrap().outcome, Outcome::BlackWins);
+    assert_eq!(conn.room().result().unwrap().outcome, Outcome::BlackWins);
     conn.close().await;
 }

@@ -50,7 +50,7 @@ async fn a_game_over_wss_with_the_servers_own_ca() {
         })
         .await;
         assert_eq!(black.play("e7e5").await.unwrap().ply, 1);
-        assert_eq!(black.room().moves, ["e2e4", "e7e5"], "{host}");
+        assert_eq!(black.room().moves(), ["e2e4", "e7e5"], "{host}");
         white.close().await;
         black.close().await;
     }

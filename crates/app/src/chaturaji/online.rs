@@ -141,7 +141,7 @@ impl NetState {
                     let mut shared = lock(&watched.shared);
                     shared.version = VERSION.fetch_add(1, Ordering::Relaxed);
                     match &event {
-                        ChaturajiNetEvent::Table {
+                        ChaturajiNetEvent::Room {
                             event: ChaturajiEvent::Played { events, .. },
                             ..
                         } => {
@@ -152,7 +152,7 @@ impl NetState {
                                 shared.log.push_back(e.clone());
                             }
                         }
-                        ChaturajiNetEvent::Table {
+                        ChaturajiNetEvent::Room {
                             event: ChaturajiEvent::GameStarted { .. },
                             ..
                         } => {

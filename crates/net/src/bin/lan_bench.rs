@@ -67,7 +67,7 @@ async fn host_round(started: &sync_mpsc::Sender<Instant>, done: &sync_mpsc::Rece
     let (mut lan_host, conn, mut events) = LanHost::start(options).await.expect("hosting starts");
     started.send(t0).expect("the guest listens");
     let wait = async {
-        while conn.room().phase != Some(Phase::Playing) {
+        while conn.room().phase() != Some(Phase::Playing) {
             events.recv().await.expect("host events");
         }
     };

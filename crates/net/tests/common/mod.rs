@@ -124,7 +124,7 @@ pub async fn until_phase(
     phase: maharajah_protocol::Phase,
 ) {
     let wait = async {
-        while conn.room().phase != Some(phase) {
+        while conn.room().phase() != Some(phase) {
             events.recv().await.unwrap();
         }
     };
