@@ -121,6 +121,11 @@ async fn a_timed_game_with_a_pause_ends_in_checkmate() {
     assert!(v.game.as_ref().unwrap().legal.is_empty(), "no legal moves on the opponent's turn");
     assert_eq!(net.play("e2e4").await.unwrap_err().code(), "not_your_turn");
 
+    // Black answers at its replica's ply: wait until f2f3 has reached it.
+    event_until(&mut be, "f2f3", |e| {
+        matches!(e, NetEvent::Room { event: RoomEvent::Moved { ply: 0, .. }, .. })
+    })
+    .await;
     black.play("e7e5").await.unwrap();
     let v = view_until(&mut views, "the reply", |v| history(v) == ["f3", "e5"]).await;
     assert!(v.my_turn);

@@ -54,6 +54,13 @@ fn a_game_on_a_wss_server_the_app_trusts() {
         black.join_room(code.parse().unwrap()).await.unwrap();
         view_until(&mut views, "the game starts", |v| v.phase == Some(Phase::Playing)).await;
         net.play("e2e4").await.unwrap();
+        // White's ack can come before the move reaches Black's replica: Black answers at its
+        // replica's ply, so it waits for e2e4 first (else the server rightly says stale_ply).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while black.room().next_ply() < 1 {
+            assert!(std::time::Instant::now() < deadline, "e2e4 never reached Black");
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
         black.play("c7c5").await.unwrap();
         let v = view_until(&mut views, "the reply over TLS", |v| {
             v.game.as_ref().is_some_and(|g| g.history == ["e4", "c5"])
