@@ -6,7 +6,7 @@
 // join code is refused with the reason; the chess LAN screen greys the table and says where to
 // join it. Then the app is the guest: a bot (`maharajah-lan-bot --chaturaji`) hosts a table whose
 // Red seat the room's CPU plays; the app finds it in its list, joins as Blue and rolls on its turn.
-// (Two people playing to the end over the LAN: src-tauri/tests/chaturaji_lan.rs.)
+// (Two people playing to the end over the LAN: crates/app/tests/chaturaji_lan.rs.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -1,5 +1,5 @@
 //! Scaffolding for tests inside private network namespaces (../../../shared/notes/lan-testing.md),
-//! shared by this crate's `tests/lan.rs` and the app's `src-tauri/tests/common` (which includes
+//! shared by this crate's `tests/lan.rs` and the app's `crates/app/tests/common` (which includes
 //! this file with `#[path]`: test helpers cannot be a dependency, and these three are too small
 //! for a crate of their own). Each test runs on a fresh thread that unshares its network
 //! namespace and only then builds its tokio runtime, so every mDNS daemon lives in the namespace.
