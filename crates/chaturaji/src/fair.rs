@@ -351,6 +351,19 @@ impl DiceProof {
         DiceProof { length, parties, rolls: Vec::new() }
     }
 
+    /// Per party, the link its next reveal must hash to (its last revealed link, or its
+    /// commitment), or `None` once it has been dropped from the dice.
+    #[must_use]
+    pub fn last_links(&self) -> Vec<Option<Link>> {
+        let mut last: Vec<Option<Link>> = self.parties.iter().map(|p| Some(p.commitment)).collect();
+        for roll in &self.rolls {
+            for (slot, link) in last.iter_mut().zip(roll) {
+                *slot = slot.and(*link);
+            }
+        }
+        last
+    }
+
     /// A fresh verifier for these commitments.
     #[must_use]
     pub fn verifier(&self, kind: DiceKind) -> Verifier {

@@ -356,6 +356,22 @@ impl RecordedGame {
         Ok(RecordedGame { player, record })
     }
 
+    /// Fixes the parties of a verified-dice game whose commitments were collected after it
+    /// started (a networked room gathers them before the first roll): `proof` replaces the
+    /// record's proof and the verifier.
+    ///
+    /// # Errors
+    /// Hands `proof` back when the game has no verified dice or a roll was already made.
+    pub fn commit_dice(&mut self, proof: DiceProof) -> Result<(), DiceProof> {
+        let Some(current) = self.record.dice_proof.as_mut() else { return Err(proof) };
+        if !current.rolls.is_empty() {
+            return Err(proof);
+        }
+        self.player.verifier = Some(proof.verifier(self.record.settings.dice));
+        *current = DiceProof { rolls: Vec::new(), ..proof };
+        Ok(())
+    }
+
     /// Rolls verified dice from the turn's revealed `links` (one per party, `None` for a party
     /// that missed its reveal); the links and the faces go into the record.
     ///

@@ -145,3 +145,57 @@ fn the_sample_record_replays_cleanly() {
     assert!(out.contains("scores: red 12, blue 17, yellow 4, green 1"), "{out}");
     assert!(out.contains("1. ▲ blue — 17 points, king lost, material 9"), "{out}");
 }
+
+/// A game played through a `maharajah-server` room with verifiable dice (three devices and the
+/// room; Yellow's device missed its first reveal and was dropped), as the server stored it.
+/// Regenerate with `CHATURAJI_NETWORKED_WRITE=1 cargo test -p maharajah-server --lib
+/// misses_the_reveal_window`.
+fn networked() -> (PathBuf, Record) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("records/networked.json");
+    let record = Record::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    (path, record)
+}
+
+#[test]
+fn the_replay_program_verifies_a_saved_networked_game() {
+    let (path, record) = networked();
+    let proof = record.dice_proof.as_ref().expect("a networked record has a dice proof");
+    assert!(record.seed.is_none(), "no seed: the dice come from the parties' links");
+    assert!(proof.rolls.iter().skip(1).all(|r| r[3].is_none()), "Yellow stays dropped");
+    let (code, out, err) = run(&path);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("status: game over"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "dice: {} rolls verified against the commitments of 4 parties (room, red, blue, yellow)",
+            proof.rolls.len()
+        )),
+        "{out}"
+    );
+    assert!(out.contains("violation: none"), "{out}");
+}
+
+#[test]
+fn the_replay_program_rejects_a_networked_game_with_a_changed_roll_or_link() {
+    let (_, record) = networked();
+    let rolls: Vec<usize> = (0..record.actions.len())
+        .filter(|&i| matches!(record.actions[i], Step::Roll { dice: Some(_) }))
+        .collect();
+    // One face changed.
+    let mut changed = record.clone();
+    let at = rolls[rolls.len() / 2];
+    let Step::Roll { dice: Some([a, b]) } = changed.actions[at] else { panic!("a roll") };
+    changed.actions[at] = Step::Roll { dice: Some([a % 6 + 1, b]) };
+    let (code, out, _) = run(&write("networked-face.json", &changed.to_json()));
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains(&format!("violation: action {at} ")), "{out}");
+    assert!(out.contains("differ from the verified roll"), "{out}");
+    // One link of the room replaced by another value.
+    let mut forged = record;
+    let proof = forged.dice_proof.as_mut().unwrap();
+    let link = proof.rolls[2][0].as_mut().unwrap();
+    link.0[0] ^= 1;
+    let (code, out, _) = run(&write("networked-link.json", &forged.to_json()));
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("does not verify"), "{out}");
+}

@@ -23,7 +23,9 @@
 //!   the orthodox pieces — no separate table per compound piece.
 //! * **King safety** weighs each enemy attacker of the king zone by how many atoms reach into
 //!   it (a Maharajah counts as queen + knight) and squares the total, as in most engines, plus a
-//!   pawn-shield term. Only the middlegame half uses it.
+//!   pawn-shield term; with a king on each side the units also count the attacker's safe
+//!   checks by movement atom and the squares next to the king that only the king defends, and
+//!   the danger is halved without a queen or compound piece. The endgame half takes an eighth.
 //! * **Horde**: a side without a king (its rules say `has_king == false`) owns only pawns at the
 //!   start, and every pawn is a potential queen and the side's only shield; its pawns are worth
 //!   more while the king side still has its pieces (tuned: 1.66 pawns middlegame, 0.55
@@ -33,8 +35,22 @@
 //!   (as practical results say) rather than −11 pawns, and the king side is rewarded for
 //!   breaking the horde into islands.
 //!   Doubled pawns cost the horde little: it is stacked by design.
+//! * **Threats** (hand-set, screened by self-play at fixed nodes and gated against
+//!   Fairy-Stockfish, BENCHMARKS.md): a piece attacked by an enemy pawn, by a clearly cheaper
+//!   enemy piece, or attacked and undefended costs its owner; the horde earns none.
+//!   Knights and bishops on pawn-defended squares in the opponent's half that no enemy pawn
+//!   can attack (outposts) get a bonus. With a king on each side, a passed pawn's endgame
+//!   value counts the kings' distances to the square in front of it.
+//! * **Piece-square tables** ([`PST`], hand-set, screened at fixed nodes and gated against
+//!   Fairy-Stockfish, BENCHMARKS.md "Engine, session 7"): a middlegame and an endgame bonus per
+//!   role and square; the compound pieces take their atoms' shapes. Only where both sides have
+//!   a king (not in Horde, where they measured worse).
 //! * **Mop-up**: with a winning material lead and no enemy pawns, drive the lone king to the
 //!   edge and bring the own king close, so the compound pieces' mates are found.
+
+mod pst;
+
+pub use pst::{Pst, Table, PST};
 
 use crate::attacks::{bishop_attacks, king_attacks, knight_attacks, rook_attacks};
 use crate::position::Position;
@@ -72,6 +88,10 @@ pub struct Weights {
     pub bishop_pair: (i32, i32),
     /// Passed pawn by relative rank.
     pub passed: [(i32, i32); 8],
+    /// Endgame weight of the kings' distances to the square in front of a passed pawn, per
+    /// rank from the fourth: (enemy king, own king), scaled by `5 · rank − 13` as in
+    /// Stockfish's classical evaluation, in quarter centipawns; distances count up to 5.
+    pub passed_king: (i32, i32),
     /// Pawn advance by relative rank (both phases).
     pub pawn_advance: [i32; 8],
     /// A central pawn on the fourth rank or beyond (middlegame).
@@ -98,6 +118,26 @@ pub struct Weights {
     pub king_open_file: i32,
     /// Bonus for the side to move.
     pub tempo: i32,
+    /// An enemy piece (not a pawn or king) attacked by one of our pawns.
+    pub threat_pawn: (i32, i32),
+    /// An enemy piece attacked by one of our pieces worth clearly less (not by a pawn).
+    pub threat_lesser: (i32, i32),
+    /// An enemy piece attacked by us and not defended, when no cheaper threat applies.
+    pub hanging: (i32, i32),
+    /// A knight-leaping minor (the knight) on an outpost: the opponent's half, defended by an
+    /// own pawn, out of reach of the enemy pawns.
+    pub outpost_knight: (i32, i32),
+    /// See [`Weights::outpost_knight`], for a bishop.
+    pub outpost_bishop: (i32, i32),
+    /// King-danger units for a safe check by each movement atom: knight leap, diagonal ride,
+    /// orthogonal ride.
+    pub safe_check: [i32; 3],
+    /// King-danger units per square next to the enemy king that we attack and only its king
+    /// defends.
+    pub king_weak: i32,
+    /// Piece-square tables ([`PST`]), only where both sides have a king: in Horde they
+    /// measured worse, so neither side of a Horde game uses them.
+    pub pst: Pst,
 }
 
 /// The weights the engine plays with.
@@ -124,6 +164,7 @@ pub const WEIGHTS: Weights = Weights {
     rook_seventh: (10, 20),
     bishop_pair: (30, 50),
     passed: [(0, 0), (5, 10), (10, 20), (15, 35), (30, 60), (50, 100), (80, 150), (0, 0)],
+    passed_king: (10, 4),
     pawn_advance: [0, 0, 3, 6, 12, 20, 30, 0],
     center_pawn: 8,
     isolated: (10, 15),
@@ -137,6 +178,14 @@ pub const WEIGHTS: Weights = Weights {
     shield_far: 5,
     king_open_file: 12,
     tempo: 10,
+    threat_pawn: (60, 45),
+    threat_lesser: (40, 35),
+    hanging: (30, 20),
+    outpost_knight: (25, 15),
+    outpost_bishop: (12, 6),
+    safe_check: [6, 5, 8],
+    king_weak: 2,
+    pst: PST,
 };
 
 impl Weights {
@@ -164,10 +213,20 @@ impl Weights {
             ("doubled", &mut self.doubled),
             ("doubled_kingless", &mut self.doubled_kingless),
             ("kingless_defended", &mut self.kingless_defended),
+            ("threat_pawn", &mut self.threat_pawn),
+            ("threat_lesser", &mut self.threat_lesser),
+            ("hanging", &mut self.hanging),
+            ("outpost_knight", &mut self.outpost_knight),
+            ("outpost_bishop", &mut self.outpost_bishop),
+            ("passed_king", &mut self.passed_king),
         ] {
             out.push((format!("{name}.mg"), mg));
             out.push((format!("{name}.eg"), eg));
         }
+        for (i, u) in self.safe_check.iter_mut().enumerate() {
+            out.push((format!("safe_check[{i}]"), u));
+        }
+        out.push(("king_weak".to_string(), &mut self.king_weak));
         for (i, u) in self.king_attack.iter_mut().enumerate() {
             if i != Role::Pawn.index() && i != Role::King.index() {
                 out.push((format!("king_attack[{i}]"), u));
@@ -305,8 +364,19 @@ pub fn evaluate_with(pos: &Position, w: &Weights) -> i32 {
     let mut score = S::default();
     let mut phase = 0;
     let mut material = [0i32; 2];
+    let mut maps = [AttackMap::default(); 2];
     for color in Color::ALL {
-        let s = side(pos, w, color, &mut phase, &mut material);
+        let s = side(pos, w, color, &mut phase, &mut material, &mut maps[color as usize]);
+        if color == Color::White {
+            score += s;
+        } else {
+            score -= s;
+        }
+    }
+    for color in Color::ALL {
+        let (ours, theirs) = (&maps[color as usize], &maps[color.other() as usize]);
+        let mut s = threats(pos, w, color, ours, theirs);
+        s += king_danger(pos, w, color, ours, theirs);
         if color == Color::White {
             score += s;
         } else {
@@ -320,8 +390,121 @@ pub fn evaluate_with(pos: &Position, w: &Weights) -> i32 {
     v + w.tempo
 }
 
-/// Everything that belongs to one side, as a White-positive pair for `color`.
-fn side(pos: &Position, w: &Weights, us: Color, phase: &mut i32, material: &mut [i32; 2]) -> S {
+/// The squares one side attacks, per attacking role (pawns and king included).
+#[derive(Clone, Copy, Default)]
+struct AttackMap {
+    by_role: [Bitboard; 9],
+    all: Bitboard,
+    /// The squares attacked per movement atom: knight leap, diagonal ride, orthogonal ride.
+    by_atom: [Bitboard; 3],
+    /// King-zone attack units and the number of pieces that reach the enemy king zone.
+    units: i32,
+    attackers: i32,
+    /// Whether the side has a queen or a compound piece (a heavy attacker).
+    heavy: bool,
+}
+
+impl AttackMap {
+    fn add(&mut self, role: Role, a: Bitboard) {
+        self.by_role[role.index()] |= a;
+        self.all |= a;
+    }
+
+    fn add_atom(&mut self, role: Role, atom: usize, a: Bitboard) {
+        self.add(role, a);
+        self.by_atom[atom] |= a;
+    }
+}
+
+/// The danger `us` puts on the other side's king: the attack units of the pieces that reach
+/// its zone, squared. White-positive pair for `us`.
+///
+/// With a king on our side too (so not for the horde), the units also count the safe checks we
+/// have by each movement atom (a check from a square the defender does not attack) and the
+/// squares next to the king we attack that only its king defends; without a queen or compound
+/// piece the danger is halved.
+fn king_danger(pos: &Position, w: &Weights, us: Color, ours: &AttackMap, theirs: &AttackMap) -> S {
+    let mut units = ours.units;
+    let mut checks = 0;
+    let them = us.other();
+    let heavy_div = if ours.heavy { 1 } else { 2 };
+    let full = pos.rules().side(us).has_king;
+    if let (true, Some(k)) = (full, pos.king_of(them)) {
+        let occ = pos.occupied();
+        let safe = !pos.by_color(us) & !theirs.all;
+        let rays = [knight_attacks(k), bishop_attacks(k, occ), rook_attacks(k, occ)];
+        for (atom, ray) in rays.into_iter().enumerate() {
+            if (ray & ours.by_atom[atom] & safe).any() {
+                units += w.safe_check[atom];
+                checks += 1;
+            }
+        }
+        let defended = PIECE_ROLES
+            .into_iter()
+            .filter(|&r| r != Role::King)
+            .fold(theirs.by_role[Role::Pawn.index()], |d, r| d | theirs.by_role[r.index()]);
+        let weak = (king_attacks(k) & ours.all & !defended).count() as i32;
+        units += w.king_weak * weak;
+    } else {
+        return if ours.attackers >= 2 {
+            let danger = (units * units * ours.attackers.min(4) / 8).min(600);
+            S(danger, danger / 8)
+        } else {
+            S::default()
+        };
+    }
+    if ours.attackers >= 2 || (ours.attackers == 1 && checks > 0) {
+        let danger = (units * units * ours.attackers.clamp(2, 4) / 8 / heavy_div).min(600);
+        S(danger, danger / 8)
+    } else {
+        S::default()
+    }
+}
+
+/// Bonuses for `us` attacking the other side's pieces: by a pawn, by a clearly cheaper piece,
+/// or a piece left undefended. White-positive pair for `us`.
+///
+/// A kingless side (the horde) gets none: its pawns attack pieces all the time, and counting
+/// those threats measured worse in Horde self-play (BENCHMARKS.md, "Evaluation tuning").
+fn threats(pos: &Position, w: &Weights, us: Color, ours: &AttackMap, theirs: &AttackMap) -> S {
+    let mut s = S::default();
+    if !pos.rules().side(us).has_king {
+        return s;
+    }
+    let targets = pos.by_color(us.other()) & ours.all;
+    for (sq, role) in PIECE_ROLES
+        .into_iter()
+        .filter(|&r| r != Role::King)
+        .flat_map(|role| (pos.by_role(role) & targets).map(move |sq| (sq, role)))
+    {
+        if ours.by_role[Role::Pawn.index()].contains(sq) {
+            s += S(w.threat_pawn.0, w.threat_pawn.1);
+            continue;
+        }
+        let value = w.material[role.index()].0;
+        let by_lesser = PIECE_ROLES
+            .into_iter()
+            .filter(|&r| r != Role::King && w.material[r.index()].0 + 50 < value)
+            .any(|r| ours.by_role[r.index()].contains(sq));
+        if by_lesser {
+            s += S(w.threat_lesser.0, w.threat_lesser.1);
+        } else if !theirs.all.contains(sq) {
+            s += S(w.hanging.0, w.hanging.1);
+        }
+    }
+    s
+}
+
+/// Everything that belongs to one side, as a White-positive pair for `color`; fills `map` with
+/// the side's attacks.
+fn side(
+    pos: &Position,
+    w: &Weights,
+    us: Color,
+    phase: &mut i32,
+    material: &mut [i32; 2],
+    map: &mut AttackMap,
+) -> S {
     let them = us.other();
     let ours = pos.by_color(us);
     let theirs = pos.by_color(them);
@@ -332,6 +515,10 @@ fn side(pos: &Position, w: &Weights, us: Color, phase: &mut i32, material: &mut 
     let their_pawn_attacks = pawn_attacks_bb(them, their_pawns);
     let kingless = !pos.rules().side(us).has_king;
     let their_king = pos.king_of(them);
+    // Piece-square tables and the kings' distances to passed pawns only where both sides have
+    // a king: in Horde both measured worse (BENCHMARKS.md, "Evaluation tuning" and "Engine,
+    // session 7").
+    let both_kings = !kingless && their_king.is_some();
     let king_zone = their_king.map_or(Bitboard::EMPTY, |k| {
         let z = king_attacks(k).with(k);
         z | z.forward(them)
@@ -340,6 +527,8 @@ fn side(pos: &Position, w: &Weights, us: Color, phase: &mut i32, material: &mut 
     let mut attack_units = 0;
     let mut attackers = 0;
     let safe = !ours & !their_pawn_attacks;
+    let our_pawn_attacks = pawn_attacks_bb(us, our_pawns);
+    map.add(Role::Pawn, our_pawn_attacks);
 
     // Pieces.
     let mut bishops_light = false;
@@ -352,7 +541,12 @@ fn side(pos: &Position, w: &Weights, us: Color, phase: &mut i32, material: &mut 
         s += S(mg, eg);
         material[us as usize] += mg;
         *phase += PHASE[role.index()];
+        if both_kings {
+            let (mg, eg) = w.pst[role.index()][sq.relative(us).index()];
+            s += S(mg, eg);
+        }
         if role == Role::King {
+            map.add(Role::King, king_attacks(sq));
             continue;
         }
         let atoms = role.atoms();
@@ -360,6 +554,7 @@ fn side(pos: &Position, w: &Weights, us: Color, phase: &mut i32, material: &mut 
         let rel = sq.relative(us);
         if atoms.knight {
             let a = knight_attacks(sq);
+            map.add_atom(role, 0, a);
             let n = (a & safe).count() as i32;
             s += S(w.mob_knight.0 * n, w.mob_knight.1 * n);
             let c = center(sq) - 2;
@@ -368,12 +563,14 @@ fn side(pos: &Position, w: &Weights, us: Color, phase: &mut i32, material: &mut 
         }
         if atoms.diagonal {
             let a = bishop_attacks(sq, occ);
+            map.add_atom(role, 1, a);
             let n = (a & safe).count() as i32;
             s += S(w.mob_diag.0 * n, w.mob_diag.1 * n);
             zone_hits += (a & king_zone).count();
         }
         if atoms.orthogonal {
             let a = rook_attacks(sq, occ);
+            map.add_atom(role, 2, a);
             let n = (a & safe).count() as i32;
             s += S(w.mob_orth.0 * n, w.mob_orth.1 * n);
             zone_hits += (a & king_zone).count();
@@ -386,6 +583,14 @@ fn side(pos: &Position, w: &Weights, us: Color, phase: &mut i32, material: &mut 
             if rel.rank() == 6 {
                 s += S(w.rook_seventh.0, w.rook_seventh.1);
             }
+        }
+        if (role == Role::Knight || role == Role::Bishop)
+            && (3..=5).contains(&rel.rank())
+            && our_pawn_attacks.contains(sq)
+            && front_span(us, sq, adjacent_files(sq.file())) & their_pawns.0 == 0
+        {
+            let (mg, eg) = if role == Role::Knight { w.outpost_knight } else { w.outpost_bishop };
+            s += S(mg, eg);
         }
         if role == Role::Bishop {
             if sq.is_light() {
@@ -402,17 +607,21 @@ fn side(pos: &Position, w: &Weights, us: Color, phase: &mut i32, material: &mut 
     if bishops_light && bishops_dark {
         s += S(w.bishop_pair.0, w.bishop_pair.1);
     }
-    if attackers >= 2 {
-        let danger = (attack_units * attack_units * attackers.min(4) / 8).min(600);
-        s += S(danger, danger / 8);
-    }
+    map.units = attack_units;
+    map.attackers = attackers;
+    map.heavy = [Role::Queen, Role::Archbishop, Role::Chancellor, Role::Maharajah]
+        .into_iter()
+        .any(|r| (pos.by_role(r) & ours).any());
 
     // Pawns.
     let pawn_value = if kingless { w.kingless_pawn } else { w.material[0] };
-    let our_pawn_attacks = pawn_attacks_bb(us, our_pawns);
     for sq in our_pawns {
         s += S(pawn_value.0, pawn_value.1);
         material[us as usize] += pawn_value.0;
+        if both_kings {
+            let (mg, eg) = w.pst[Role::Pawn.index()][sq.relative(us).index()];
+            s += S(mg, eg);
+        }
         let rel = usize::from(sq.relative(us).rank());
         let c = center(sq);
         let adv = w.pawn_advance[rel];
@@ -435,6 +644,23 @@ fn side(pos: &Position, w: &Weights, us: Color, phase: &mut i32, material: &mut 
                 eg /= 2;
             }
             s += S(mg, eg);
+            if rel >= 3 && both_kings {
+                if let Some(block) = sq.offset(0, if us == Color::White { 1 } else { -1 }) {
+                    let dist = |k: Option<Square>| {
+                        k.map_or(0, |k| {
+                            let d = k
+                                .file()
+                                .abs_diff(block.file())
+                                .max(k.rank().abs_diff(block.rank()));
+                            i32::from(d.min(5))
+                        })
+                    };
+                    let scale = 5 * rel as i32 - 13;
+                    let near = w.passed_king.0 * dist(pos.king_of(them))
+                        - w.passed_king.1 * dist(pos.king_of(us));
+                    s += S(0, near * scale / 4);
+                }
+            }
         }
         if kingless && our_pawn_attacks.contains(sq) {
             s += S(w.kingless_defended.0, w.kingless_defended.1);
@@ -510,6 +736,43 @@ mod tests {
         let w = eval(Variant::Maharajah, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/AACAKBN1 w - - 0 1");
         let b = eval(Variant::Maharajah, "aacakbn1/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b - - 0 1");
         assert_eq!(w, b);
+    }
+
+    #[test]
+    fn horde_ignores_the_piece_square_tables() {
+        let flat = Weights { pst: [[(0, 0); 64]; 9], ..WEIGHTS };
+        for fen in [
+            "rnbqkbnr/pppppppp/8/1PP2PP1/PPPPPPPP/PPPPPPPP/PPPPPPPP/PPPPPPPP w kq - 0 1",
+            "r3k2r/p2n1ppp/8/1PP2PP1/P1PN1P1P/2P5/8/8 b kq - 0 1",
+        ] {
+            let pos = Position::from_fen(Variant::Horde, fen).expect("test FEN is valid");
+            assert_eq!(evaluate_with(&pos, &flat), evaluate(&pos), "{fen}");
+        }
+        let chess = Position::from_fen(
+            Variant::Chess,
+            "r1bqkb1r/pppp1ppp/2n2n2/4p3/4P3/2N2N2/PPPP1PPP/R1BQKB1R w KQkq - 4 4",
+        )
+        .expect("test FEN is valid");
+        let pst = Weights { pst: [[(0, 0); 64]; 9], ..WEIGHTS };
+        let moved = Position::from_fen(
+            Variant::Chess,
+            "r1bqkb1r/pppp1ppp/2n2n2/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 4 4",
+        )
+        .expect("test FEN is valid");
+        // Developed knights are worth more with the tables than without.
+        assert!(
+            evaluate(&chess) - evaluate(&moved)
+                > evaluate_with(&chess, &pst) - evaluate_with(&moved, &pst)
+        );
+    }
+
+    #[test]
+    fn safe_checks_add_to_king_danger() {
+        // White's queen and rook bear down on an open king; the queen can check safely.
+        let pos = Position::from_fen(Variant::Chess, "6k1/5p2/6p1/8/8/2Q5/5R2/6K1 w - - 0 1")
+            .expect("test FEN is valid");
+        let none = Weights { safe_check: [0; 3], king_weak: 0, ..WEIGHTS };
+        assert!(evaluate(&pos) > evaluate_with(&pos, &none), "{}", evaluate(&pos));
     }
 
     #[test]

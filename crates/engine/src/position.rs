@@ -682,6 +682,36 @@ impl Position {
         });
     }
 
+    /// Calls `f` for every legal capture (en passant included) and every legal promotion, and
+    /// returns whether the side to move has any legal move at all: quiescence sees mate and
+    /// stalemate without listing the quiet moves. The moves come in [`Position::legal_moves`]'s
+    /// order, with a few quiet moves onto the en-passant square among them.
+    pub(crate) fn for_each_noisy_move(&self, mut f: impl FnMut(Move)) -> bool {
+        let promos = self.promotions();
+        let noisy =
+            self.by_color[self.turn.other()] | self.ep_square.map_or(Bitboard::EMPTY, Square::bb);
+        let mut any = false;
+        // Every group the generator reports has at least one target.
+        self.generate(|from, targets, class| {
+            any = true;
+            match class {
+                Class::Plain => {
+                    for to in targets & noisy {
+                        f(Move::new(from, to));
+                    }
+                }
+                Class::Promotion => {
+                    for to in targets {
+                        for role in promos.iter() {
+                            f(Move::with_promotion(from, to, role));
+                        }
+                    }
+                }
+            }
+        });
+        any
+    }
+
     /// Number of legal moves, counted without generating them one by one.
     #[must_use]
     pub fn count_legal_moves(&self) -> u64 {
@@ -1040,5 +1070,61 @@ impl Position {
 impl fmt::Debug for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Position({self})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Variant;
+
+    /// Every position two plies deep from `pos` (and `pos` itself).
+    fn tree(pos: &Position) -> Vec<Position> {
+        let mut out = vec![pos.clone()];
+        for &mv in pos.legal_moves().iter() {
+            let child = pos.clone().play(mv).expect("generated moves are legal");
+            out.extend(
+                child
+                    .legal_moves()
+                    .iter()
+                    .map(|&m| child.clone().play(m).expect("generated moves are legal")),
+            );
+            out.push(child);
+        }
+        out
+    }
+
+    #[test]
+    fn noisy_moves_are_the_legal_captures_and_promotions() {
+        let mut roots: Vec<Position> = [
+            (
+                Variant::Chess,
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            ),
+            (Variant::Chess, "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"),
+            (Variant::Chess, "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1"),
+            (Variant::Chess, "7k/8/8/8/8/8/6q1/K7 w - - 0 1"),
+            (Variant::Maharajah, "mcnbkbnr/4p3/8/8/8/8/3PPPP1/CANAKBNA w - - 0 1"),
+        ]
+        .into_iter()
+        .map(|(variant, fen)| Position::from_fen(variant, fen).expect("test FEN is valid"))
+        .collect();
+        roots.push(Position::new(Variant::Horde));
+        for root in &roots {
+            for pos in tree(root) {
+                let mut noisy = Vec::new();
+                let any = pos.for_each_noisy_move(|m| noisy.push(m));
+                // Quiet moves onto the en-passant square may come too; quiescence drops them.
+                noisy.retain(|&m| pos.is_capture(m) || m.promotion.is_some());
+                let legal = pos.legal_moves();
+                let expected: Vec<Move> = legal
+                    .iter()
+                    .copied()
+                    .filter(|&m| pos.is_capture(m) || m.promotion.is_some())
+                    .collect();
+                assert_eq!(noisy, expected, "{pos}");
+                assert_eq!(any, !legal.is_empty(), "{pos}");
+            }
+        }
     }
 }

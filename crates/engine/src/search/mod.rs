@@ -11,7 +11,8 @@
 //!   windows, transposition table (probed and stored in quiescence too), quiescence, move
 //!   ordering (hash move, captures by MVV-LVA, killers, counter move, then quiet moves by history
 //!   plus continuation history one and two plies back; a capture that loses material by static
-//!   exchange comes after the killers, and quiescence skips it), null-move pruning (never for a side with only pawns and king — Horde and
+//!   exchange comes after the killers; quiescence lists only captures and promotions out of
+//!   check, and skips the losing captures), null-move pruning (never for a side with only pawns and king — Horde and
 //!   pawn-heavy armies are zugzwang-prone), late-move reductions, check extensions, reverse
 //!   futility, late-move and static-exchange pruning near the leaves, mate scores. [`Limits`]: depth, nodes,
 //!   move time, clock, infinite.
@@ -199,11 +200,10 @@ impl Limits {
             return (None, None);
         }
         let mut soft: Option<Duration> = None;
-        let mut hard: Option<Duration> = None;
-        if let Some(t) = self.movetime {
-            soft = Some(t);
-            hard = Some(t);
-        }
+        // A fixed move time is all used (UCI: "search exactly this long"): no soft budget, so
+        // the search deepens until the hard limit aborts it, and the unfinished iteration's
+        // best move counts once its first root move is done.
+        let mut hard: Option<Duration> = self.movetime;
         if let Some(clock) = self.clock {
             let (left, inc) = clock.of(color);
             let overhead = Duration::from_millis(30).min(left / 4);
@@ -705,7 +705,8 @@ impl Worker {
             let now = (ctl.elapsed)();
             // Stop deepening when the next iteration would likely overrun the soft budget, or
             // a forced mate has been found within the depth searched.
-            if soft.is_some_and(|s| now >= s / 2) || (legal_count == 1 && soft.is_some()) {
+            let timed = soft.is_some() || ctl.hard.is_some();
+            if soft.is_some_and(|s| now >= s / 2) || (legal_count == 1 && timed) {
                 break;
             }
             if self.total_nodes(ctl) >= ctl.nodes {
@@ -1075,12 +1076,21 @@ impl Worker {
             alpha = alpha.max(stand);
             best = stand;
         }
-        // Generate all legal moves (also to see mate and stalemate), keep the noisy ones.
+        // Generate the legal moves (all of them in check; otherwise the noisy ones, and whether
+        // there is any, to see stalemate), keep the ones worth a look.
         let promos_best = best_promotion(pos);
         {
             let p = &mut self.plies[ply];
-            fill_legal(pos, &mut p.moves);
-            if p.moves.is_empty() {
+            let any = if in_check {
+                fill_legal(pos, &mut p.moves);
+                !p.moves.is_empty()
+            } else {
+                // Out of check only captures and promotions are searched: list just those.
+                let moves = &mut p.moves;
+                moves.retain(|_| false);
+                pos.for_each_noisy_move(|m| moves.push(m))
+            };
+            if !any {
                 return if in_check { -MATE + ply as i32 } else { 0 };
             }
         }
