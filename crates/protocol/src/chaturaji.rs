@@ -1,4 +1,4 @@
-//! Chaturaji rooms on the wire: four seats, dice rolled by the server, CPU stand-ins.
+//! Chaturaji rooms on the wire: four seats, verifiable dice, CPU stand-ins.
 //!
 //! A client speaks the usual `hello` first, then [`crate::ClientMsg::CreateChaturaji`],
 //! [`crate::ClientMsg::JoinChaturaji`] or [`crate::ClientMsg::RejoinChaturaji`], and acts with
@@ -8,7 +8,27 @@
 //!
 //! Room events are numbered from 1 without gaps, like chess rooms; a reconnecting client sends
 //! its last number and gets the missed events or a [`ChaturajiSnapshot`].
+//!
+//! # Dice nobody can choose ([`maharajah_chaturaji::fair`])
+//! 1. On `game_started` every seated device draws a secret seed, builds its hash chain and sends
+//!    its chain end: [`ChaturajiAction::Commit`]. The room (the party of its CPU seats) commits
+//!    its own. Once every connected person seat has committed, or the commit window
+//!    ([`COMMIT_WINDOW_MS`]) has passed, the room fixes the parties: `dice_committed`, a
+//!    [`DiceProof`] with every commitment (room first, then the seats in seat order).
+//! 2. A roll (a person's `roll`, or the room's for a CPU seat or a stand-in) makes the room send
+//!    `reveal_requested` for that roll; every committed device still in the dice answers with
+//!    its next link, [`ChaturajiAction::Reveal`]. A device that does not answer within
+//!    [`REVEAL_WINDOW_MS`] (or is not connected) is dropped from the dice for the rest of the
+//!    game.
+//! 3. The room derives the faces through the [`maharajah_chaturaji::fair::Verifier`] and sends
+//!    the `played` roll with every party's link (`links`); each client re-derives the faces with
+//!    its own verifier and raises an alarm when they differ or a link does not verify.
+//!
+//! `commit` and `reveal` go in `chaturaji_act` frames whose `step` is not checked; the room
+//! answers them with nothing (a late or repeated one is ignored) or an `error` for a link that
+//! does not verify. A person's `roll` is acknowledged once the roll is made, after the reveals.
 
+use maharajah_chaturaji::fair::{DiceProof, Link};
 use maharajah_chaturaji::{
     game::Event, record::Step, BySeat, DieClass, DieState, Game, Move, Outcome, Seat, Settings,
     Unusable,
@@ -17,11 +37,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::{AccessCode, ServerMsg};
 
+/// How long the room waits, after a game starts, for the seated devices' dice commitments.
+pub const COMMIT_WINDOW_MS: u64 = 3_000;
+/// How long the room waits for each party's link once it has asked for a roll's reveals.
+pub const REVEAL_WINDOW_MS: u64 = 3_000;
+
 /// What a seat asks the room to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "a", rename_all = "snake_case")]
 pub enum ChaturajiAction {
-    /// Roll the two dice (the server rolls them).
+    /// Roll the two dice (from every party's revealed link).
     Roll,
     /// Move one piece with one die.
     Move(Move),
@@ -29,6 +54,21 @@ pub enum ChaturajiAction {
     EndTurn,
     /// Resign (at any time).
     Resign,
+    /// This device's dice commitment for game `game`: the end (link 0) of its hash chain of
+    /// [`maharajah_chaturaji::fair::chain_length`] links.
+    Commit {
+        /// The game number (`game_started`).
+        game: u32,
+        /// Link 0 of the device's chain.
+        commitment: Link,
+    },
+    /// This device's link for roll `roll` (from 1), answering `reveal_requested`.
+    Reveal {
+        /// The roll, from 1.
+        roll: u32,
+        /// The device's link number `roll`.
+        link: Link,
+    },
 }
 
 /// One die of the current turn, with whether it can be used now and, if not, why.
@@ -135,6 +175,20 @@ pub enum ChaturajiEvent {
         round: u32,
         /// Milliseconds left for the seat to move, when turns are timed.
         turn_remaining_ms: Option<u64>,
+        /// For a roll of verifiable dice: every party's link (`null` for a party out of the
+        /// dice), in the order of the `dice_committed` proof.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        links: Option<Vec<Option<Link>>>,
+    },
+    /// The dice parties are fixed: every commitment, in party order (no roll yet).
+    DiceCommitted {
+        /// The commitments; `rolls` is empty.
+        proof: DiceProof,
+    },
+    /// The room needs every party's link for roll `roll` (from 1).
+    RevealRequested {
+        /// The roll, from 1.
+        roll: u32,
     },
     /// The game ended; `outcome` has the reason and the ranking with shared places.
     GameOver {
@@ -164,7 +218,40 @@ pub struct ChaturajiSnapshot {
     pub dice: Option<[DieView; 2]>,
     /// Milliseconds left for the seat to move, when turns are timed.
     pub turn_remaining_ms: Option<u64>,
+    /// The verifiable dice of the current game, once started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fair: Option<FairDice>,
 }
+
+/// The verifiable dice of a game as every client sees them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FairDice {
+    /// The room still collects commitments (`proof` has none yet).
+    pub committing: bool,
+    /// The commitments and every roll's links so far.
+    pub proof: DiceProof,
+    /// The roll whose links the room is waiting for, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reveal: Option<u32>,
+}
+
+impl FairDice {
+    /// The dice of a game that has just started: commitments are being collected.
+    #[must_use]
+    pub fn committing(settings: &Settings) -> FairDice {
+        let length = maharajah_chaturaji::fair::chain_length(settings);
+        FairDice { committing: true, proof: DiceProof::new(length, Vec::new()), reveal: None }
+    }
+}
+
+/// The name of a seat's party in a [`DiceProof`] (the room's is [`ROOM_PARTY`]).
+#[must_use]
+pub fn seat_party(seat: Seat) -> String {
+    seat.name().to_owned()
+}
+
+/// The name of the room's party (it reveals for the CPU seats).
+pub const ROOM_PARTY: &str = "room";
 
 /// Messages from the server about a Chaturaji room, sent as [`ServerMsg::Chaturaji`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

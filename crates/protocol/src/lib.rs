@@ -39,6 +39,7 @@ pub use maharajah_engine::{Army, ByColor, Color, Move, Square, Variant};
 
 pub use chaturaji::{
     ChaturajiAction, ChaturajiEvent, ChaturajiMsg, ChaturajiSeatView, ChaturajiSnapshot, DieView,
+    FairDice,
 };
 pub use code::{AccessCode, AccessCodeError, ACCESS_CODE_ALPHABET, ACCESS_CODE_LEN};
 pub use decode::{decode_client, decode_server, encode, DecodeError};
@@ -46,7 +47,13 @@ pub use replica::ReplicaError;
 pub use types::*;
 
 /// Version of the wire protocol. Peers with different versions refuse to talk.
-pub const PROTOCOL_VERSION: u32 = 1;
+///
+/// - 1: the first wave.
+/// - 2: verifiable Chaturaji dice (`commit`/`reveal` actions, `dice_committed` and
+///   `reveal_requested` events, links on `played`, `fair` in the snapshot) and the end reason
+///   `setup_failed`. A version-1 peer could not read these, so it is told to update instead
+///   (`version_mismatch` on `hello`, a greyed host on the Local network list).
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Largest frame (one WebSocket text message) a peer accepts, in bytes.
 pub const MAX_FRAME_BYTES: usize = 16 * 1024;

@@ -8,7 +8,7 @@
 use maharajah_chaturaji::game::Action as GameAction;
 use maharajah_chaturaji::{BySeat, Game, Step};
 
-use crate::chaturaji::{ChaturajiEvent, ChaturajiSeatView, ChaturajiSnapshot};
+use crate::chaturaji::{ChaturajiEvent, ChaturajiSeatView, ChaturajiSnapshot, FairDice};
 use crate::{
     AccessCode, ByColor, Color, PauseReason, Phase, RoomEvent, RoomOptions, SeatView, Snapshot,
 };
@@ -199,6 +199,16 @@ impl ChaturajiSnapshot {
                 self.steps = 0;
                 self.dice = None;
                 self.turn_remaining_ms = *turn_ms;
+                self.fair = Some(FairDice::committing(settings));
+            }
+            ChaturajiEvent::DiceCommitted { proof } => {
+                self.fair =
+                    Some(FairDice { committing: false, proof: proof.clone(), reveal: None });
+            }
+            ChaturajiEvent::RevealRequested { roll } => {
+                if let Some(fair) = self.fair.as_mut() {
+                    fair.reveal = Some(*roll);
+                }
             }
             ChaturajiEvent::Played {
                 step,
@@ -207,6 +217,7 @@ impl ChaturajiSnapshot {
                 scores,
                 to_move,
                 turn_remaining_ms,
+                links,
                 ..
             } => {
                 if *step < self.steps {
@@ -225,6 +236,10 @@ impl ChaturajiSnapshot {
                 self.steps += 1;
                 self.dice = *dice;
                 self.turn_remaining_ms = *turn_remaining_ms;
+                if let (Some(fair), Some(links)) = (self.fair.as_mut(), links) {
+                    fair.proof.rolls.push(links.clone());
+                    fair.reveal = None;
+                }
             }
             ChaturajiEvent::GameOver { .. } => {}
         }
@@ -252,6 +267,7 @@ mod tests {
             steps: 0,
             dice: None,
             turn_remaining_ms: None,
+            fair: None,
         }
     }
 
@@ -279,6 +295,7 @@ mod tests {
             to_move: game.to_move(),
             round: game.round(),
             turn_remaining_ms: None,
+            links: None,
         };
         state.apply(2, &played).expect("the roll applies");
         assert_eq!(state.steps, 1);
@@ -297,6 +314,7 @@ mod tests {
             to_move: game.to_move(),
             round: 1,
             turn_remaining_ms: None,
+            links: None,
         };
         assert!(state.apply(4, &future).is_err());
         // A roll without faces cannot be replayed.
@@ -314,6 +332,7 @@ mod tests {
             to_move: Seat::Red,
             round: 1,
             turn_remaining_ms: None,
+            links: None,
         };
         assert!(fresh.apply(5, &blind).is_err());
     }

@@ -435,6 +435,18 @@ pub struct ClockView {
     pub running: Option<Color>,
 }
 
+impl ClockView {
+    /// The wire view of `clock` at `now` (on the clock owner's timeline).
+    #[must_use]
+    pub fn of(clock: &maharajah_engine::Clock, now: maharajah_engine::clock::Millis) -> ClockView {
+        ClockView {
+            white_ms: clock.remaining(Color::White, now),
+            black_ms: clock.remaining(Color::Black, now),
+            running: clock.running(),
+        }
+    }
+}
+
 /// A pause in progress.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PauseView {
@@ -479,9 +491,11 @@ pub enum EndReason {
     Checkmate,
     /// Stalemate.
     Stalemate,
-    /// A flag fell.
+    /// A flag fell. (`time` is how the app's store wrote it before there was one vocabulary.)
+    #[serde(alias = "time")]
     Timeout,
     /// A flag fell but the opponent has no mating material.
+    #[serde(alias = "time_vs_insufficient_material")]
     TimeoutVsInsufficientMaterial,
     /// The flag fell before the flagged player's first move.
     TimeoutBeforeFirstMove,
@@ -501,7 +515,14 @@ pub enum EndReason {
     Resignation,
     /// Both players agreed to a draw.
     Agreement,
+    /// Hidden setup: the two armies could not start together in [`SETUP_ROUNDS`] rounds, so
+    /// the game is annulled (each failed round tells a prober one bit about the hidden army).
+    SetupFailed,
 }
+
+/// How many hidden-setup rounds a room allows before the game is annulled as
+/// [`EndReason::SetupFailed`].
+pub const SETUP_ROUNDS: u32 = 3;
 
 /// The end of a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -510,6 +531,47 @@ pub struct GameResult {
     pub outcome: Outcome,
     /// Why.
     pub reason: EndReason,
+}
+
+impl EndReason {
+    /// Every reason, in declaration order.
+    pub const ALL: [EndReason; 14] = [
+        EndReason::Checkmate,
+        EndReason::Stalemate,
+        EndReason::Timeout,
+        EndReason::TimeoutVsInsufficientMaterial,
+        EndReason::TimeoutBeforeFirstMove,
+        EndReason::InsufficientMaterial,
+        EndReason::ThreefoldRepetition,
+        EndReason::FivefoldRepetition,
+        EndReason::FiftyMoves,
+        EndReason::SeventyFiveMoves,
+        EndReason::AllPiecesCaptured,
+        EndReason::Resignation,
+        EndReason::Agreement,
+        EndReason::SetupFailed,
+    ];
+
+    /// The wire name (as serde writes it), also the UI's i18n key `reason.<name>`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            EndReason::Checkmate => "checkmate",
+            EndReason::Stalemate => "stalemate",
+            EndReason::Timeout => "timeout",
+            EndReason::TimeoutVsInsufficientMaterial => "timeout_vs_insufficient_material",
+            EndReason::TimeoutBeforeFirstMove => "timeout_before_first_move",
+            EndReason::InsufficientMaterial => "insufficient_material",
+            EndReason::ThreefoldRepetition => "threefold_repetition",
+            EndReason::FivefoldRepetition => "fivefold_repetition",
+            EndReason::FiftyMoves => "fifty_moves",
+            EndReason::SeventyFiveMoves => "seventy_five_moves",
+            EndReason::AllPiecesCaptured => "all_pieces_captured",
+            EndReason::Resignation => "resignation",
+            EndReason::Agreement => "agreement",
+            EndReason::SetupFailed => "setup_failed",
+        }
+    }
 }
 
 impl From<maharajah_engine::WinReason> for EndReason {
@@ -711,6 +773,38 @@ pub enum RoomEvent {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn an_end_reasons_name_is_its_wire_form_and_old_spellings_still_read() {
+        for r in EndReason::ALL {
+            assert_eq!(serde_json::to_string(&r).unwrap(), format!("\"{}\"", r.name()));
+            let back: EndReason = serde_json::from_str(&format!("\"{}\"", r.name())).unwrap();
+            assert_eq!(back, r);
+        }
+        let old: EndReason = serde_json::from_str("\"time\"").unwrap();
+        assert_eq!(old, EndReason::Timeout);
+        let old: EndReason = serde_json::from_str("\"time_vs_insufficient_material\"").unwrap();
+        assert_eq!(old, EndReason::TimeoutVsInsufficientMaterial);
+    }
+
+    #[test]
+    fn clock_view_reads_the_engine_clock() {
+        use maharajah_engine::Clock;
+        let tc = TimeControl { base_ms: 10_000, increment_ms: 2_000 };
+        let mut c = Clock::new(tc);
+        c.start(Color::White, 0);
+        c.press(3_000).unwrap();
+        c.press(4_000).unwrap();
+        assert_eq!(
+            ClockView::of(&c, 4_000),
+            ClockView { white_ms: 9_000, black_ms: 11_000, running: Some(Color::White) }
+        );
+        let recovered = Clock::with_remaining(tc, ByColor { white: 5, black: 7 });
+        assert_eq!(
+            ClockView::of(&recovered, 123),
+            ClockView { white_ms: 5, black_ms: 7, running: None }
+        );
+    }
 
     #[test]
     fn error_code_names_are_the_wire_names() {

@@ -121,6 +121,7 @@ fn every_server_msg() -> Vec<ServerMsg> {
                 steps: 0,
                 dice: None,
                 turn_remaining_ms: None,
+                fair: None,
             }),
         }
         .into(),

@@ -368,6 +368,7 @@ fn chaturaji_frames() -> Vec<ChaturajiMsg> {
                 steps: 0,
                 dice: None,
                 turn_remaining_ms: None,
+                fair: None,
             }),
         },
     ];
@@ -406,6 +407,7 @@ fn chaturaji_frames() -> Vec<ChaturajiMsg> {
             to_move: game.to_move(),
             round: game.round(),
             turn_remaining_ms: if by_room { None } else { Some(12_345) },
+            links: None,
         };
         step += 1;
         e
@@ -451,6 +453,7 @@ fn chaturaji_frames() -> Vec<ChaturajiMsg> {
             game: Some(snapshot_mid),
             steps: 1,
             turn_remaining_ms: Some(29_000),
+            fair: None,
         }),
     });
     out.push(ChaturajiMsg::ChaturajiSnapshot {
@@ -464,6 +467,7 @@ fn chaturaji_frames() -> Vec<ChaturajiMsg> {
             game: Some(game),
             steps: step,
             turn_remaining_ms: None,
+            fair: None,
         }),
     });
     out.push(ChaturajiMsg::ChaturajiAck { step: 0, seq: 8 });
@@ -474,7 +478,84 @@ fn every_frame() -> Vec<Frame> {
     let mut out: Vec<Frame> = client_frames().into_iter().map(Frame::Client).collect();
     out.extend(server_frames().into_iter().map(Frame::Server));
     out.extend(chaturaji_frames().into_iter().map(|m| Frame::Server(m.into())));
+    // Added with the verifiable dice (issue 16): appended, so every older line stays as it was.
+    out.extend(fair_dice_frames());
     out
+}
+
+/// The frames of verifiable Chaturaji dice: commitments, reveals, the committed proof, a
+/// reveal request, a roll with its links and a snapshot with the dice so far.
+fn fair_dice_frames() -> Vec<Frame> {
+    use maharajah_chaturaji::fair::{DiceProof, HashChain, Party};
+    use maharajah_chaturaji::record::Step;
+    let room = HashChain::new([1; 32], 120);
+    let red = HashChain::new([2; 32], 120);
+    let link = |c: &HashChain, t| c.link(t).unwrap();
+    let proof = DiceProof::new(
+        120,
+        vec![
+            Party { name: "room".into(), commitment: room.commitment() },
+            Party { name: "red".into(), commitment: red.commitment() },
+        ],
+    );
+    let settings = Settings::default();
+    let mut game = Game::new(settings.clone()).unwrap();
+    let mut verifier = proof.verifier(settings.dice);
+    let links = vec![Some(link(&room, 1)), Some(link(&red, 1))];
+    let faces = verifier.roll(&links).unwrap();
+    let events = game.roll_with(faces).unwrap();
+    let mut fair = FairDice { committing: false, proof: proof.clone(), reveal: None };
+    fair.proof.rolls.push(links.clone());
+    let event = |seq, event| {
+        Frame::Server(ChaturajiMsg::ChaturajiEvent { code: code(), seq, event }.into())
+    };
+    vec![
+        Frame::Client(ClientMsg::ChaturajiAct {
+            token: token(),
+            step: 0,
+            action: ChaturajiAction::Commit { game: 1, commitment: red.commitment() },
+        }),
+        Frame::Client(ClientMsg::ChaturajiAct {
+            token: token(),
+            step: 0,
+            action: ChaturajiAction::Reveal { roll: 1, link: link(&red, 1) },
+        }),
+        event(7, ChaturajiEvent::DiceCommitted { proof }),
+        event(8, ChaturajiEvent::RevealRequested { roll: 1 }),
+        event(
+            9,
+            ChaturajiEvent::Played {
+                step: 0,
+                seat: Seat::Red,
+                by_room: false,
+                action: Step::Roll { dice: Some(faces) },
+                events,
+                dice: DieView::of(&game),
+                scores: game.scores(),
+                to_move: game.to_move(),
+                round: game.round(),
+                turn_remaining_ms: None,
+                links: Some(links),
+            },
+        ),
+        Frame::Server(
+            ChaturajiMsg::ChaturajiSnapshot {
+                snapshot: Box::new(ChaturajiSnapshot {
+                    code: code(),
+                    seq: 9,
+                    game_number: 1,
+                    settings,
+                    seats: maharajah_chaturaji::BySeat::splat(chaturaji_seat(true, true)),
+                    dice: DieView::of(&game),
+                    game: Some(game),
+                    steps: 1,
+                    turn_remaining_ms: None,
+                    fair: Some(fair),
+                }),
+            }
+            .into(),
+        ),
+    ]
 }
 
 #[test]
@@ -538,7 +619,16 @@ fn recorded_frames_cover_every_tag() {
     ] {
         assert!(tags.contains(&format!("event/{e}")), "room event {e}");
     }
-    for e in ["seat_taken", "presence", "cpu_took_over", "handed_back", "game_started", "played"] {
+    for e in [
+        "seat_taken",
+        "presence",
+        "cpu_took_over",
+        "handed_back",
+        "game_started",
+        "played",
+        "dice_committed",
+        "reveal_requested",
+    ] {
         assert!(tags.contains(&format!("chaturaji_event/{e}")), "Chaturaji event {e}");
     }
     assert!(tags.contains("chaturaji_event/game_over"));

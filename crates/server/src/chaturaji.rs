@@ -1,5 +1,5 @@
 //! One Chaturaji room as a pure state machine: four seats (people and CPU), device ids, the
-//! authoritative game with server-rolled dice, CPU stand-ins, the turn timer, rematches and
+//! authoritative game with verifiable dice, CPU stand-ins, the turn timer, rematches and
 //! numbered events. No I/O and no clock of its own: calls that depend on time take `now`.
 //!
 //! - **Seats.** The settings say which seats are people (2–4); the others are CPU seats with a
@@ -14,8 +14,20 @@
 //!   room rolls and chooses with [`cpu::choose_action`], one step every [`CPU_DELAY_MS`]. The
 //!   CPU's RNG is seeded from the game's dice seed and the step number, so a replay after a
 //!   restart makes the same choices.
-//! - **Dice.** Rolled by the room from the game's seed through [`RecordedGame`], whose record is
-//!   what is stored; recovery replays it with [`RecordedGame::resume`].
+//! - **Dice.** Verifiable ([`maharajah_chaturaji::fair`], wire flow in
+//!   [`maharajah_protocol::chaturaji`]): when a game starts, each connected person seat commits
+//!   to its device's hash chain (`commit`) and the room to its own, derived from a secret key
+//!   drawn from the OS when the room is created; the parties are fixed when every connected
+//!   person seat has committed or after [`COMMIT_WINDOW_MS`] (`dice_committed`). Each roll —
+//!   a person's `roll` or one the room makes for a CPU seat or a stand-in — asks every party
+//!   still in the dice for its next link (`reveal_requested`); a party that is not connected or
+//!   does not answer within [`REVEAL_WINDOW_MS`] is dropped from the dice for the rest of the
+//!   game (a dropped device's stand-in rolls with the remaining parties' links). The faces
+//!   come from [`RecordedGame::roll_revealed`] and the `played` roll carries every link, so
+//!   each client re-derives them. The room never chooses a face. The record (commitments and
+//!   links) is what is stored; recovery replays and re-verifies it with
+//!   [`RecordedGame::resume`]. A stored game from before verifiable dice (with a seed) goes on
+//!   with its seeded dice. The same room runs on the online server and on a LAN host.
 //! - **Turn timer.** With 30/60 s per turn, the room applies `time_out` when the turn of the seat
 //!   to move has lasted that long. After a restart the seat to move gets a fresh full turn.
 //! - **Idempotent actions.** Every action carries `step`, the number of steps in the game record
@@ -26,21 +38,28 @@
 //!   derived from the previous one.
 
 use maharajah_chaturaji::cpu::{self, Level};
+use maharajah_chaturaji::fair::{chain_length, DiceProof, Link};
 use maharajah_chaturaji::game::{Action as GameAction, Event};
 use maharajah_chaturaji::record::{Record, RecordedGame, Step, StepError};
 use maharajah_chaturaji::settings::Player;
 use maharajah_chaturaji::{BySeat, GameError, Phase, Seat, Settings};
+use maharajah_engine::clock::Millis;
 use maharajah_protocol::army::constant_time_eq;
+use maharajah_protocol::chaturaji::{COMMIT_WINDOW_MS, REVEAL_WINDOW_MS};
 use maharajah_protocol::{
     AccessCode, ChaturajiAction, ChaturajiEvent, ChaturajiMsg, ChaturajiSeatView,
-    ChaturajiSnapshot, DieView, ErrorCode,
+    ChaturajiSnapshot, DieView, ErrorCode, FairDice, ServerMsg,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::clock::Millis;
+use crate::codes::{kept_digest, token_digest};
 use crate::rooms::{ms, EventLog, Lifetimes, RoomError};
+
+pub mod dice;
+
+use dice::{PendingRoll, RoomDice};
 
 /// How long the room waits before each step it plays for a CPU seat or a stand-in.
 pub const CPU_DELAY_MS: u64 = 600;
@@ -61,7 +80,7 @@ fn mix(mut z: u64) -> u64 {
 pub struct SeatState {
     /// A person's seat (else a CPU seat).
     pub person: bool,
-    /// The seat's token, once taken.
+    /// The digest of the seat's token ([`crate::codes::token_digest`]), once taken.
     pub token: Option<String>,
     /// The device id of the person who took it.
     pub device: Option<String>,
@@ -106,6 +125,17 @@ pub struct ChaturajiRecord {
     pub seq: u64,
     /// Milliseconds until the room expires, as of storing.
     pub expires_in_ms: u64,
+    /// When the room expires on the server's timeline (Unix milliseconds), so a restart keeps
+    /// the original expiry; absent in older records (then `expires_in_ms` from the restart).
+    #[serde(default)]
+    pub expires_at: Option<Millis>,
+    /// The secret key of the room's dice chains (absent in rooms stored before verifiable
+    /// dice: their key is derived from the seed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dice_key: Option<Link>,
+    /// The verifiable dice of the current game (absent for a seeded game).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dice: Option<RoomDice>,
 }
 
 /// A Chaturaji room. See the module documentation.
@@ -125,6 +155,21 @@ pub struct ChaturajiRoom {
     last_step_at: Millis,
     takeover_at: BySeat<Option<Millis>>,
     expires_at: Millis,
+    /// Before the first game: since when no seated person has been connected.
+    away_since: Option<Millis>,
+    dice_key: Link,
+    dice: Option<RoomDice>,
+    /// Answers owed to seats' connections (a deferred roll's ack), taken by the runtime.
+    replies: Vec<(Seat, ServerMsg)>,
+}
+
+/// The dice key of a room created without one: derived from its seed (tests, old records).
+fn derived_key(seed: u64) -> Link {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(b"chaturaji-room-key");
+    h.update(seed.to_be_bytes());
+    Link(h.finalize().into())
 }
 
 fn err(code: ErrorCode, message: impl Into<String>) -> RoomError {
@@ -190,9 +235,27 @@ impl ChaturajiRoom {
             last_step_at: now,
             takeover_at: BySeat::splat(None),
             expires_at: now.saturating_add(ms(lifetimes.open)),
+            away_since: None,
+            dice_key: derived_key(seed),
+            dice: None,
+            replies: Vec::new(),
         };
         let (seat, _) = room.take_free_seat(token, device, now)?;
         Ok((room, seat))
+    }
+
+    /// The room with `key` as the secret of its dice chains (draw it from the OS's random
+    /// source; without it the key is derived from the seed, which is fine for tests only).
+    #[must_use]
+    pub fn with_dice_key(mut self, key: [u8; 32]) -> ChaturajiRoom {
+        self.dice_key = Link(key);
+        self
+    }
+
+    /// Answers owed to seats' connections since the last call (a roll's ack, once its links
+    /// are in).
+    pub fn take_replies(&mut self) -> Vec<(Seat, ServerMsg)> {
+        std::mem::take(&mut self.replies)
     }
 
     /// The access code.
@@ -217,10 +280,11 @@ impl ChaturajiRoom {
 
     /// The seat a token belongs to (constant-time comparison against every seat).
     pub fn seat_of(&self, token: &str) -> Option<Seat> {
+        let digest = token_digest(token);
         let mut found = None;
         for s in Seat::ALL {
             if let Some(t) = &self.seats[s].token {
-                if constant_time_eq(t.as_bytes(), token.as_bytes()) {
+                if constant_time_eq(t.as_bytes(), digest.as_bytes()) {
                     found = Some(s);
                 }
             }
@@ -240,9 +304,15 @@ impl ChaturajiRoom {
         found
     }
 
-    /// Whether the room has expired at `now`.
+    /// Whether the room has expired at `now`: its lifetime is over, or it is still waiting for
+    /// its first game and nobody seated has been connected for [`Lifetimes::abandoned`].
     pub fn is_expired(&self, now: Millis) -> bool {
-        now >= self.expires_at
+        now >= self.expires_at || self.abandoned_at().is_some_and(|t| now >= t)
+    }
+
+    /// When a waiting table whose people are all away is dropped (`None` while one is there).
+    fn abandoned_at(&self) -> Option<Millis> {
+        self.lifetimes.abandoned_at(self.away_since.filter(|_| self.game.is_none()))
     }
 
     fn touch(&mut self, now: Millis) {
@@ -281,6 +351,10 @@ impl ChaturajiRoom {
     /// When the turn of the seat to move times out, if turns are timed and a game is on.
     pub fn turn_deadline(&self) -> Option<Millis> {
         self.live_game()?;
+        if self.roll_pending() {
+            // The roll's reveal window closes first; the turn's time counts on after it.
+            return None;
+        }
         Some(self.turn_started.saturating_add(self.turn_ms()?))
     }
 
@@ -293,7 +367,24 @@ impl ChaturajiRoom {
         !self.seats[seat].person || self.seats[seat].stand_in
     }
 
+    fn roll_pending(&self) -> bool {
+        self.dice.as_ref().is_some_and(|d| d.pending.is_some())
+    }
+
+    fn dice_deadline(&self) -> Option<Millis> {
+        self.live_game()?;
+        let d = self.dice.as_ref()?;
+        match &d.pending {
+            Some(p) if p.open => Some(d.reveal_deadline),
+            _ if d.is_committing() => Some(d.commit_deadline),
+            _ => None,
+        }
+    }
+
     fn cpu_due(&self) -> Option<Millis> {
+        if self.roll_pending() {
+            return None;
+        }
         let g = self.live_game()?;
         self.is_room_played(g.game().to_move())
             .then(|| self.last_step_at.saturating_add(CPU_DELAY_MS))
@@ -303,10 +394,11 @@ impl ChaturajiRoom {
     /// stand-in taking over after a restart, expiry).
     pub fn next_deadline(&self) -> Millis {
         let takeovers = Seat::ALL.iter().filter_map(|&s| self.takeover_at[s]);
-        [self.turn_deadline(), self.cpu_due()]
+        [self.turn_deadline(), self.cpu_due(), self.dice_deadline()]
             .into_iter()
             .flatten()
             .chain(takeovers)
+            .chain(self.abandoned_at())
             .fold(self.expires_at, Millis::min)
     }
 
@@ -322,7 +414,7 @@ impl ChaturajiRoom {
             return Err(err(ErrorCode::RoomFull, "every person seat of this room is taken"));
         };
         let st = &mut self.seats[seat];
-        st.token = Some(token.clone());
+        st.token = Some(token_digest(&token));
         st.device = Some(device);
         st.connected = true;
         self.emit(ChaturajiEvent::SeatTaken { seat });
@@ -334,8 +426,9 @@ impl ChaturajiRoom {
         Ok((seat, token))
     }
 
-    /// Takes a free person seat with `token`, or gives a device its own seat back (with the
-    /// seat's existing token).
+    /// Takes a free person seat with `token`, or gives a device its own seat back (under
+    /// `token`: only the digest of the old one is kept, so it cannot be handed out again; the
+    /// old token stops working, as the newest connection is the seat's).
     ///
     /// # Errors
     /// `room_full` when no person seat is free; `malformed` for a bad device id.
@@ -348,7 +441,7 @@ impl ChaturajiRoom {
         check_device(&device)?;
         if let Some(seat) = self.seat_of_device(&device) {
             self.connect(seat, now);
-            let token = self.seats[seat].token.clone().unwrap_or_default();
+            self.seats[seat].token = Some(token_digest(&token));
             return Ok((seat, token));
         }
         let taken = self.take_free_seat(token, device, now)?;
@@ -379,6 +472,7 @@ impl ChaturajiRoom {
     /// The seat's person is connected: a stand-in hands the seat back.
     pub fn connect(&mut self, seat: Seat, _now: Millis) {
         self.takeover_at[seat] = None;
+        self.away_since = None;
         if !self.seats[seat].connected {
             self.seats[seat].connected = true;
             self.emit(ChaturajiEvent::Presence { seat, connected: true });
@@ -396,7 +490,21 @@ impl ChaturajiRoom {
         }
         self.seats[seat].connected = false;
         self.emit(ChaturajiEvent::Presence { seat, connected: false });
+        if Seat::ALL.iter().all(|&s| !self.seats[s].connected) {
+            self.away_since.get_or_insert(now);
+        }
         self.take_over(seat, now);
+        // A device that is gone cannot reveal: the roll in progress does not wait for it.
+        let party = self.dice.as_ref().and_then(|d| d.party_of(seat));
+        if let Some(p) = self.dice.as_mut().and_then(|d| d.pending.as_mut()).filter(|p| p.open) {
+            if let Some(i) = party {
+                p.waiting[i] = false;
+            }
+        }
+        self.finish_roll_if_ready(now);
+        if self.dice.as_ref().is_some_and(RoomDice::is_committing) {
+            self.fix_if_ready(now);
+        }
     }
 
     fn take_over(&mut self, seat: Seat, now: Millis) {
@@ -412,9 +520,12 @@ impl ChaturajiRoom {
     }
 
     fn start_game(&mut self, now: Millis) -> Result<(), RoomError> {
-        let game = RecordedGame::new(self.settings.clone(), self.seed)
-            .map_err(|e| err(ErrorCode::InvalidOptions, e.to_string()))?;
+        let length = chain_length(&self.settings);
+        let game =
+            RecordedGame::new_verified(self.settings.clone(), DiceProof::new(length, vec![]))
+                .map_err(|e| err(ErrorCode::InvalidOptions, e.to_string()))?;
         self.game = Some(game);
+        self.dice = Some(RoomDice::new(now.saturating_add(COMMIT_WINDOW_MS)));
         self.game_number += 1;
         self.steps.clear();
         self.turn_started = now;
@@ -433,18 +544,21 @@ impl ChaturajiRoom {
         Ok(())
     }
 
-    /// Plays one step; `action` is `None` for a roll.
+    /// Plays one step; `action` is `None` for a roll, whose `links` are the parties' revealed
+    /// links (`None`: a seeded game from before verifiable dice).
     fn play(
         &mut self,
         seat: Seat,
         person: Option<ChaturajiAction>,
         action: Option<GameAction>,
+        links: Option<Vec<Option<Link>>>,
         now: Millis,
     ) -> Result<u64, RoomError> {
         let g = self.game.as_mut().ok_or_else(|| err(ErrorCode::WrongPhase, "no game yet"))?;
-        let events = match action {
-            None => g.roll(),
-            Some(a) => g.act(a),
+        let events = match (action, &links) {
+            (None, Some(links)) => g.roll_revealed(links.clone()),
+            (None, None) => g.roll(),
+            (Some(a), _) => g.act(a),
         }
         .map_err(step_error)?;
         let step = g.record().actions.len() - 1;
@@ -477,6 +591,7 @@ impl ChaturajiRoom {
             to_move,
             round,
             turn_remaining_ms: self.turn_remaining(now),
+            links,
         });
         let seq = self.log.seq();
         self.steps.push(StepInfo { seat, action: person, seq });
@@ -498,10 +613,18 @@ impl ChaturajiRoom {
         step: u32,
         action: ChaturajiAction,
         now: Millis,
-    ) -> Result<(u32, u64), RoomError> {
+    ) -> Result<Option<(u32, u64)>, RoomError> {
         let seat = self
             .seat_of(token)
             .ok_or_else(|| err(ErrorCode::Forbidden, "this token holds no seat in this room"))?;
+        match action {
+            ChaturajiAction::Commit { game, commitment } => {
+                self.commit(seat, game, commitment, now);
+                return Ok(None);
+            }
+            ChaturajiAction::Reveal { roll, link } => return self.reveal(seat, roll, link, now),
+            _ => {}
+        }
         let Some(g) = &self.game else {
             return Err(err(ErrorCode::WrongPhase, "the game has not started"));
         };
@@ -510,7 +633,7 @@ impl ChaturajiRoom {
         if at < played {
             let info = self.steps[at];
             if info.seat == seat && info.action == Some(action) {
-                return Ok((step, info.seq));
+                return Ok(Some((step, info.seq)));
             }
             return Err(err(ErrorCode::StalePly, format!("step {step} was already played")));
         }
@@ -524,13 +647,203 @@ impl ChaturajiRoom {
             return Err(err(ErrorCode::NotYourTurn, "it is another seat's turn"));
         }
         let game_action = match action {
-            ChaturajiAction::Roll => None,
-            ChaturajiAction::Move(mv) => Some(GameAction::Move(mv)),
-            ChaturajiAction::EndTurn => Some(GameAction::EndTurn),
-            ChaturajiAction::Resign => Some(GameAction::Resign { seat }),
+            ChaturajiAction::Roll => {
+                let pending = self.dice.as_ref().and_then(|d| d.pending.as_ref());
+                if pending.is_some_and(|p| p.seat == seat && p.step == step) {
+                    // A resend while the links come in: the ack follows with the roll.
+                    return Ok(None);
+                }
+                return Ok(self.request_roll(seat, Some(action), now)?.map(|seq| (step, seq)));
+            }
+            ChaturajiAction::Move(mv) => GameAction::Move(mv),
+            ChaturajiAction::EndTurn => GameAction::EndTurn,
+            ChaturajiAction::Resign => GameAction::Resign { seat },
+            ChaturajiAction::Commit { .. } | ChaturajiAction::Reveal { .. } => {
+                unreachable!("handled above")
+            }
         };
-        let seq = self.play(seat, Some(action), game_action, now)?;
-        Ok((step, seq))
+        let seq = self.play(seat, Some(action), Some(game_action), None, now)?;
+        Ok(Some((step, seq)))
+    }
+
+    /// A person seat's dice commitment for game `game`; a late or repeated one is ignored.
+    fn commit(&mut self, seat: Seat, game: u32, commitment: Link, now: Millis) {
+        let person = self.seats[seat].person;
+        let Some(dice) = self.dice.as_mut().filter(|d| d.is_committing()) else { return };
+        if game != self.game_number || !person || dice.commits[seat].is_some() {
+            return;
+        }
+        dice.commits[seat] = Some(commitment);
+        self.fix_if_ready(now);
+    }
+
+    /// Fixes the dice parties once every connected person seat has committed.
+    fn fix_if_ready(&mut self, now: Millis) {
+        let Some(dice) = self.dice.as_ref().filter(|d| d.is_committing()) else { return };
+        let all = Seat::ALL.iter().all(|&s| {
+            let st = &self.seats[s];
+            !st.person || !st.connected || dice.commits[s].is_some()
+        });
+        if all {
+            self.fix_dice(now);
+        }
+    }
+
+    /// Fixes the dice parties: the room and every seat that committed (`dice_committed`).
+    fn fix_dice(&mut self, now: Millis) {
+        let Some(g) = self.game.as_mut() else { return };
+        let Some(dice) = self.dice.as_mut().filter(|d| d.is_committing()) else { return };
+        let length = chain_length(g.game().settings());
+        let room = RoomDice::room_chain(&self.dice_key, self.game_number, length).commitment();
+        let proof = dice.fix(room, length);
+        if g.commit_dice(proof.clone()).is_err() {
+            // A roll cannot have happened before the parties were fixed; nothing to redo.
+            return;
+        }
+        self.emit(ChaturajiEvent::DiceCommitted { proof });
+        if self.roll_pending() {
+            self.open_reveals(now);
+            self.finish_roll_if_ready(now);
+        }
+    }
+
+    /// A party's link for roll `roll`. A late, repeated or unasked one is ignored.
+    ///
+    /// # Errors
+    /// `illegal_move` for a link that does not hash to the seat's previous link.
+    fn reveal(
+        &mut self,
+        seat: Seat,
+        roll: u32,
+        link: Link,
+        now: Millis,
+    ) -> Result<Option<(u32, u64)>, RoomError> {
+        let Some(dice) = self.dice.as_ref() else { return Ok(None) };
+        let Some(party) = dice.party_of(seat) else { return Ok(None) };
+        let Some(p) = dice.pending.as_ref().filter(|p| p.open && p.roll == roll) else {
+            return Ok(None);
+        };
+        if !p.waiting.get(party).copied().unwrap_or(false) {
+            return Ok(None);
+        }
+        let last = self
+            .game
+            .as_ref()
+            .and_then(|g| g.record().dice_proof.as_ref())
+            .and_then(|proof| proof.last_links().get(party).copied().flatten());
+        if last != Some(link.previous()) {
+            return Err(err(
+                ErrorCode::IllegalMove,
+                format!("roll {roll}: this link does not hash to the seat's previous link"),
+            ));
+        }
+        if let Some(p) = self.dice.as_mut().and_then(|d| d.pending.as_mut()) {
+            p.links[party] = Some(link);
+            p.waiting[party] = false;
+        }
+        self.finish_roll_if_ready(now);
+        Ok(None)
+    }
+
+    /// Starts a roll for `seat` (`person`: the person's `roll`; `None`: the room rolls for a
+    /// CPU seat or a stand-in). Returns the event number of the roll when it could be made at
+    /// once; otherwise the links are asked for and the roll follows (with the person's ack).
+    fn request_roll(
+        &mut self,
+        seat: Seat,
+        person: Option<ChaturajiAction>,
+        now: Millis,
+    ) -> Result<Option<u64>, RoomError> {
+        let g = self.game.as_ref().ok_or_else(|| err(ErrorCode::WrongPhase, "no game yet"))?;
+        g.game().check_roll().map_err(|e| step_error(StepError::Rule(e)))?;
+        let step = u32::try_from(g.record().actions.len()).unwrap_or(u32::MAX);
+        let rolls = g.record().dice_proof.as_ref().map(|p| p.rolls.len());
+        let (Some(dice), Some(rolls)) = (self.dice.as_mut(), rolls) else {
+            // A seeded game from before verifiable dice.
+            return self.play(seat, person, None, None, now).map(Some);
+        };
+        let roll = u32::try_from(rolls + 1).unwrap_or(u32::MAX);
+        dice.pending = Some(PendingRoll {
+            seat,
+            person,
+            step,
+            roll,
+            links: Vec::new(),
+            waiting: Vec::new(),
+            open: false,
+        });
+        if !dice.is_committing() {
+            self.open_reveals(now);
+        }
+        match self.take_ready_roll() {
+            // Nobody to wait for: the caller acknowledges the roll itself.
+            Some(p) => self.make_roll(p, now).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Asks every party still in the dice for its link of the pending roll.
+    fn open_reveals(&mut self, now: Millis) {
+        let Some(proof) = self.game.as_ref().and_then(|g| g.record().dice_proof.clone()) else {
+            return;
+        };
+        let last = proof.last_links();
+        let chain = RoomDice::room_chain(&self.dice_key, self.game_number, proof.length);
+        let Some(dice) = self.dice.as_mut() else { return };
+        let parties = dice.parties.clone().unwrap_or_default();
+        let Some(p) = dice.pending.as_mut() else { return };
+        p.links = vec![None; parties.len()];
+        p.waiting = vec![false; parties.len()];
+        for (i, party) in parties.iter().enumerate() {
+            if last.get(i).copied().flatten().is_none() {
+                continue; // dropped earlier
+            }
+            match party {
+                None => p.links[i] = chain.link(p.roll),
+                Some(seat) => p.waiting[i] = self.seats[*seat].connected,
+            }
+        }
+        p.open = true;
+        let (roll, asks) = (p.roll, p.waiting.iter().any(|&w| w));
+        dice.reveal_deadline = now.saturating_add(REVEAL_WINDOW_MS);
+        if asks {
+            self.emit(ChaturajiEvent::RevealRequested { roll });
+        }
+    }
+
+    /// The pending roll, taken, once its reveals are open and no party is awaited.
+    fn take_ready_roll(&mut self) -> Option<PendingRoll> {
+        let dice = self.dice.as_mut()?;
+        let ready = dice.pending.as_ref().is_some_and(|p| p.open && !p.waiting.iter().any(|&w| w));
+        if ready {
+            dice.pending.take()
+        } else {
+            None
+        }
+    }
+
+    /// Rolls from the links gathered for `p`.
+    fn make_roll(&mut self, p: PendingRoll, now: Millis) -> Result<u64, RoomError> {
+        let still =
+            self.game.as_ref().is_some_and(|g| g.game().phase() == Phase::Roll { seat: p.seat });
+        if !still {
+            return Err(err(ErrorCode::WrongPhase, "the turn passed before the dice were rolled"));
+        }
+        self.play(p.seat, p.person, None, Some(p.links), now)
+    }
+
+    /// Makes the pending roll once no party is awaited; a person's roll is acknowledged then.
+    fn finish_roll_if_ready(&mut self, now: Millis) {
+        let Some(p) = self.take_ready_roll() else { return };
+        let (seat, step, person) = (p.seat, p.step, p.person.is_some());
+        let result = self.make_roll(p, now);
+        if person {
+            let answer = match result {
+                Ok(seq) => ChaturajiMsg::ChaturajiAck { step, seq }.into(),
+                Err(e) => e.to_msg(),
+            };
+            self.replies.push((seat, answer));
+        }
     }
 
     /// Starts the next game after a finished one.
@@ -556,10 +869,22 @@ impl ChaturajiRoom {
                 self.take_over(seat, now);
             }
         }
+        if self.dice_deadline().is_some_and(|d| d <= now) {
+            if self.dice.as_ref().is_some_and(RoomDice::is_committing) {
+                self.fix_dice(now);
+            } else {
+                // The window closed: whoever has not revealed is out of the dice from now on.
+                if let Some(p) = self.dice.as_mut().and_then(|d| d.pending.as_mut()) {
+                    p.waiting.iter_mut().for_each(|w| *w = false);
+                }
+                self.finish_roll_if_ready(now);
+            }
+            return;
+        }
         if self.turn_deadline().is_some_and(|d| d <= now) {
             if let Some(g) = &self.game {
                 let seat = g.game().to_move();
-                let _ = self.play(seat, None, Some(GameAction::TimeOut), now);
+                let _ = self.play(seat, None, Some(GameAction::TimeOut), None, now);
             }
             return;
         }
@@ -568,7 +893,7 @@ impl ChaturajiRoom {
         }
     }
 
-    fn cpu_step(&mut self, now: Millis) -> Result<u64, RoomError> {
+    fn cpu_step(&mut self, now: Millis) -> Result<Option<u64>, RoomError> {
         let g = self.game.as_ref().ok_or_else(|| err(ErrorCode::WrongPhase, "no game"))?;
         let seat = g.game().to_move();
         let level = match self.settings.players[seat] {
@@ -576,15 +901,15 @@ impl ChaturajiRoom {
             Player::Person => self.stand_in,
         };
         let action = match g.game().phase() {
-            Phase::Roll { .. } => None,
+            Phase::Roll { .. } => return self.request_roll(seat, None, now),
             Phase::Move { .. } => {
                 let step = g.record().actions.len() as u64;
                 let mut rng = ChaCha8Rng::seed_from_u64(mix(self.seed ^ mix(step)));
-                Some(cpu::choose_action(g.game(), level, &mut rng).unwrap_or(GameAction::EndTurn))
+                cpu::choose_action(g.game(), level, &mut rng).unwrap_or(GameAction::EndTurn)
             }
             Phase::Over => return Err(err(ErrorCode::GameOver, "the game is over")),
         };
-        self.play(seat, None, action, now)
+        self.play(seat, None, Some(action), None, now).map(Some)
     }
 
     /// The whole visible state at `now`.
@@ -607,7 +932,16 @@ impl ChaturajiRoom {
             steps: u32::try_from(self.steps.len()).unwrap_or(u32::MAX),
             dice: self.game.as_ref().and_then(|g| DieView::of(g.game())),
             turn_remaining_ms: self.turn_remaining(now),
+            fair: self.fair_dice(),
         }
+    }
+
+    /// The verifiable dice of the current game as clients see them.
+    fn fair_dice(&self) -> Option<FairDice> {
+        let proof = self.game.as_ref()?.record().dice_proof.clone()?;
+        let dice = self.dice.as_ref()?;
+        let reveal = dice.pending.as_ref().filter(|p| p.open).map(|p| p.roll);
+        Some(FairDice { committing: dice.is_committing(), proof, reveal })
     }
 
     /// What to store.
@@ -623,6 +957,9 @@ impl ChaturajiRoom {
             steps: self.steps.clone(),
             seq: self.log.seq(),
             expires_in_ms: self.expires_at.saturating_sub(now),
+            expires_at: Some(self.expires_at),
+            dice_key: Some(self.dice_key),
+            dice: self.dice.clone(),
         }
     }
 
@@ -648,8 +985,15 @@ impl ChaturajiRoom {
         let mut seats = rec.seats;
         for seat in Seat::ALL {
             seats[seat].connected = false;
+            seats[seat].token = seats[seat].token.take().map(kept_digest);
         }
         let grace = now.saturating_add(ms(lifetimes.recovery_grace));
+        // The windows start afresh, long enough for the devices to come back.
+        let dice = rec.dice.map(|mut d| {
+            d.commit_deadline = grace.max(now.saturating_add(COMMIT_WINDOW_MS));
+            d.reveal_deadline = grace.max(now.saturating_add(REVEAL_WINDOW_MS));
+            d
+        });
         let playing = game.as_ref().is_some_and(|g| !g.game().is_over());
         let takeover_at = BySeat::from_fn(|s| {
             let st = &seats[s];
@@ -669,7 +1013,13 @@ impl ChaturajiRoom {
             turn_started: now,
             last_step_at: now,
             takeover_at,
-            expires_at: now.saturating_add(rec.expires_in_ms),
+            expires_at: rec.expires_at.unwrap_or_else(|| now.saturating_add(rec.expires_in_ms)),
+            // Nobody is connected after a restart: a waiting table's people have the abandon
+            // deadline from now to come back.
+            away_since: Some(now),
+            dice_key: rec.dice_key.unwrap_or_else(|| derived_key(rec.seed)),
+            dice,
+            replies: Vec::new(),
         })
     }
 }

@@ -20,11 +20,10 @@
 //! ```
 //!
 //! Layout:
-//! - [`clock`]: the pure Fischer clock (injected time).
 //! - [`room`]: one room as a pure state machine (seats, hidden setup, moves, pauses, results,
 //!   numbered events and their ring buffer).
 //! - [`chaturaji`]: one Chaturaji room as a pure state machine (four seats, device ids, CPU
-//!   stand-ins, server-rolled dice, turn timer, rematch).
+//!   stand-ins, verifiable dice, turn timer, rematch).
 //! - `rules`: the only module that calls the rules engine.
 //! - [`store`]: SQLite persistence (WAL) with a group-committing writer thread.
 //! - `server`: WebSocket transport, room actors, connection limits, shutdown.
@@ -33,7 +32,6 @@
 //! - [`tls`]: certificate and key for serving `wss://` directly ([`Config::tls`]).
 
 pub mod chaturaji;
-pub mod clock;
 mod codes;
 pub mod metrics;
 pub mod room;
@@ -45,7 +43,10 @@ pub mod store;
 pub mod tls;
 
 pub use rooms::Lifetimes;
-pub use server::{run, Config, ServerError};
+pub use server::{
+    descriptor_cap, raise_descriptor_limit, run, run_with_admin, Config, ServerError,
+    DESCRIPTOR_RESERVE,
+};
 
 /// Version of the server program, reported to clients in `welcome`.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -4,8 +4,9 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
-use maharajah_server::{run, Config};
+use maharajah_server::{run_with_admin, Config};
 
 /// Default address: loopback only; pass `--listen 0.0.0.0:7878` to serve the network.
 const DEFAULT_LISTEN: &str = "127.0.0.1:7878";
@@ -19,8 +20,14 @@ fn usage() -> String {
          \x20 --tls-cert PEM, --tls-key PEM   serve wss:// with this certificate chain and key\n\
          \x20 --db PATH      SQLite file for durable rooms (default {DEFAULT_DB})\n\
          \x20 --memory       keep rooms in memory only\n\
-         \x20 --max-connections-per-ip N, --messages-per-second N,\n\
-         \x20 --rooms-per-minute-per-ip N, --max-rooms N   limits (see the crate README)"
+         \x20 --max-connections-per-ip N, --messages-per-second N, --join-failures-per-minute N,\n\
+         \x20 --rooms-per-minute-per-ip N, --max-rooms N, --ping-interval-secs N,\n\
+         \x20 --idle-timeout-secs N, --hello-timeout-secs N, --max-connections N,\n\
+         \x20 --waiting-rooms-per-ip N, --abandoned-room-minutes N\n\
+         \x20                limits (see the crate README; connections: open files less 64)\n\
+         \x20 --admin ADDR   serve /healthz, /readyz and /metrics over plain HTTP there\n\
+         \x20 --trusted-proxy IP   a reverse proxy whose X-Forwarded-For names the client\n\
+         \x20                      (repeat for several; without it the header is ignored)"
     )
 }
 
@@ -32,7 +39,8 @@ where
     v.parse().map_err(|e| format!("{name} {v}: {e}"))
 }
 
-fn parse_args() -> Result<(SocketAddr, Config), String> {
+fn parse_args() -> Result<(SocketAddr, Option<SocketAddr>, Config), String> {
+    let mut admin = None;
     let mut listen: SocketAddr =
         DEFAULT_LISTEN.parse().map_err(|e| format!("default address: {e}"))?;
     let mut db = Some(PathBuf::from(DEFAULT_DB));
@@ -49,9 +57,36 @@ fn parse_args() -> Result<(SocketAddr, Config), String> {
                 config.rooms_per_minute_per_ip = number(&arg, args.next())?;
             }
             "--max-rooms" => config.max_rooms = number(&arg, args.next())?,
+            "--waiting-rooms-per-ip" => config.waiting_rooms_per_ip = number(&arg, args.next())?,
+            "--abandoned-room-minutes" => {
+                let minutes: u64 = number(&arg, args.next())?;
+                config.lifetimes.abandoned = Duration::from_secs(minutes.saturating_mul(60));
+            }
+            "--join-failures-per-minute" => {
+                config.join_failures_per_minute = number(&arg, args.next())?;
+            }
+            "--ping-interval-secs" => {
+                config.ping_interval = Duration::from_secs(number(&arg, args.next())?);
+            }
+            "--max-connections" => config.max_connections = Some(number(&arg, args.next())?),
+            "--hello-timeout-secs" => {
+                config.hello_timeout = Duration::from_secs(number(&arg, args.next())?);
+            }
+            "--idle-timeout-secs" => {
+                config.idle_timeout = Duration::from_secs(number(&arg, args.next())?);
+            }
+            "--trusted-proxy" => {
+                let v = args.next().ok_or("--trusted-proxy needs an IP address")?;
+                let ip = v.parse().map_err(|e| format!("--trusted-proxy {v}: {e}"))?;
+                config.trusted_proxies.push(ip);
+            }
             "--listen" => {
                 let v = args.next().ok_or("--listen needs an address")?;
                 listen = v.parse().map_err(|e| format!("--listen {v}: {e}"))?;
+            }
+            "--admin" => {
+                let v = args.next().ok_or("--admin needs an address")?;
+                admin = Some(v.parse().map_err(|e| format!("--admin {v}: {e}"))?);
             }
             "--db" => db = Some(PathBuf::from(args.next().ok_or("--db needs a path")?)),
             "--memory" => db = None,
@@ -84,7 +119,7 @@ fn parse_args() -> Result<(SocketAddr, Config), String> {
     if tls_cert.is_some() || tls_key.is_some() {
         return Err("this maharajah-server was built without the `tls` feature".into());
     }
-    Ok((listen, Config { db, ..config }))
+    Ok((listen, admin, Config { db, ..config }))
 }
 
 /// Whether the server will speak TLS.
@@ -103,13 +138,18 @@ async fn main() -> ExitCode {
     // Logs (one line per connection event, never a token) go to stderr; stdout has the
     // listening line that scripts read.
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_target(false).init();
-    let (listen, config) = match parse_args() {
+    let (listen, admin, config) = match parse_args() {
         Ok(a) => a,
         Err(msg) => {
             eprintln!("{msg}");
             return ExitCode::from(2);
         }
     };
+    // Every connection is a descriptor: use all the system allows (the cap stays below it).
+    match maharajah_server::raise_descriptor_limit() {
+        Ok(n) => tracing::info!("open-files limit {n}"),
+        Err(e) => tracing::warn!("cannot raise the open-files limit: {e}"),
+    }
     let listener = match tokio::net::TcpListener::bind(listen).await {
         Ok(l) => l,
         Err(e) => {
@@ -147,7 +187,23 @@ async fn main() -> ExitCode {
             let _ = tokio::signal::ctrl_c().await;
         }
     };
-    match run(listener, config, shutdown).await {
+    let admin = match admin {
+        None => None,
+        Some(addr) => match tokio::net::TcpListener::bind(addr).await {
+            Ok(l) => {
+                match l.local_addr() {
+                    Ok(a) => tracing::info!("admin endpoints on http://{a}/"),
+                    Err(e) => tracing::error!("{e}"),
+                }
+                Some(l)
+            }
+            Err(e) => {
+                tracing::error!("cannot listen on {addr} (--admin): {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    match run_with_admin(listener, admin, config, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!("{e}");

@@ -23,14 +23,16 @@
 //!
 //! No lag compensation: the server's time of arrival of a move is what counts.
 
+use maharajah_engine::clock::{Clock, Millis};
 use maharajah_protocol::army;
 use maharajah_protocol::{
     AccessCode, ByColor, ClockView, Color, EndReason, ErrorCode, GameResult, Outcome, PauseReason,
     PauseView, Phase, RoomEvent, RoomOptions, SeatView, ServerMsg, Snapshot, TimeControl, Variant,
+    SETUP_ROUNDS,
 };
 use serde::{Deserialize, Serialize};
 
-use crate::clock::{Clock, Millis};
+use crate::codes::{kept_digest, token_digest};
 use crate::rooms::{ms, EventLog, Lifetimes, RoomError};
 use crate::rules::{self, Game, RulesError};
 
@@ -129,7 +131,8 @@ pub struct RoomRecord {
     pub time_control: Option<TimeControl>,
     /// Hidden setup.
     pub hidden_setup: bool,
-    /// Seat tokens.
+    /// Digests of the seat tokens ([`crate::codes::token_digest`]; plain tokens in records
+    /// written before digests).
     pub tokens: ByColor<Option<String>>,
     /// Phase.
     pub phase: Phase,
@@ -154,6 +157,13 @@ pub struct RoomRecord {
     pub result: Option<GameResult>,
     /// Last event number.
     pub seq: u64,
+    /// When the room expires, on the server's timeline (Unix milliseconds), so a restart keeps
+    /// it; absent in records written before it was stored (they then count from the restart).
+    #[serde(default)]
+    pub expires_at: Option<Millis>,
+    /// Hidden setup rounds whose two armies could not start together.
+    #[serde(default)]
+    pub failed_setups: u32,
 }
 
 /// A room. See the module documentation.
@@ -180,6 +190,10 @@ pub struct Room {
     result: Option<GameResult>,
     log: EventLog<RoomEvent>,
     expires_at: Millis,
+    /// While waiting for the opponent: since when no seated player has been connected.
+    away_since: Option<Millis>,
+    /// Hidden setup rounds whose two armies could not start together.
+    failed_setups: u32,
     lifetimes: Lifetimes,
 }
 
@@ -230,7 +244,7 @@ impl Room {
     ) -> Result<Room, RoomError> {
         check_options(options)?;
         let mut tokens = ByColor::default();
-        *tokens.get_mut(seat) = Some(token);
+        *tokens.get_mut(seat) = Some(token_digest(&token));
         let mut connected = ByColor::default();
         *connected.get_mut(seat) = true;
         let mut room = Room {
@@ -255,6 +269,8 @@ impl Room {
             result: None,
             log: EventLog::default(),
             expires_at: 0,
+            away_since: None,
+            failed_setups: 0,
             lifetimes,
         };
         room.emit(RoomEvent::SeatTaken { seat });
@@ -289,10 +305,11 @@ impl Room {
 
     /// The seat a token belongs to (constant-time comparison against both seats).
     pub fn seat_of(&self, token: &str) -> Option<Color> {
+        let digest = token_digest(token);
         let mut found = None;
         for c in Color::ALL {
             if let Some(t) = self.tokens.get(c) {
-                if army::constant_time_eq(t.as_bytes(), token.as_bytes()) {
+                if army::constant_time_eq(t.as_bytes(), digest.as_bytes()) {
                     found = Some(c);
                 }
             }
@@ -305,9 +322,16 @@ impl Room {
         self.expires_at
     }
 
-    /// Whether the room has expired at `now`.
+    /// Whether the room has expired at `now`: its lifetime is over, or it is waiting for the
+    /// opponent and its creator has been gone for [`Lifetimes::abandoned`].
     pub fn is_expired(&self, now: Millis) -> bool {
-        now >= self.expires_at
+        now >= self.expires_at || self.abandoned_at().is_some_and(|t| now >= t)
+    }
+
+    /// When a waiting room whose creator is away is dropped (`None` while someone is there).
+    fn abandoned_at(&self) -> Option<Millis> {
+        let waiting = self.phase == Phase::WaitingForOpponent;
+        self.lifetimes.abandoned_at(self.away_since.filter(|_| waiting))
     }
 
     /// Postpones expiry after activity.
@@ -342,7 +366,7 @@ impl Room {
     }
 
     fn clock_view(&self, now: Millis) -> Option<ClockView> {
-        self.clock.as_ref().map(|c| c.view(now))
+        self.clock.as_ref().map(|c| ClockView::of(c, now))
     }
 
     fn pause_view(&self, now: Millis) -> Option<PauseView> {
@@ -404,7 +428,7 @@ impl Room {
             _ => return Err(RoomError::new(ErrorCode::RoomFull, "both seats are taken")),
         };
         let game = if self.hidden_setup { None } else { Some(Game::start(self.variant)?) };
-        *self.tokens.get_mut(seat) = Some(token);
+        *self.tokens.get_mut(seat) = Some(token_digest(&token));
         *self.connected.get_mut(seat) = true;
         self.emit(RoomEvent::SeatTaken { seat });
         match game {
@@ -439,6 +463,7 @@ impl Room {
             *self.connected.get_mut(seat) = true;
             self.emit(RoomEvent::Presence { seat, connected: true });
         }
+        self.away_since = None;
         if let Some(p) = self.pause {
             let ends = match p.reason {
                 PauseReason::Disconnected | PauseReason::ServerRestart => p.by == seat,
@@ -455,6 +480,9 @@ impl Room {
         if *self.connected.get(seat) {
             *self.connected.get_mut(seat) = false;
             self.emit(RoomEvent::Presence { seat, connected: false });
+        }
+        if !self.connected.white && !self.connected.black {
+            self.away_since.get_or_insert(now);
         }
         self.check_shield(now);
     }
@@ -531,7 +559,7 @@ impl Room {
 
     /// The next moment the room must be woken up: a pause ending, a flag falling or expiry.
     pub fn next_deadline(&self) -> Millis {
-        let mut d = self.expires_at;
+        let mut d = self.abandoned_at().map_or(self.expires_at, |t| t.min(self.expires_at));
         if let Some(p) = self.pause {
             d = d.min(p.ends_at);
         }
@@ -667,12 +695,29 @@ impl Room {
                     // Each army is valid alone but together they may not start (e.g. a king
                     // in check). Nobody can be blamed: setup starts over, commitments included.
                     // The reason names no square, so neither army leaks into the next round.
+                    // Still, a failed round tells a player one bit about the hidden army (a
+                    // probe rook on e4 fails against an open e-file), so rounds are few: after
+                    // SETUP_ROUNDS the game is annulled, and a prober learns at most
+                    // SETUP_ROUNDS - 1 bits per game, each one visible to the opponent.
                     self.commitments = ByColor::default();
                     self.reveals = ByColor::default();
                     self.nonces = ByColor::default();
-                    let reason = "these two armies cannot start together (a king would begin in \
-                                  check, or White would have no legal move); build again"
-                        .to_owned();
+                    self.failed_setups += 1;
+                    if self.failed_setups >= SETUP_ROUNDS {
+                        let result = GameResult {
+                            outcome: Outcome::Annulled,
+                            reason: EndReason::SetupFailed,
+                        };
+                        self.finish(result, now);
+                        return Ok(Reply::SetupAck("reveal"));
+                    }
+                    let left = SETUP_ROUNDS - self.failed_setups;
+                    let reason = format!(
+                        "these two armies cannot start together (a king would begin in check, or \
+                         White would have no legal move); build again ({left} more {} before the \
+                         game is annulled)",
+                        if left == 1 { "try" } else { "tries" }
+                    );
                     self.emit(RoomEvent::SetupRejected { reason });
                     self.emit(RoomEvent::SetupStarted);
                 }
@@ -829,6 +874,8 @@ impl Room {
             draw_offer: self.draw_offer,
             result: self.result,
             seq: self.log.seq(),
+            expires_at: Some(self.expires_at),
+            failed_setups: self.failed_setups,
         }
     }
 
@@ -859,7 +906,7 @@ impl Room {
             game = Some(g);
         }
         let clock = match (r.time_control, r.clock_ms) {
-            (Some(tc), Some(left)) => Some(Clock::from_remaining(left, tc.increment_ms)),
+            (Some(tc), Some(left)) => Some(Clock::with_remaining(tc, left)),
             (Some(tc), None) => (r.phase == Phase::Playing).then(|| Clock::new(tc)),
             _ => None,
         };
@@ -868,7 +915,10 @@ impl Room {
             variant: r.variant,
             time_control: r.time_control,
             hidden_setup: r.hidden_setup,
-            tokens: r.tokens,
+            tokens: ByColor {
+                white: r.tokens.white.map(kept_digest),
+                black: r.tokens.black.map(kept_digest),
+            },
             connected: ByColor::default(),
             phase: r.phase,
             commitments: r.commitments,
@@ -884,7 +934,11 @@ impl Room {
             draw_offer: r.draw_offer,
             result: r.result,
             log: EventLog::starting_at(r.seq),
-            expires_at: 0,
+            expires_at: r.expires_at.unwrap_or(0),
+            // Nobody is connected after a restart: a waiting room's creator has the abandon
+            // deadline from now to come back.
+            away_since: Some(now),
+            failed_setups: r.failed_setups,
             lifetimes,
         };
         if room.is_live() && room.clock.is_some() {
@@ -892,7 +946,9 @@ impl Room {
             let ends = now.saturating_add(ms(lifetimes.recovery_grace));
             room.begin_pause(by, PauseReason::ServerRestart, ends, now);
         }
-        room.touch(now);
+        if room.expires_at == 0 {
+            room.touch(now);
+        }
         Ok(room)
     }
 }

@@ -19,6 +19,9 @@ pub const EVENT_RING: usize = 128;
 pub struct Lifetimes {
     /// A room whose second seat is still free expires this long after creation.
     pub open: Duration,
+    /// A room still waiting for players is dropped once nobody seated in it has been connected
+    /// for this long (its creator left), so departed creators do not keep the server full.
+    pub abandoned: Duration,
     /// A room in setup or play expires after this long without any accepted action.
     pub idle: Duration,
     /// A finished room is kept this long, so both players can see the result.
@@ -31,10 +34,19 @@ impl Default for Lifetimes {
     fn default() -> Self {
         Lifetimes {
             open: Duration::from_secs(24 * 3600),
+            abandoned: Duration::from_secs(10 * 60),
             idle: Duration::from_secs(24 * 3600),
             finished: Duration::from_secs(15 * 60),
             recovery_grace: Duration::from_secs(120),
         }
+    }
+}
+
+impl Lifetimes {
+    /// When a waiting room is dropped whose people have all been away since `away_since`
+    /// (`None` while someone is there).
+    pub(crate) fn abandoned_at(&self, away_since: Option<u64>) -> Option<u64> {
+        away_since.map(|t| t.saturating_add(ms(self.abandoned)))
     }
 }
 

@@ -8,11 +8,12 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
+use maharajah_engine::clock::Millis;
 use maharajah_protocol::{
     decode_client, encode, version_mismatch_message, AccessCode, ChaturajiMsg, ClientMsg,
     ErrorCode, ServerMsg, MAX_FRAME_BYTES, PROTOCOL_VERSION,
@@ -20,21 +21,22 @@ use maharajah_protocol::{
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::handshake::server::{Request, Response};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{self, Message};
-use tracing::{debug, info};
+use tracing::{debug, info, warn};
 
 use crate::chaturaji::ChaturajiRoom;
-use crate::clock::Millis;
 use crate::codes::{new_code, new_token};
 use crate::room::Room;
 use crate::rooms::{Lifetimes, RoomError};
-use crate::store::{Store, StoreError};
+use crate::store::{Store, StoreError, StoredRooms};
 
 use actor::{Cmd, RoomLogic, RoomTx, ROOM_QUEUE};
 use chaturaji::ChaturajiCmd;
 
 mod actor;
+mod admin;
 mod chaturaji;
 mod chess;
 
@@ -55,10 +57,22 @@ pub struct Config {
     pub rooms_per_minute_per_ip: u32,
     /// Most rooms the server holds at once (a full server refuses new rooms).
     pub max_rooms: usize,
+    /// Most rooms created from one IP address that wait for players at once (rooms recovered
+    /// after a restart are not counted: their creators' addresses are not stored).
+    pub waiting_rooms_per_ip: usize,
     /// How often the server pings an idle connection.
     pub ping_interval: Duration,
     /// A connection that sends nothing (not even a pong) for this long is closed.
     pub idle_timeout: Duration,
+    /// Most connections open at once; `None`: the open-files limit less a reserve (see
+    /// [`descriptor_cap`]). Connections over it are told `unavailable` and closed.
+    pub max_connections: Option<usize>,
+    /// A connection that has not said `hello` this long after it opened is closed.
+    pub hello_timeout: Duration,
+    /// Reverse proxies whose `X-Forwarded-For` header names the real client: connections from
+    /// these addresses are counted, limited and logged under the forwarded address. Empty (the
+    /// default): the header is ignored, as anyone can send it.
+    pub trusted_proxies: Vec<IpAddr>,
     /// Serve `wss://` (TLS) with this certificate and key instead of plain `ws://`; see
     /// [`crate::tls::server_config`]. A server behind a TLS-terminating proxy leaves it `None`.
     /// (Feature `tls`, on by default.)
@@ -76,12 +90,63 @@ impl Default for Config {
             join_failures_per_minute: 20,
             rooms_per_minute_per_ip: 10,
             max_rooms: 100_000,
+            waiting_rooms_per_ip: 8,
             ping_interval: Duration::from_secs(5),
             idle_timeout: Duration::from_secs(15),
+            trusted_proxies: Vec::new(),
+            max_connections: None,
+            hello_timeout: Duration::from_secs(10),
             #[cfg(feature = "tls")]
             tls: None,
         }
     }
+}
+
+impl Config {
+    /// Whether connections are plain WebSocket (no TLS here).
+    fn tls_off(&self) -> bool {
+        #[cfg(feature = "tls")]
+        return self.tls.is_none();
+        #[cfg(not(feature = "tls"))]
+        true
+    }
+}
+
+/// Descriptors kept free for the database, the logs, the admin port and the polite refusal of
+/// connections over the cap.
+pub const DESCRIPTOR_RESERVE: u64 = 64;
+
+/// The default connection cap: the soft open-files limit (`RLIMIT_NOFILE`) less
+/// [`DESCRIPTOR_RESERVE`], and at least 16. The binary raises the soft limit to the hard one
+/// first ([`raise_descriptor_limit`]).
+pub fn descriptor_cap() -> usize {
+    #[cfg(unix)]
+    if let Ok((soft, _)) =
+        nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
+    {
+        let cap = soft.saturating_sub(DESCRIPTOR_RESERVE).max(16);
+        return usize::try_from(cap).unwrap_or(usize::MAX);
+    }
+    1024 - 64
+}
+
+/// Raises this process's soft open-files limit to its hard limit; the new soft limit.
+///
+/// # Errors
+///
+/// The system's refusal, as text.
+pub fn raise_descriptor_limit() -> Result<u64, String> {
+    #[cfg(unix)]
+    {
+        use nix::sys::resource::{getrlimit, setrlimit, Resource};
+        let (_, hard) = getrlimit(Resource::RLIMIT_NOFILE).map_err(|e| e.to_string())?;
+        // macOS refuses more than OPEN_MAX for the soft limit however high the hard one.
+        let soft = if cfg!(target_os = "macos") { hard.min(10_240) } else { hard };
+        setrlimit(Resource::RLIMIT_NOFILE, soft, hard).map_err(|e| e.to_string())?;
+        Ok(soft)
+    }
+    #[cfg(not(unix))]
+    Ok(0)
 }
 
 /// Why the server could not run.
@@ -160,27 +225,44 @@ impl Link {
     }
 }
 
+/// The wall clock in Unix milliseconds.
+fn unix_ms() -> Millis {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
 /// The answer to `ping`, with the server's wall clock.
 fn pong(nonce: u64) -> ServerMsg {
-    let server_time_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-    ServerMsg::Pong { nonce, server_time_ms }
+    ServerMsg::Pong { nonce, server_time_ms: unix_ms() }
 }
 
 struct Shared {
     config: Config,
     store: Store,
+    /// The start of the rooms' timeline ([`Shared::now`]): this instant is `epoch_unix` ms.
     epoch: Instant,
+    epoch_unix: Millis,
     /// Every room, of every kind, by its code.
     rooms: Mutex<HashMap<AccessCode, RoomTx>>,
     per_ip: Mutex<HashMap<IpAddr, usize>>,
+    /// Rooms created from each address that still wait for players.
+    waiting_per_ip: Mutex<HashMap<IpAddr, usize>>,
     join_failures: Mutex<HashMap<IpAddr, (Millis, u32)>>,
     creations: Mutex<HashMap<IpAddr, (Millis, u32)>>,
     shutdown: Shutdown,
     next_conn: AtomicU64,
     /// Held by every task; `run` waits until all clones are dropped.
     alive: mpsc::Sender<()>,
+    /// Counters for `/metrics` and the readiness flag.
+    stats: admin::Stats,
+    /// Turns true once the stored rooms are back (at once without storage).
+    loaded: watch::Receiver<bool>,
+    /// Accepted sockets open now, and the most there may be.
+    open: AtomicUsize,
+    connection_cap: usize,
+    /// Over-cap connections being refused now.
+    refusing: AtomicUsize,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -189,16 +271,46 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
+    /// The rooms' time: Unix milliseconds at the start plus the monotonic time since, so a
+    /// deadline stored in a record (a room's expiry) means the same after a restart.
     fn now(&self) -> Millis {
-        u64::try_from(Instant::now().duration_since(self.epoch).as_millis()).unwrap_or(u64::MAX)
+        let since = Instant::now().duration_since(self.epoch).as_millis();
+        self.epoch_unix.saturating_add(u64::try_from(since).unwrap_or(u64::MAX))
     }
 
     fn instant_at(&self, t: Millis) -> Instant {
-        self.epoch + Duration::from_millis(t.min(u64::MAX / 4))
+        let since = t.saturating_sub(self.epoch_unix);
+        self.epoch + Duration::from_millis(since.min(u64::MAX / 4))
     }
 
     fn room(&self, code: &AccessCode) -> Option<RoomTx> {
         lock(&self.rooms).get(code).cloned()
+    }
+
+    /// Counts one more connection from `ip`, or `None` when it already has the most allowed.
+    fn admit(self: &Arc<Self>, ip: IpAddr) -> Option<IpGuard> {
+        IpGuard::take(self, ip, |s| &s.per_ip, self.config.max_connections_per_ip)
+    }
+
+    /// Counts one more waiting room created from `ip`, or `None` when it already has
+    /// [`Config::waiting_rooms_per_ip`] open. The room's task holds the guard while it waits.
+    fn open_waiting(self: &Arc<Self>, ip: IpAddr) -> Option<IpGuard> {
+        IpGuard::take(self, ip, |s| &s.waiting_per_ip, self.config.waiting_rooms_per_ip)
+    }
+
+    /// The client behind a connection from `peer`: the peer itself, or, from a trusted proxy,
+    /// the rightmost `X-Forwarded-For` address that is not one of the trusted proxies.
+    fn client_ip(&self, peer: IpAddr, forwarded: Option<&str>) -> IpAddr {
+        let trusted = &self.config.trusted_proxies;
+        if !trusted.contains(&peer) {
+            return peer;
+        }
+        forwarded
+            .into_iter()
+            .flat_map(|list| list.rsplit(','))
+            .map_while(|hop| hop.trim().parse::<IpAddr>().ok())
+            .find(|ip| !trusted.contains(ip))
+            .unwrap_or(peer)
     }
 
     fn join_allowed(&self, ip: IpAddr) -> bool {
@@ -237,6 +349,18 @@ fn count(map: &Mutex<HashMap<IpAddr, (Millis, u32)>>, ip: IpAddr, now: Millis) {
 }
 
 impl Shared {
+    /// Whether the stored rooms are back, connections are accepted and no shutdown began.
+    fn is_ready(&self) -> bool {
+        self.stats.ready.load(Ordering::Relaxed) && !self.shutdown.is_shutdown()
+    }
+
+    /// Waits until the stored rooms are back (connections are served meanwhile: `hello`,
+    /// `ping`), so that no join of a stored room is told it does not exist.
+    async fn until_loaded(&self) {
+        let mut loaded = self.loaded.clone();
+        let _ = loaded.wait_for(|done| *done).await;
+    }
+
     /// Rooms held now, of every kind.
     fn room_count(&self) -> usize {
         lock(&self.rooms).len()
@@ -269,31 +393,62 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServerError> {
-    let (store, records, chaturaji_records) = match &config.db {
-        Some(path) => Store::open_all(path)?,
-        None => (Store::memory(), Vec::new(), Vec::new()),
+    run_with_admin(listener, None, config, shutdown).await
+}
+
+/// [`run`], also serving `/healthz`, `/readyz` and `/metrics` over plain HTTP on `admin`
+/// (from the start, so a probe sees `/readyz` turn ready once the stored rooms are back).
+///
+/// # Errors
+///
+/// As [`run`].
+pub async fn run_with_admin(
+    listener: TcpListener,
+    admin: Option<TcpListener>,
+    config: Config,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServerError> {
+    let (store, stored) = match &config.db {
+        Some(path) => {
+            let (store, stored) = Store::open_lazy(path)?;
+            (store, Some(stored))
+        }
+        None => (Store::memory(), None),
     };
+    let (loaded_tx, loaded) = watch::channel(false);
+    let connection_cap = config.max_connections.unwrap_or_else(descriptor_cap);
+    info!(connection_cap, "connection cap");
     let (stop_tx, stop_rx) = watch::channel(false);
     let (alive, mut all_done) = mpsc::channel::<()>(1);
     let shared = Arc::new(Shared {
         config,
         store,
         epoch: Instant::now(),
+        epoch_unix: unix_ms(),
         rooms: Mutex::new(HashMap::new()),
         per_ip: Mutex::new(HashMap::new()),
+        waiting_per_ip: Mutex::new(HashMap::new()),
         join_failures: Mutex::new(HashMap::new()),
         creations: Mutex::new(HashMap::new()),
         shutdown: Shutdown { rx: stop_rx },
         next_conn: AtomicU64::new(1),
         alive,
+        stats: admin::Stats::default(),
+        loaded,
+        open: AtomicUsize::new(0),
+        connection_cap,
+        refusing: AtomicUsize::new(0),
     });
+    if let Some(admin) = admin {
+        tokio::spawn(admin::serve(shared.clone(), admin));
+    }
 
-    let now = shared.now();
-    actor::recover::<Room>(&shared, records, now).await;
-    actor::recover::<ChaturajiRoom>(&shared, chaturaji_records, now).await;
-
+    // Connections are accepted at once; the stored rooms come back meanwhile (joins wait for
+    // them), each with its recovery grace starting when it is back.
+    let recovery = recover(shared.clone(), stored, loaded_tx);
     let result = tokio::select! {
         r = accept_loop(&shared, &listener) => r,
+        Err(e) = recovery => Err(e),
         () = shutdown => Ok(()),
     };
     // Tell every task to stop, then wait for them.
@@ -306,38 +461,92 @@ pub async fn run(
     result
 }
 
+/// Brings the stored rooms back (read on a blocking thread, no re-save: the first change of
+/// each stores it), then says the server is ready. Resolves only on failure.
+async fn recover(
+    shared: Arc<Shared>,
+    stored: Option<StoredRooms>,
+    loaded: watch::Sender<bool>,
+) -> Result<(), ServerError> {
+    let started = Instant::now();
+    if let Some(stored) = stored {
+        let read = tokio::task::spawn_blocking(move || stored.read()).await;
+        let (records, chaturaji_records) = match read {
+            Ok(read) => read?,
+            Err(e) => {
+                let detail = format!("reading the stored rooms: {e}");
+                return Err(StoreError::Corrupt { code: String::new(), detail }.into());
+            }
+        };
+        let now = shared.now();
+        actor::recover::<Room>(&shared, records, now);
+        actor::recover::<ChaturajiRoom>(&shared, chaturaji_records, now);
+    }
+    shared.stats.ready.store(true, Ordering::Relaxed);
+    let _ = loaded.send(true);
+    let ms = started.elapsed().as_millis();
+    info!(rooms = shared.room_count(), ms, "ready");
+    std::future::pending().await
+}
+
+/// Shortest and longest wait after a failed `accept`.
+const ACCEPT_BACKOFF: (Duration, Duration) = (Duration::from_millis(10), Duration::from_secs(1));
+/// Most connections being refused at once for a full server (each holds a descriptor).
+const MAX_REFUSING: usize = 32;
+
+/// Accepts connections until the server stops. It never gives up: a failure to accept (out of
+/// descriptors, out of memory) is logged and retried after a short back-off while the open
+/// connections are served; the connection cap keeps it from happening in the first place.
 async fn accept_loop(shared: &Arc<Shared>, listener: &TcpListener) -> Result<(), ServerError> {
-    let mut backoff = 1;
+    let mut backoff = ACCEPT_BACKOFF.0;
     loop {
         let (stream, peer) = match listener.accept().await {
             Ok(x) => {
-                backoff = 1;
+                backoff = ACCEPT_BACKOFF.0;
                 x
             }
             Err(e) => {
-                // Out of file descriptors and the like: wait and retry, give up eventually.
-                if backoff > 64 {
-                    return Err(e.into());
-                }
-                tokio::time::sleep(Duration::from_secs(backoff)).await;
-                backoff *= 2;
+                warn!("accepting a connection failed, retrying in {backoff:?}: {e}");
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(ACCEPT_BACKOFF.1);
                 continue;
             }
         };
-        let ip = peer.ip();
-        {
-            let mut per_ip = lock(&shared.per_ip);
-            let n = per_ip.entry(ip).or_insert(0);
-            if *n >= shared.config.max_connections_per_ip {
-                info!(%peer, "connection refused: too many from this address");
-                continue; // dropping the stream closes it
-            }
-            *n += 1;
+        let open = Open::count(shared);
+        let full = open.before >= shared.connection_cap;
+        if full && shared.refusing.fetch_add(1, Ordering::Relaxed) >= MAX_REFUSING {
+            shared.refusing.fetch_sub(1, Ordering::Relaxed);
+            continue; // too many refusals at once: just close
         }
-        let guard = IpGuard { shared: shared.clone(), ip };
+        if full {
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                let _open = open;
+                if shared.config.tls_off() {
+                    refuse_full(stream).await;
+                }
+                shared.refusing.fetch_sub(1, Ordering::Relaxed);
+            });
+            continue;
+        }
+        let ip = peer.ip();
+        // A trusted proxy carries many clients: those are counted by their forwarded address
+        // once the handshake has named it.
+        let guard = if shared.config.trusted_proxies.contains(&ip) {
+            None
+        } else {
+            match shared.admit(ip) {
+                Some(guard) => Some(guard),
+                None => {
+                    info!(%peer, "connection refused: too many from this address");
+                    continue; // dropping the stream closes it
+                }
+            }
+        };
         let shared = shared.clone();
         tokio::spawn(async move {
             let _guard = guard;
+            let _open = open;
             let _alive = shared.alive.clone();
             let _ = stream.set_nodelay(true);
             #[cfg(feature = "tls")]
@@ -354,14 +563,84 @@ async fn accept_loop(shared: &Arc<Shared>, listener: &TcpListener) -> Result<(),
     }
 }
 
-struct IpGuard {
+/// Tells a connection over the server's cap, over plain WebSocket, that the server is full,
+/// and closes it (a TLS server just closes it: the handshake would cost more than it saves).
+async fn refuse_full(stream: tokio::net::TcpStream) {
+    let refuse = async {
+        let mut ws = tokio_tungstenite::accept_async_with_config(stream, Some(ws_config())).await?;
+        let full = ServerMsg::error(ErrorCode::Unavailable, "the server is full; try again soon");
+        ws.send(Message::text(encode(&full))).await?;
+        ws.close(None).await
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(2), refuse).await;
+}
+
+/// An accepted socket, counted against the connection cap while held.
+struct Open {
+    shared: Arc<Shared>,
+    /// Sockets open before this one.
+    before: usize,
+}
+
+impl Open {
+    fn count(shared: &Arc<Shared>) -> Open {
+        let before = shared.open.fetch_add(1, Ordering::Relaxed);
+        Open { shared: shared.clone(), before }
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.shared.open.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// One open connection in `/metrics`, for as long as it is held.
+struct Connected<'a>(&'a Shared);
+
+impl Connected<'_> {
+    fn count(shared: &Shared) -> Connected<'_> {
+        shared.stats.connections.fetch_add(1, Ordering::Relaxed);
+        Connected(shared)
+    }
+}
+
+impl Drop for Connected<'_> {
+    fn drop(&mut self) {
+        self.0.stats.connections.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// One unit of a per-address count (connections, waiting rooms), given back when dropped.
+pub(crate) struct IpGuard {
     shared: Arc<Shared>,
     ip: IpAddr,
+    counts: fn(&Shared) -> &Mutex<HashMap<IpAddr, usize>>,
+}
+
+impl IpGuard {
+    fn take(
+        shared: &Arc<Shared>,
+        ip: IpAddr,
+        counts: fn(&Shared) -> &Mutex<HashMap<IpAddr, usize>>,
+        most: usize,
+    ) -> Option<IpGuard> {
+        let mut map = lock(counts(shared));
+        let n = map.entry(ip).or_insert(0);
+        if *n >= most {
+            if *n == 0 {
+                map.remove(&ip);
+            }
+            return None;
+        }
+        *n += 1;
+        Some(IpGuard { shared: shared.clone(), ip, counts })
+    }
 }
 
 impl Drop for IpGuard {
     fn drop(&mut self) {
-        let mut per_ip = lock(&self.shared.per_ip);
+        let mut per_ip = lock((self.counts)(&self.shared));
         if let Some(n) = per_ip.get_mut(&self.ip) {
             *n -= 1;
             if *n == 0 {
@@ -438,8 +717,20 @@ async fn serve_connection<S>(shared: &Arc<Shared>, stream: S, peer: SocketAddr)
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let handshake = tokio_tungstenite::accept_async_with_config(stream, Some(ws_config()));
-    let ws = match tokio::time::timeout(HANDSHAKE, handshake).await {
+    let mut forwarded = None;
+    // The error type (a whole HTTP response) is tungstenite's callback signature, not ours.
+    #[allow(clippy::result_large_err)]
+    let read_forwarded = |request: &Request, response: Response| {
+        forwarded = request
+            .headers()
+            .get("x-forwarded-for")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        Ok(response)
+    };
+    let handshake =
+        tokio_tungstenite::accept_hdr_async_with_config(stream, read_forwarded, Some(ws_config()));
+    let mut ws = match tokio::time::timeout(HANDSHAKE, handshake).await {
         Ok(Ok(ws)) => ws,
         Ok(Err(e)) => {
             debug!(%peer, "WebSocket handshake failed: {e}");
@@ -450,6 +741,19 @@ where
             return;
         }
     };
+    let ip = shared.client_ip(peer.ip(), forwarded.as_deref());
+    let _proxied_guard = if !shared.config.trusted_proxies.contains(&peer.ip()) {
+        None // counted at accept
+    } else if let Some(guard) = shared.admit(ip) {
+        Some(guard)
+    } else {
+        info!(%peer, client = %ip, "connection refused: too many from this address");
+        let refusal = ServerMsg::error(ErrorCode::RateLimited, "too many connections from here");
+        let _ = ws.send(Message::text(encode(&refusal))).await;
+        let _ = ws.close(None).await;
+        return;
+    };
+    let _counted = Connected::count(shared);
     let (mut sink, mut source) = ws.split();
     let (tx, mut rx) = mpsc::channel::<Out>(1024);
     let kill = Arc::new(Notify::new());
@@ -499,12 +803,12 @@ where
         }
     });
 
-    info!(conn = link.id, %peer, "connection opened");
+    info!(conn = link.id, %peer, client = %ip, "connection opened");
     let rate = f64::from(shared.config.messages_per_second.max(1));
     let mut conn = Conn {
         shared: shared.clone(),
         link,
-        ip: peer.ip(),
+        ip,
         hello: false,
         room: None,
         bucket: Bucket { tokens: 2.0 * rate, rate, last: Instant::now() },
@@ -512,9 +816,16 @@ where
     };
     let mut shutdown = shared.shutdown.clone();
     let idle = shared.config.idle_timeout;
+    // Pings and pongs (or the pieces of a message never finished) keep a connection alive, but
+    // not one that never says hello.
+    let hello_by = Instant::now() + shared.config.hello_timeout;
     loop {
         let next = tokio::select! {
             n = tokio::time::timeout(idle, source.next()) => n,
+            () = tokio::time::sleep_until(hello_by), if !conn.hello => {
+                conn.send(ServerMsg::error(ErrorCode::HelloRequired, "no hello in time"));
+                break;
+            }
             () = kill.notified() => break,
             () = shutdown.recv() => {
                 conn.send(ServerMsg::error(ErrorCode::ShuttingDown, "the server is shutting down"));
@@ -533,10 +844,7 @@ where
         heard.store(shared.now(), Ordering::Relaxed);
         let flow = match frame {
             Message::Text(text) => conn.on_text(text.as_str()).await,
-            Message::Binary(_) => {
-                conn.send(ServerMsg::error(ErrorCode::Malformed, "binary frames are not used"));
-                Flow::Continue
-            }
+            Message::Binary(_) => conn.on_binary(),
             Message::Close(_) => Flow::Close,
             Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => Flow::Continue,
         };
@@ -565,6 +873,7 @@ impl Conn {
     }
 
     fn refuse(&mut self, code: ErrorCode, message: impl Into<String>) -> Flow {
+        self.shared.stats.refused(code.as_str());
         self.send(ServerMsg::error(code, message));
         self.refused += 1;
         // A peer that keeps sending garbage is not a client we can help.
@@ -572,6 +881,20 @@ impl Conn {
             Flow::Close
         } else {
             Flow::Continue
+        }
+    }
+
+    /// A binary frame (the protocol has none): refused, and counted like any message against
+    /// the rate limit and the refusal cut-off.
+    fn on_binary(&mut self) -> Flow {
+        if !self.bucket.take() {
+            return self.refuse(ErrorCode::RateLimited, "too many messages; slow down");
+        }
+        let flow = self.refuse(ErrorCode::Malformed, "binary frames are not used");
+        if self.hello {
+            flow
+        } else {
+            Flow::Close
         }
     }
 
@@ -666,6 +989,8 @@ impl Conn {
         &mut self,
         build: impl FnOnce(AccessCode, String, Millis, Lifetimes) -> Result<(R, R::Seat), RoomError>,
     ) -> Flow {
+        // A new code must not collide with a stored room that is not back yet.
+        self.shared.until_loaded().await;
         let shared = self.shared.clone();
         let now = shared.now();
         let limit = shared.config.rooms_per_minute_per_ip;
@@ -675,6 +1000,13 @@ impl Conn {
         if shared.room_count() >= shared.config.max_rooms {
             return self.refuse(ErrorCode::Unavailable, "the server is full; try again later");
         }
+        let Some(waiting) = shared.open_waiting(self.ip) else {
+            let most = shared.config.waiting_rooms_per_ip;
+            return self.refuse(
+                ErrorCode::RateLimited,
+                format!("{most} rooms from your address already wait for players; join one or let one expire"),
+            );
+        };
         count(&shared.creations, self.ip, now);
         let token = new_token();
         let (tx, rx) = mpsc::channel(ROOM_QUEUE);
@@ -686,7 +1018,12 @@ impl Conn {
                 return self.refuse(e.code, e.message);
             }
         };
-        if let Err(e) = room.save(&shared.store, now).await {
+        let started = Instant::now();
+        let saved = room.save(&shared.store, now).await;
+        if shared.store.is_durable() && saved.is_ok() {
+            shared.stats.committed(started.elapsed());
+        }
+        if let Err(e) = saved {
             lock(&shared.rooms).remove(&code);
             return self.refuse(ErrorCode::Internal, format!("could not store the room: {e}"));
         }
@@ -694,7 +1031,7 @@ impl Conn {
         self.link.send_out(R::seated(code.clone(), seat, token).into());
         self.link.send_out(room.snapshot_msg(now).into());
         info!(conn = self.link.id, room = %code, kind = R::KIND, "room created");
-        actor::start(&shared, room, vec![(seat, self.link.clone())], rx);
+        actor::start(&shared, room, vec![(seat, self.link.clone())], rx, Some(waiting));
         self.room = Some(RoomHandle { code, tx: R::wrap(tx) });
         Flow::Continue
     }
@@ -707,8 +1044,17 @@ impl Conn {
         joiner: R::Joiner,
         rejoin: Option<(String, u64)>,
     ) -> Flow {
-        if !self.shared.join_allowed(self.ip) {
-            return self.refuse(ErrorCode::RateLimited, "too many failed attempts; wait a minute");
+        // The room may be a stored one that is not back yet.
+        self.shared.until_loaded().await;
+        // Over the limit, new joins are refused outright; a rejoin is still tried, because a
+        // seat's token (256 random bits) cannot be guessed and the failures counted against
+        // this address may be somebody else's (the opponent on the same Wi-Fi, a carrier NAT).
+        // Every other outcome then answers `rate_limited` alike, so guessing room codes learns
+        // nothing while the limit holds.
+        const LIMITED: &str = "too many failed attempts; wait a minute";
+        let limited = !self.shared.join_allowed(self.ip);
+        if limited && rejoin.is_none() {
+            return self.refuse(ErrorCode::RateLimited, LIMITED);
         }
         let sits_here = self
             .room
@@ -720,6 +1066,9 @@ impl Conn {
         let tx = self.shared.room(&code);
         let Some(room) = tx.as_ref().and_then(R::unwrap) else {
             self.shared.join_failed(self.ip);
+            if limited {
+                return self.refuse(ErrorCode::RateLimited, LIMITED);
+            }
             return self.refuse(ErrorCode::RoomNotFound, format!("no room has the code {code}"));
         };
         let room = room.clone();
@@ -747,6 +1096,9 @@ impl Conn {
             Ok(Err(e)) => {
                 if R::counts_as_failed_join(e.code) {
                     self.shared.join_failed(self.ip);
+                }
+                if limited {
+                    return self.refuse(ErrorCode::RateLimited, LIMITED);
                 }
                 self.refuse(e.code, e.message)
             }

@@ -10,7 +10,7 @@
 //! automatic checkpoint the commit that crossed 1,000 WAL pages did that work, every fraction of
 //! a second under load, and its moves waited for it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread;
 
@@ -32,6 +32,14 @@ pub enum StoreError {
         /// The room's code.
         code: String,
         /// What was wrong.
+        detail: String,
+    },
+    /// The database file could not be created or given owner-only permissions.
+    #[error("database file {path}: {detail}")]
+    File {
+        /// The file.
+        path: String,
+        /// What went wrong.
         detail: String,
     },
     /// The writer thread is gone.
@@ -96,6 +104,46 @@ fn read_table<T: serde::de::DeserializeOwned>(
     Ok(records)
 }
 
+/// The rooms a database held when it was opened, not read yet: see [`Store::open_lazy`].
+#[derive(Debug)]
+pub struct StoredRooms {
+    path: PathBuf,
+}
+
+impl StoredRooms {
+    /// Reads the stored chess and Chaturaji rooms.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Sqlite`] if the tables cannot be read; records that cannot be parsed are
+    /// errors in the lists.
+    pub fn read(self) -> Result<(Records<RoomRecord>, Records<ChaturajiRecord>), StoreError> {
+        let conn = Connection::open(&self.path)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        let chess = read_table::<RoomRecord>(&conn, "rooms")?;
+        let chaturaji = read_table::<ChaturajiRecord>(&conn, "chaturaji_rooms")?;
+        Ok((chess, chaturaji))
+    }
+}
+
+/// Creates the database file readable by its owner only (0600; SQLite gives its `-wal` and
+/// `-shm` files the same mode), and tightens an existing one: it holds the games in play.
+fn owner_only(path: &Path) -> Result<(), StoreError> {
+    let io = |e: std::io::Error| StoreError::File {
+        path: path.display().to_string(),
+        detail: e.to_string(),
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        std::fs::OpenOptions::new().create(true).append(true).mode(0o600).open(path).map_err(io)?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(io)?;
+    }
+    #[cfg(not(unix))]
+    let _ = io;
+    Ok(())
+}
+
 impl Store {
     /// No persistence: every save succeeds at once and nothing is recovered.
     pub fn memory() -> Store {
@@ -121,14 +169,27 @@ impl Store {
     pub fn open_all(
         path: &Path,
     ) -> Result<(Store, Records<RoomRecord>, Records<ChaturajiRecord>), StoreError> {
+        let (store, stored) = Store::open_lazy(path)?;
+        let (chess, chaturaji) = stored.read()?;
+        Ok((store, chess, chaturaji))
+    }
+
+    /// Opens (creating if needed) the database at `path` without reading its rooms: the store
+    /// is usable at once and [`StoredRooms::read`] reads them (on its own connection, so while
+    /// new rooms are being stored).
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::open`].
+    pub fn open_lazy(path: &Path) -> Result<(Store, StoredRooms), StoreError> {
+        owner_only(path)?;
         let conn = Connection::open(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute(SCHEMA, [])?;
         conn.execute(CHATURAJI_SCHEMA, [])?;
-        let chess = read_table::<RoomRecord>(&conn, "rooms")?;
-        let chaturaji = read_table::<ChaturajiRecord>(&conn, "chaturaji_rooms")?;
+        let stored = StoredRooms { path: path.to_owned() };
         // Checkpoints happen in the checkpoint thread, never inside a commit.
         conn.pragma_update(None, "wal_autocheckpoint", 0)?;
         let checkpointer = Connection::open(path)?;
@@ -145,7 +206,7 @@ impl Store {
             .name("maharajah-store".into())
             .spawn(move || writer(conn, rx, &committed))
             .map_err(thread_error)?;
-        Ok((Store { tx: Some(tx) }, chess, chaturaji))
+        Ok((Store { tx: Some(tx) }, stored))
     }
 
     /// Whether this store writes anywhere.

@@ -365,14 +365,15 @@ async fn forged_stale_and_out_of_turn_actions_are_refused_and_change_nothing() {
     assert!(matches!(refused, ServerMsg::Error { code: ErrorCode::StalePly, .. }));
     let refused = players[0].act_at(0, ChaturajiAction::EndTurn).await;
     assert!(matches!(refused, ServerMsg::Error { code: ErrorCode::WrongPhase, .. }));
-    // Nothing happened: Red's roll is step 0 and the very next event.
+    // Nothing happened: Red's roll is step 0 and the very next event after the dice parties are
+    // fixed (these bare clients send no dice commitment: the window closes with the room alone).
     let first = ack(&players[0].act_at(0, ChaturajiAction::Roll).await);
-    assert_eq!(first, (0, seq + 1));
+    assert_eq!(first, (0, seq + 2));
     // The same roll resent: the same ack, no new event; an old step with another action: stale.
     assert_eq!(ack(&players[0].act_at(0, ChaturajiAction::Roll).await), first);
     let stale = players[0].act_at(0, ChaturajiAction::EndTurn).await;
     assert!(matches!(stale, ServerMsg::Error { code: ErrorCode::StalePly, .. }));
-    assert_eq!(players[0].last_seq, seq + 1);
+    assert_eq!(players[0].last_seq, seq + 2);
     server.stop().await;
 }
 
@@ -410,10 +411,22 @@ async fn a_dropped_person_is_played_by_the_cpu_and_gets_the_seat_back_on_the_sam
         .await;
     assert_eq!(thief.until_error().await, ErrorCode::RoomFull);
 
-    // The same device comes back (without its token): it gets its seat and token back.
+    // The same device comes back (without its token): it gets its seat back, under a fresh
+    // token (the server keeps only digests, so it cannot hand the old one out again), and the
+    // old token no longer holds the seat.
     let mut back = Player::connect(server.addr, &blue_device).await;
     back.join(&code).await;
-    assert_eq!((back.seat, back.token.as_str()), (Some(Seat::Blue), blue_token.as_str()));
+    assert_eq!(back.seat, Some(Seat::Blue));
+    assert_ne!(back.token, blue_token);
+    let mut old = Player::connect(server.addr, &blue_device).await;
+    old.send(&ClientMsg::RejoinChaturaji {
+        code: code.clone(),
+        token: blue_token.clone(),
+        device: blue_device.clone(),
+        last_seq: 0,
+    })
+    .await;
+    assert_eq!(old.until_error().await, ErrorCode::Forbidden);
     players[0]
         .until_event("handed back", |e| {
             matches!(e, ChaturajiEvent::HandedBack { seat: Seat::Blue })
@@ -449,16 +462,20 @@ async fn the_turn_timer_discards_the_dice_and_passes_the_turn() {
     red.until_game().await;
     let t0 = tokio::time::Instant::now();
     ack(&red.act_at(0, ChaturajiAction::Roll).await);
+    // The roll is made when the dice commitment window closes, so the ack comes then.
+    let rolled = tokio::time::Instant::now();
     // Red waits (or, if no die of the roll was usable, Blue is to roll and waits): the room
-    // ends that person's turn at 30 s, discarding the dice or the roll.
+    // ends that person's turn 30 s after it began, discarding the dice or the roll. Red's turn
+    // began with the game; Blue's began when Red's roll ended Red's turn.
     let waiting = red.game.as_ref().unwrap().to_move();
     assert!(matches!(waiting, Seat::Red | Seat::Blue));
+    let turn_began = if waiting == Seat::Red { t0 } else { rolled };
     let e = blue
         .until_event("time out", |e| {
             matches!(e, ChaturajiEvent::Played { action: Step::TimeOut, .. })
         })
         .await;
-    let waited = t0.elapsed();
+    let waited = turn_began.elapsed();
     assert!(waited >= Duration::from_secs(30) && waited < Duration::from_secs(31), "{waited:?}");
     let ChaturajiEvent::Played { seat, by_room, to_move, events, .. } = e else { unreachable!() };
     assert_eq!((seat, by_room), (waiting, true));

@@ -10,6 +10,8 @@ use common::*;
 use maharajah_protocol::army::{self, commitment};
 use maharajah_protocol::*;
 use maharajah_server::Config;
+use tokio::net::TcpListener;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 async fn pair(server: &TestServer, opts: RoomOptions) -> (Client, Client) {
     let mut a = Client::connect(server.addr).await;
@@ -374,6 +376,217 @@ async fn failed_joins_are_rate_limited_per_address() {
     server.stop().await;
 }
 
+/// Another client on the same address (the opponent on the same Wi-Fi, a carrier NAT) floods
+/// bad joins and bad rejoins: a seated player's rejoin with its valid token still succeeds,
+/// while the flooder's guesses, room codes and tokens alike, all get `rate_limited`.
+#[tokio::test]
+async fn a_valid_rejoin_is_not_locked_out_by_another_clients_failures() {
+    let server =
+        TestServer::start(Config { join_failures_per_minute: 3, ..Config::default() }).await;
+    let (mut w, mut b) = pair(&server, options(Variant::Chess, None, false, Color::White)).await;
+    w.play(0, "e2e4").await;
+    b.until_event("e4", is_moved(0)).await;
+    let (code, token, seen) = (b.code.clone().unwrap(), b.token.clone(), b.last_seq);
+    b.close().await;
+
+    let mut flooder = Client::connect(server.addr).await;
+    let missing: AccessCode = "ZZZZZZZZ".parse().unwrap();
+    for _ in 0..20 {
+        flooder.send(&ClientMsg::JoinRoom { code: missing.clone() }).await;
+        flooder.until_error().await;
+    }
+    flooder.send(&ClientMsg::JoinRoom { code: missing.clone() }).await;
+    assert_eq!(flooder.until_error().await.0, ErrorCode::RateLimited);
+    // Over the limit, a guessed rejoin learns nothing: no room and a wrong token look alike.
+    let wrong = ClientMsg::Rejoin { code: code.clone(), token: "ab".repeat(32), last_seq: 0 };
+    flooder.send(&wrong).await;
+    assert_eq!(flooder.until_error().await.0, ErrorCode::RateLimited);
+    flooder.send(&ClientMsg::Rejoin { code: missing, token: "ab".repeat(32), last_seq: 0 }).await;
+    assert_eq!(flooder.until_error().await.0, ErrorCode::RateLimited);
+
+    let mut b2 = Client::connect(server.addr).await;
+    b2.last_seq = seen;
+    b2.send(&ClientMsg::Rejoin { code, token, last_seq: seen }).await;
+    let seated = b2.recv().await;
+    assert!(matches!(seated, ServerMsg::Seated { seat: Color::Black, .. }), "{seated:?}");
+    server.stop().await;
+}
+
+/// Three failed joins from `c` (the limit in these tests), then the fourth is refused.
+async fn flood(c: &mut Client, missing: &AccessCode) {
+    let join = ClientMsg::JoinRoom { code: missing.clone() };
+    for _ in 0..3 {
+        c.send(&join).await;
+        assert_eq!(c.until_error().await.0, ErrorCode::RoomNotFound);
+    }
+    c.send(&join).await;
+    assert_eq!(c.until_error().await.0, ErrorCode::RateLimited);
+}
+
+/// Behind a trusted proxy each forwarded client has its own limits; from anyone else the
+/// `X-Forwarded-For` header is ignored (a client cannot escape its limits by sending one).
+#[tokio::test]
+async fn limits_follow_the_forwarded_address_from_trusted_proxies_only() {
+    let missing: AccessCode = "ZZZZZZZZ".parse().unwrap();
+    let limits =
+        Config { join_failures_per_minute: 3, max_connections_per_ip: 2, ..Config::default() };
+    let proxied = TestServer::start(Config {
+        trusted_proxies: vec!["127.0.0.1".parse().unwrap()],
+        ..limits.clone()
+    })
+    .await;
+    let mut a = Client::connect_forwarded(proxied.addr, "10.0.0.1").await;
+    flood(&mut a, &missing).await;
+    // Another client behind the same proxy is not limited by the first one's failures…
+    let mut b = Client::connect_forwarded(proxied.addr, "203.0.113.9, 10.0.0.2").await;
+    b.send(&ClientMsg::JoinRoom { code: missing.clone() }).await;
+    assert_eq!(b.until_error().await.0, ErrorCode::RoomNotFound);
+    // …and connections are counted per forwarded client: 10.0.0.1 has two, a third is refused.
+    let _a2 = Client::connect_forwarded(proxied.addr, "10.0.0.1").await;
+    let mut request = format!("ws://{}", proxied.addr).into_client_request().unwrap();
+    request.headers_mut().insert("x-forwarded-for", "10.0.0.1".parse().unwrap());
+    let mut a3 = Client::connect_with(request).await;
+    assert_eq!(a3.until_error().await.0, ErrorCode::RateLimited);
+    assert!(a3.is_closed_by_server().await);
+    proxied.stop().await;
+
+    let direct = TestServer::start(limits).await;
+    let mut a = Client::connect_forwarded(direct.addr, "10.0.0.1").await;
+    flood(&mut a, &missing).await;
+    let mut b = Client::connect_forwarded(direct.addr, "10.0.0.2").await;
+    b.send(&ClientMsg::JoinRoom { code: missing }).await;
+    assert_eq!(b.until_error().await.0, ErrorCode::RateLimited, "the header is not trusted");
+    direct.stop().await;
+}
+
+/// Binary frames count like text ones: a flood of them is rate limited and, past the
+/// refusal cut-off, the connection is closed.
+#[tokio::test]
+async fn a_flood_of_binary_frames_is_cut_off() {
+    let server = TestServer::start(Config::default()).await;
+    let mut c = Client::connect(server.addr).await;
+    let mut sent = 0;
+    while sent < 1_000 && c.send_binary(vec![0; 16]).await {
+        sent += 1;
+    }
+    let mut codes = Vec::new();
+    while let Some(msg) = c.try_recv(Duration::from_secs(2)).await {
+        if let ServerMsg::Error { code, .. } = msg {
+            codes.push(code);
+        }
+    }
+    let limited = codes.iter().filter(|c| **c == ErrorCode::RateLimited).count();
+    assert!(limited > 0, "{sent} sent, {} refusals, none rate_limited", codes.len());
+    assert!(codes.len() <= 101, "the cut-off after 100 refusals: {}", codes.len());
+    assert!(c.is_closed_by_server().await, "{sent} binary frames sent");
+    server.stop().await;
+}
+
+/// One live connection per seat, the newest: after a player rejoins from a second socket, the
+/// first can no longer act with the same token.
+#[tokio::test]
+async fn a_seat_acts_from_its_newest_connection_only() {
+    let server = TestServer::start(Config::default()).await;
+    let (mut w, mut b) = pair(&server, options(Variant::Chess, None, false, Color::White)).await;
+    let (code, token) = (w.code.clone().unwrap(), w.token.clone());
+    let mut w2 = Client::connect(server.addr).await;
+    w2.send(&ClientMsg::Rejoin { code: code.clone(), token: token.clone(), last_seq: 0 }).await;
+    w2.until("seated", |m| matches!(m, ServerMsg::Seated { .. })).await;
+    assert_eq!(w.until_error().await.0, ErrorCode::Forbidden, "told the seat moved on");
+    let stale = w.play(0, "e2e4").await;
+    assert!(matches!(stale, ServerMsg::Error { code: ErrorCode::Forbidden, .. }), "{stale:?}");
+    assert!(matches!(w2.play(0, "d2d4").await, ServerMsg::MoveAck { .. }));
+    let moved = b.until_event("d4", is_moved(0)).await;
+    assert!(matches!(moved, RoomEvent::Moved { ref uci, .. } if uci == "d2d4"), "{moved:?}");
+    server.stop().await;
+}
+
+/// The admin endpoints: health, readiness, and metrics that follow what happens (connections,
+/// rooms by state, moves, refusals by code, commit latency with durable storage).
+#[tokio::test]
+async fn admin_endpoints_report_health_readiness_and_metrics() {
+    let dir = tempfile::tempdir().unwrap();
+    let admin = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let at = admin.local_addr().unwrap();
+    let db = Some(dir.path().join("rooms.sqlite3"));
+    let server = TestServer::start_with(Config { db, ..Config::default() }, Some(admin)).await;
+    let mut w = Client::connect(server.addr).await;
+    assert_eq!(http_get(at, "/healthz").await.0, 200);
+    // Ready once the (here: no) stored rooms are back, which happens beside serving.
+    until_ready(at).await;
+    assert_eq!(http_get(at, "/nope").await.0, 404);
+
+    let code = w.create(options(Variant::Chess, None, false, Color::White)).await;
+    let (_, body) = http_get(at, "/metrics").await;
+    assert_eq!(metric(&body, "maharajah_connections"), Some(1.0), "{body}");
+    assert_eq!(metric(&body, r#"maharajah_rooms{state="waiting"}"#), Some(1.0), "{body}");
+    let mut b = Client::connect(server.addr).await;
+    b.join(&code).await;
+    w.until_event("started", |e| matches!(e, RoomEvent::GameStarted { .. })).await;
+    assert!(matches!(w.play(0, "e2e4").await, ServerMsg::MoveAck { .. }));
+    // A move out of turn, and a join of a missing room: two refusals by code.
+    assert!(matches!(w.play(1, "d2d4").await, ServerMsg::Error { .. }));
+    b.send(&ClientMsg::JoinRoom { code: "ZZZZZZZZ".parse().unwrap() }).await;
+    assert_eq!(b.until_error().await.0, ErrorCode::RoomNotFound);
+
+    let (_, body) = http_get(at, "/metrics").await;
+    assert_eq!(metric(&body, "maharajah_connections"), Some(2.0), "{body}");
+    assert_eq!(metric(&body, r#"maharajah_rooms{state="waiting"}"#), Some(0.0), "{body}");
+    assert_eq!(metric(&body, r#"maharajah_rooms{state="playing"}"#), Some(1.0), "{body}");
+    assert_eq!(metric(&body, "maharajah_moves_total"), Some(1.0), "{body}");
+    assert_eq!(metric(&body, r#"maharajah_refusals_total{code="room_not_found"}"#), Some(1.0));
+    assert!(body.contains(r#"maharajah_refusals_total{code="not_your_turn"} 1"#), "{body}");
+    let commits = metric(&body, "maharajah_commit_seconds_count").unwrap_or(0.0);
+    assert!(commits >= 3.0, "create, join, move were stored: {body}");
+    assert_eq!(metric(&body, r#"maharajah_commit_seconds_bucket{le="+Inf"}"#), Some(commits));
+    assert!(!body.contains(&w.token) && !body.contains("127.0.0.1"), "no secrets: {body}");
+    w.close().await;
+    b.close().await;
+    server.stop().await;
+}
+
+/// A connection that never says hello is closed after the hello deadline, even while it
+/// keeps answering and sending pings.
+#[tokio::test]
+async fn a_connection_without_hello_is_closed_after_the_deadline() {
+    let config = Config { hello_timeout: Duration::from_millis(300), ..Config::default() };
+    let server = TestServer::start(config).await;
+    let mut silent = Client::connect_raw(server.addr).await;
+    let mut pinging = true;
+    for _ in 0..10 {
+        pinging &= silent.send_ping().await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let closed = !pinging || silent.is_closed_by_server().await;
+    assert!(closed, "still open a second after a 300 ms hello deadline");
+    // One that says hello in time stays.
+    let mut c = Client::connect(server.addr).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    c.send(&ClientMsg::Ping { nonce: 7 }).await;
+    assert!(matches!(c.recv().await, ServerMsg::Pong { nonce: 7, .. }));
+    server.stop().await;
+}
+
+/// Over the connection cap a new connection is told `unavailable` and closed; the ones open
+/// are served, and a place that frees up is taken again.
+#[tokio::test]
+async fn over_the_connection_cap_new_ones_are_refused_politely() {
+    let server = TestServer::start(Config { max_connections: Some(3), ..Config::default() }).await;
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(Client::connect(server.addr).await);
+    }
+    let mut over = Client::connect_raw(server.addr).await;
+    assert_eq!(over.until_error().await.0, ErrorCode::Unavailable);
+    assert!(over.is_closed_by_server().await);
+    held[0].send(&ClientMsg::Ping { nonce: 1 }).await;
+    assert!(matches!(held[0].recv().await, ServerMsg::Pong { nonce: 1, .. }));
+    held.pop().unwrap().close().await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let _again = Client::connect(server.addr).await;
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn room_creation_is_rate_limited_per_address() {
     let server =
@@ -384,6 +597,42 @@ async fn room_creation_is_rate_limited_per_address() {
     c.send(&ClientMsg::CreateRoom { options: options(Variant::Chess, None, false, Color::White) })
         .await;
     assert_eq!(c.until_error().await.0, ErrorCode::RateLimited);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn one_address_may_keep_only_so_many_rooms_waiting() {
+    let server = TestServer::start(Config { waiting_rooms_per_ip: 2, ..Config::default() }).await;
+    let mut c = Client::connect(server.addr).await;
+    let first = c.create(options(Variant::Chess, None, false, Color::White)).await;
+    c.create(options(Variant::Horde, None, false, Color::Black)).await;
+    c.send(&ClientMsg::CreateRoom { options: options(Variant::Chess, None, false, Color::White) })
+        .await;
+    let (code, message) = c.until_error().await;
+    assert_eq!(code, ErrorCode::RateLimited);
+    assert!(message.contains("2 rooms from your address already wait"), "{message}");
+    // Once somebody joins one of them it no longer waits, and there is room for a new one.
+    let mut other = Client::connect(server.addr).await;
+    other.join(&first).await;
+    let mut again = None;
+    for _ in 0..50 {
+        c.send(&ClientMsg::CreateRoom {
+            options: options(Variant::Chess, None, false, Color::White),
+        })
+        .await;
+        match c
+            .until("an answer", |m| matches!(m, ServerMsg::Seated { .. } | ServerMsg::Error { .. }))
+            .await
+        {
+            ServerMsg::Seated { code, .. } => {
+                again = Some(code);
+                break;
+            }
+            // The room's task counts the join a moment after the joiner's answer.
+            _ => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    }
+    assert!(again.is_some(), "a new room once one of the two has an opponent");
     server.stop().await;
 }
 

@@ -91,3 +91,28 @@ async fn an_unjoined_room_expires() {
     assert_eq!(c.until_error().await.0, ErrorCode::RoomNotFound);
     server.stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_waiting_room_of_a_departed_creator_is_gone_after_its_deadline() {
+    let server = TestServer::start(patient()).await;
+    let mut a = Client::connect(server.addr).await;
+    a.patience = Duration::from_secs(3600);
+    let code = a.create(options(Variant::Chess, None, false, Color::White)).await;
+    let token = a.token.clone();
+    a.close().await;
+    // Back after 9 minutes: the room is still there, and coming back keeps it.
+    tokio::time::sleep(Duration::from_secs(9 * 60)).await;
+    let mut a2 = Client::connect(server.addr).await;
+    a2.patience = Duration::from_secs(3600);
+    a2.send(&ClientMsg::Rejoin { code: code.clone(), token: token.clone(), last_seq: 0 }).await;
+    a2.until("seated", |m| matches!(m, ServerMsg::Seated { .. })).await;
+    tokio::time::sleep(Duration::from_secs(20 * 60)).await;
+    a2.close().await;
+    // Gone for good: 10 minutes later nobody can join it.
+    tokio::time::sleep(Duration::from_secs(10 * 60 + 1)).await;
+    let mut b = Client::connect(server.addr).await;
+    b.patience = Duration::from_secs(3600);
+    b.send(&ClientMsg::JoinRoom { code }).await;
+    assert_eq!(b.until_error().await.0, ErrorCode::RoomNotFound);
+    server.stop().await;
+}

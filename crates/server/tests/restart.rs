@@ -156,6 +156,37 @@ async fn a_clean_shutdown_and_restart_in_process_keeps_a_hidden_setup() {
 }
 
 #[tokio::test]
+async fn a_restart_keeps_a_rooms_original_expiry() {
+    let dir = tempfile::tempdir().unwrap();
+    let lifetimes = maharajah_server::Lifetimes {
+        open: Duration::from_secs(3),
+        ..maharajah_server::Lifetimes::default()
+    };
+    let config = maharajah_server::Config {
+        db: Some(dir.path().join("rooms.sqlite3")),
+        lifetimes,
+        ..maharajah_server::Config::default()
+    };
+    let created = std::time::Instant::now();
+    let server = TestServer::start(config.clone()).await;
+    let mut w = Client::connect(server.addr).await;
+    let code = w.create(options(Variant::Chess, None, false, Color::White)).await;
+    server.stop().await;
+    // Down for 1.5 s: if the restart counted the 3 s again, the room would live until 4.5 s.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let server = TestServer::start(config).await;
+    let mut c = Client::connect(server.addr).await;
+    c.send(&ClientMsg::Rejoin { code: code.clone(), token: w.token.clone(), last_seq: 0 }).await;
+    c.until("seated", |m| matches!(m, ServerMsg::Seated { .. })).await;
+    assert!(created.elapsed() < Duration::from_millis(2_900), "the check ran in time");
+    tokio::time::sleep(Duration::from_millis(3_600).saturating_sub(created.elapsed())).await;
+    let mut d = Client::connect(server.addr).await;
+    d.send(&ClientMsg::JoinRoom { code }).await;
+    assert_eq!(d.until_error().await.0, ErrorCode::RoomNotFound, "expired 3 s after creation");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_clean_shutdown_spends_nobodys_pause() {
     let dir = tempfile::tempdir().unwrap();
     let config = maharajah_server::Config {
@@ -179,4 +210,234 @@ async fn a_clean_shutdown_spends_nobodys_pause() {
     assert!(snap.seats.white.pause_available && snap.seats.black.pause_available, "{snap:?}");
     assert_eq!(snap.clock.unwrap().running, Some(Color::Black), "Black is back: its clock runs");
     server.stop().await;
+}
+
+/// The database holds no seat token (only digests) and only its owner may read it; after a
+/// `kill -9` and a restart the players still get their seats back with their tokens.
+#[tokio::test]
+async fn the_database_keeps_no_token_and_is_owner_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("rooms.sqlite3");
+    let (mut server, addr) = spawn_server(&db).await;
+    let mut w = Client::connect(addr).await;
+    let code = w.create(options(Variant::Chess, None, false, Color::White)).await;
+    let mut b = Client::connect(addr).await;
+    b.join(&code).await;
+    assert!(matches!(w.play(0, "e2e4").await, ServerMsg::MoveAck { .. }));
+    server.kill().await.unwrap();
+
+    let mut files = 0;
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        for token in [&w.token, &b.token] {
+            let found = bytes.windows(token.len()).any(|window| window == token.as_bytes());
+            assert!(!found, "{} holds a seat token", path.display());
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o077, 0, "{} has mode {mode:o}", path.display());
+        }
+        files += 1;
+    }
+    assert!(files >= 1);
+
+    let (_server, addr) = spawn_server(&db).await;
+    let mut b2 = Client::connect(addr).await;
+    b2.send(&ClientMsg::Rejoin { code, token: b.token.clone(), last_seq: 0 }).await;
+    b2.until("seated", |m| matches!(m, ServerMsg::Seated { seat: Color::Black, .. })).await;
+}
+
+/// SIGTERM drains: `/readyz` says ready before, the players are told the server is shutting
+/// down, the process exits 0, and what was acknowledged is there after the restart.
+#[tokio::test]
+async fn sigterm_drains_and_exits_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("rooms.sqlite3");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_maharajah-server"))
+        .args(["--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--db"])
+        .arg(&db)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut err = BufReader::new(child.stderr.take().unwrap()).lines();
+    let wait = Duration::from_secs(10);
+    let line = tokio::time::timeout(wait, out.next_line()).await.unwrap().unwrap().unwrap();
+    let addr: SocketAddr = line.rsplit(' ').next().unwrap().parse().unwrap();
+    let admin: SocketAddr = loop {
+        let line = tokio::time::timeout(wait, err.next_line()).await.unwrap().unwrap().unwrap();
+        if let Some(rest) = line.split("admin endpoints on http://").nth(1) {
+            break rest.trim_end_matches('/').parse().unwrap();
+        }
+    };
+    tokio::spawn(async move { while let Ok(Some(_)) = err.next_line().await {} });
+    until_ready(admin).await;
+
+    let mut w = Client::connect(addr).await;
+    let code = w.create(options(Variant::Chess, None, false, Color::White)).await;
+    let mut b = Client::connect(addr).await;
+    b.join(&code).await;
+    assert!(matches!(w.play(0, "e2e4").await, ServerMsg::MoveAck { .. }));
+    let pid = child.id().unwrap().to_string();
+    let term = Command::new("kill").args(["-TERM", &pid]).status().await.unwrap();
+    assert!(term.success());
+    assert_eq!(w.until_error().await.0, ErrorCode::ShuttingDown);
+    let status = tokio::time::timeout(wait, child.wait()).await.expect("it exits").unwrap();
+    assert!(status.success(), "{status}");
+
+    let (_server, addr) = spawn_server(&db).await;
+    let mut b2 = Client::connect(addr).await;
+    b2.send(&ClientMsg::Rejoin { code, token: b.token.clone(), last_seq: u64::MAX }).await;
+    b2.until("seated", |m| matches!(m, ServerMsg::Seated { .. })).await;
+    let snapshot =
+        snapshot_of(b2.until("snapshot", |m| matches!(m, ServerMsg::Snapshot { .. })).await);
+    assert_eq!(snapshot.moves, ["e2e4"]);
+}
+
+/// Writes `n` stored chess rooms (both seats taken, one move played) straight into `db`, as a
+/// server that went down with them open would have left them, in one transaction. The access
+/// code and Black's token of the last one come back.
+fn store_rooms(db: &Path, n: u32) -> (AccessCode, String) {
+    use maharajah_server::room::Room;
+    use maharajah_server::rooms::Lifetimes;
+    // Creates the tables.
+    drop(maharajah_server::store::Store::open(db).unwrap());
+    let mut conn = rusqlite::Connection::open(db).unwrap();
+    let tx = conn.transaction().unwrap();
+    let opts = options(Variant::Chess, Some((300_000, 2_000)), false, Color::White);
+    // Rooms live on the server's timeline, Unix milliseconds: stored now, they expire tomorrow.
+    let now = u64::try_from(
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis(),
+    )
+    .unwrap();
+    let mut last = None;
+    for i in 0..n {
+        let b = i.to_le_bytes();
+        let code =
+            AccessCode::from_indices([b[0], b[0] >> 5, b[1], b[1] >> 5, b[2], b[2] >> 5, 7, 9]);
+        let black = format!("{i:064x}");
+        let life = Lifetimes::default();
+        let mut room =
+            Room::new(code.clone(), &opts, Color::White, "w".repeat(64), now, life).unwrap();
+        room.join(black.clone(), now).unwrap();
+        let record = serde_json::to_string(&room.to_record(now)).unwrap();
+        tx.execute(
+            "INSERT INTO rooms (code, record) VALUES (?1, ?2)",
+            rusqlite::params![code.as_str(), record],
+        )
+        .unwrap();
+        last = Some((code, black));
+    }
+    tx.commit().unwrap();
+    last.unwrap()
+}
+
+/// A restart with 20,000 stored rooms answers `hello` at once (the rooms come back beside
+/// serving, not before), and a stored room's player gets the seat back (the join waits for
+/// the rooms rather than being told the room does not exist).
+#[tokio::test]
+async fn a_restart_with_many_stored_rooms_answers_hello_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("rooms.sqlite3");
+    let (code, black) = store_rooms(&db, 20_000);
+    let (_server, addr) = spawn_server(&db).await;
+    let listening = std::time::Instant::now();
+    let mut c = Client::connect(addr).await;
+    let hello = listening.elapsed();
+    assert!(hello < Duration::from_secs(1), "first welcome after {hello:?}");
+    c.send(&ClientMsg::Rejoin { code, token: black, last_seq: u64::MAX }).await;
+    c.until("seated", |m| matches!(m, ServerMsg::Seated { seat: Color::Black, .. })).await;
+    let snapshot =
+        snapshot_of(c.until("snapshot", |m| matches!(m, ServerMsg::Snapshot { .. })).await);
+    assert_eq!(snapshot.phase, Phase::Playing);
+}
+
+/// Recovery figures for BENCHMARKS.md: `MAHARAJAH_ROOMS=100000 cargo test --release -p
+/// maharajah-server --test restart -- --ignored --nocapture recovery_timings`.
+#[tokio::test]
+#[ignore = "a benchmark: run by hand, see BENCHMARKS.md"]
+async fn recovery_timings() {
+    let n = std::env::var("MAHARAJAH_ROOMS").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("rooms.sqlite3");
+    let (code, black) = store_rooms(&db, n);
+    let started = std::time::Instant::now();
+    let (_server, addr) = spawn_server(&db).await;
+    let listening = started.elapsed();
+    let mut c = Client::connect(addr).await;
+    let hello = started.elapsed();
+    c.send(&ClientMsg::Rejoin { code, token: black, last_seq: u64::MAX }).await;
+    c.until("seated", |m| matches!(m, ServerMsg::Seated { .. })).await;
+    let ready = started.elapsed();
+    println!(
+        "{n} stored rooms: listening {listening:?}, first welcome {hello:?}, \
+         every room back (a rejoin of the last one seated) {ready:?}"
+    );
+}
+
+/// With a low open-files limit (`prlimit`), the cap sits below it: connections over the cap
+/// are refused politely instead of the process running out of descriptors. Forced past the
+/// limit (`--max-connections` above it), the accept loop keeps retrying instead of giving up,
+/// and a new client is served once descriptors are free again.
+#[tokio::test]
+async fn descriptor_exhaustion_never_stops_the_server() {
+    let start = |max: Option<&str>| {
+        let mut cmd = Command::new("prlimit");
+        cmd.arg("--nofile=100:100").arg(env!("CARGO_BIN_EXE_maharajah-server"));
+        cmd.args(["--listen", "127.0.0.1:0", "--memory"]);
+        if let Some(max) = max {
+            cmd.args(["--max-connections", max]);
+        }
+        cmd.stdout(Stdio::piped()).stderr(Stdio::null()).kill_on_drop(true);
+        cmd.spawn().unwrap()
+    };
+    let address = |child: &mut Child| {
+        let stdout = child.stdout.take().unwrap();
+        async move {
+            let mut lines = BufReader::new(stdout).lines();
+            let wait = Duration::from_secs(10);
+            let line = tokio::time::timeout(wait, lines.next_line()).await.unwrap().unwrap();
+            line.unwrap().rsplit(' ').next().unwrap().parse::<SocketAddr>().unwrap()
+        }
+    };
+
+    // The cap: 100 descriptors less the reserve of 64 leaves 36 connections.
+    let mut child = start(None);
+    let addr = address(&mut child).await;
+    let mut held = Vec::new();
+    for _ in 0..36 {
+        held.push(Client::connect(addr).await);
+    }
+    for _ in 0..10 {
+        let mut over = Client::connect_raw(addr).await;
+        assert_eq!(over.until_error().await.0, ErrorCode::Unavailable);
+    }
+    drop(held.pop());
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut again = Client::connect(addr).await;
+    again.send(&ClientMsg::Ping { nonce: 3 }).await;
+    assert!(matches!(again.recv().await, ServerMsg::Pong { nonce: 3, .. }));
+    drop((held, again));
+    child.kill().await.unwrap();
+
+    // Past the limit: raw sockets fill every descriptor; accepting fails for a while.
+    let mut child = start(Some("1000"));
+    let addr = address(&mut child).await;
+    let mut sockets = Vec::new();
+    for _ in 0..150 {
+        if let Ok(s) = tokio::net::TcpStream::connect(addr).await {
+            sockets.push(s);
+        }
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(child.try_wait().unwrap().is_none(), "the server is still running");
+    drop(sockets);
+    let served = tokio::time::timeout(Duration::from_secs(10), Client::connect(addr)).await;
+    assert!(served.is_ok(), "a new client is served once descriptors are free");
+    assert!(child.try_wait().unwrap().is_none());
 }

@@ -578,6 +578,8 @@ async fn main() -> ExitCode {
                 max_connections_per_ip: usize::MAX,
                 messages_per_second: 1_000_000,
                 rooms_per_minute_per_ip: u32::MAX,
+                // Every simulated player comes from loopback: no per-address room caps.
+                waiting_rooms_per_ip: usize::MAX,
                 db: args.db.clone(),
                 ..maharajah_server::Config::default()
             };

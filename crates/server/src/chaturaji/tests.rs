@@ -1,5 +1,6 @@
 //! The Chaturaji room driven by hand with injected time.
 
+use maharajah_chaturaji::fair::HashChain;
 use maharajah_chaturaji::game::Action as GameAction;
 use maharajah_chaturaji::settings::{FirstSeatRule, Player, TurnTime};
 use maharajah_chaturaji::{cpu, Phase, Seat, Settings, Step};
@@ -25,7 +26,52 @@ fn device(n: usize) -> String {
     format!("device-id-{n:08}")
 }
 
-/// A full room: three people seated (tokens t0, t1, t2), the game started at time 0.
+/// The hash chain the device of person seat `i` uses in game `game` (known seeds: tests only).
+fn chain(room: &ChaturajiRoom, i: usize, game: u32) -> HashChain {
+    let length = chain_length(&room.settings);
+    HashChain::new(
+        [u8::try_from(i * 16).expect("small") + u8::try_from(game).expect("small"); 32],
+        length,
+    )
+}
+
+/// Every person seat still connected commits to its chain for the current game.
+fn commit_all(room: &mut ChaturajiRoom, tokens: &[String], now: Millis) {
+    let game = room.game_number;
+    for (i, token) in tokens.iter().enumerate() {
+        let commitment = chain(room, i, game).commitment();
+        let action = ChaturajiAction::Commit { game, commitment };
+        assert_eq!(room.act(token, 0, action, now).expect("a commitment"), None);
+    }
+}
+
+/// Every connected person seat the room asks for a link answers with its chain's.
+fn answer_reveals(room: &mut ChaturajiRoom, tokens: &[String], now: Millis) {
+    let Some(roll) = room.snapshot(now).fair.and_then(|f| f.reveal) else { return };
+    let game = room.game_number;
+    for (i, token) in tokens.iter().enumerate() {
+        let seat = Seat::ALL[i];
+        if !room.seats()[seat].connected {
+            continue;
+        }
+        let link = chain(room, i, game).link(roll).expect("the chain covers the game");
+        room.act(token, 0, ChaturajiAction::Reveal { roll, link }, now).expect("an honest link");
+    }
+}
+
+/// The ack the room owes `seat` for a roll made after its links came in.
+fn owed_ack(room: &mut ChaturajiRoom, seat: Seat) -> (u32, u64) {
+    let replies = room.take_replies();
+    match replies.as_slice() {
+        [(s, ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiAck { step, seq }))] if *s == seat => {
+            (*step, *seq)
+        }
+        other => panic!("expected one ack for {seat}, got {other:?}"),
+    }
+}
+
+/// A full room: three people seated (tokens t0, t1, t2), the game started at time 0 and the
+/// three devices committed to their dice chains.
 fn full_room(settings: Settings) -> (ChaturajiRoom, Vec<String>) {
     let (mut room, seat) = ChaturajiRoom::new(
         code(),
@@ -46,7 +92,15 @@ fn full_room(settings: Settings) -> (ChaturajiRoom, Vec<String>) {
     assert!(room.game().is_some(), "the game starts once every person seat is taken");
     let err = room.join("t3".into(), device(3), 0).expect_err("no person seat left");
     assert_eq!(err.code, ErrorCode::RoomFull);
-    (room, vec!["t0".into(), "t1".into(), "t2".into()])
+    let tokens = vec!["t0".into(), "t1".into(), "t2".into()];
+    assert!(room.snapshot(0).fair.is_some_and(|f| f.committing));
+    commit_all(&mut room, &tokens, 0);
+    let Some(ChaturajiEvent::DiceCommitted { proof }) = events(&room).last().cloned() else {
+        panic!("the parties are fixed once every seated device committed");
+    };
+    let names: Vec<&str> = proof.parties.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["room", "red", "blue", "yellow"]);
+    (room, tokens)
 }
 
 fn token_of(seat: Seat, tokens: &[String]) -> &str {
@@ -76,7 +130,7 @@ fn drive(room: &mut ChaturajiRoom, tokens: &[String], mut now: Millis, max_steps
     let start = room.game().expect("game").record().actions.len();
     for _ in 0..10_000 {
         let g = room.game().expect("game");
-        if g.game().is_over() || g.record().actions.len() >= start + max_steps {
+        if g.game().is_over() || g.record().actions.len() >= start.saturating_add(max_steps) {
             break;
         }
         let seat = g.game().to_move();
@@ -89,6 +143,8 @@ fn drive(room: &mut ChaturajiRoom, tokens: &[String], mut now: Millis, max_steps
             let action = person_choice(room, &mut rng);
             room.act(token_of(seat, tokens), step, action, now).expect("a legal action");
         }
+        answer_reveals(room, tokens, now);
+        room.take_replies();
     }
     now
 }
@@ -126,10 +182,32 @@ fn three_people_and_a_cpu_play_to_the_end() {
     for m in room.events_after(0).expect("events") {
         assert!(maharajah_protocol::encode(&m).len() < maharajah_protocol::MAX_FRAME_BYTES);
     }
-    // The stored record replays to the same game.
-    let replay = room.game().expect("game").record().replay().expect("replays");
+    // The stored record replays to the same game, every roll re-verified from the links.
+    let record = room.game().expect("game").record().clone();
+    let proof = record.dice_proof.as_ref().expect("verifiable dice");
+    assert_eq!(proof.parties.len(), 4);
+    assert!(proof.rolls.iter().all(|r| r.iter().all(Option::is_some)), "nobody was dropped");
+    let replay = record.replay().expect("replays");
     assert_eq!(replay.violation, None);
     assert_eq!(&replay.game, game);
+    // A record with one roll's faces changed does not verify.
+    let mut tampered = record.clone();
+    let (index, faces) = tampered
+        .actions
+        .iter_mut()
+        .enumerate()
+        .find_map(|(i, s)| match s {
+            Step::Roll { dice: Some(d) } => Some((i, d)),
+            _ => None,
+        })
+        .expect("a roll with faces");
+    faces[0] = faces[0] % 6 + 1;
+    let violation = tampered.replay().expect("replays").violation.expect("caught");
+    assert_eq!(violation.index, index);
+    assert!(
+        matches!(violation.error, maharajah_chaturaji::StepError::RollMismatch { .. }),
+        "{violation}"
+    );
 }
 
 #[test]
@@ -145,9 +223,13 @@ fn refused_actions_change_nothing() {
     let early = room.act(&tokens[0], 0, ChaturajiAction::EndTurn, 1).expect_err("roll first");
     assert_eq!(early.code, ErrorCode::WrongPhase);
     assert_eq!(room.snapshot(0), before);
-    // A roll, then the same roll resent: the same ack; an old step with another action: stale.
-    let ack = room.act(&tokens[0], 0, ChaturajiAction::Roll, 2).expect("roll");
-    assert_eq!(room.act(&tokens[0], 0, ChaturajiAction::Roll, 3).expect("resend"), ack);
+    // A roll (acknowledged once every device revealed its link), then the same roll resent:
+    // the same ack; an old step with another action: stale.
+    assert_eq!(room.act(&tokens[0], 0, ChaturajiAction::Roll, 2).expect("roll"), None);
+    assert_eq!(room.act(&tokens[0], 0, ChaturajiAction::Roll, 2).expect("resend"), None);
+    answer_reveals(&mut room, &tokens, 2);
+    let ack = owed_ack(&mut room, Seat::Red);
+    assert_eq!(room.act(&tokens[0], 0, ChaturajiAction::Roll, 3).expect("resend"), Some(ack));
     let seq = room.seq();
     let stale = room.act(&tokens[0], 0, ChaturajiAction::EndTurn, 4).expect_err("stale");
     assert_eq!(stale.code, ErrorCode::StalePly);
@@ -160,16 +242,25 @@ fn a_dropped_person_is_played_by_the_cpu_until_they_return_from_the_same_device(
     room.disconnect(Seat::Red, 10);
     assert!(room.is_room_played(Seat::Red));
     assert!(matches!(events(&room).last(), Some(ChaturajiEvent::CpuTookOver { seat: Seat::Red })));
-    // The stand-in rolls for Red after the delay.
+    // The stand-in rolls for Red after the delay, with the links of the room, Blue and
+    // Yellow: Red's device is gone, so it is out of the dice (nobody picks the stand-in's roll).
     assert_eq!(room.next_deadline(), 10 + CPU_DELAY_MS);
     room.on_time(10 + CPU_DELAY_MS);
-    assert_eq!(room.game().expect("game").record().actions.len(), 1);
+    answer_reveals(&mut room, &tokens, 10 + CPU_DELAY_MS);
+    let record = room.game().expect("game").record();
+    assert_eq!(record.actions.len(), 1);
+    let links = &record.dice_proof.as_ref().expect("verifiable dice").rolls[0];
+    assert_eq!(links.iter().map(Option::is_some).collect::<Vec<_>>(), [true, false, true, true]);
     // Red's token from another device is refused; the right device gets the seat back.
     let wrong = room.rejoin(&tokens[0], &device(9), 700).expect_err("other device");
     assert_eq!(wrong.code, ErrorCode::Forbidden);
     assert!(room.is_room_played(Seat::Red));
+    // The room keeps only a digest of Red's token, so the seat comes back under the fresh one;
+    // the old token stops acting (the seat's newest connection is the one that counts).
     let (seat, token) = room.join("fresh".into(), device(0), 700).expect("same device");
-    assert_eq!((seat, token.as_str()), (Seat::Red, tokens[0].as_str()));
+    assert_eq!((seat, token.as_str()), (Seat::Red, "fresh"));
+    assert_eq!(room.seat_of("fresh"), Some(Seat::Red));
+    assert_eq!(room.seat_of(&tokens[0]), None);
     assert!(!room.is_room_played(Seat::Red));
     assert!(matches!(events(&room).last(), Some(ChaturajiEvent::HandedBack { seat: Seat::Red })));
 }
@@ -179,6 +270,7 @@ fn the_turn_timer_discards_the_dice_and_passes_the_turn() {
     let s = Settings { turn_time: TurnTime::Seconds30, ..settings() };
     let (mut room, tokens) = full_room(s);
     room.act(&tokens[0], 0, ChaturajiAction::Roll, 1_000).expect("roll");
+    answer_reveals(&mut room, &tokens, 1_000);
     assert_eq!(room.next_deadline(), 30_000);
     room.on_time(29_999);
     assert_eq!(room.game().expect("game").game().to_move(), Seat::Red);
@@ -223,10 +315,15 @@ fn a_rematch_rotates_the_first_seat() {
     let g = room.game().expect("game").game();
     assert_eq!(g.to_move(), Seat::Blue);
     assert!(matches!(events(&room).last(), Some(ChaturajiEvent::GameStarted { game: 2, .. })));
+    // A new game, new chains: the devices commit again.
+    assert!(room.snapshot(1_000_000).fair.is_some_and(|f| f.committing));
+    commit_all(&mut room, &tokens, 1_000_000);
+    assert!(matches!(events(&room).last(), Some(ChaturajiEvent::DiceCommitted { .. })));
     let fixed = Settings { first_seat_rule: FirstSeatRule::Fixed, ..settings() };
     let (mut room, tokens) = full_room(fixed);
     drive(&mut room, &tokens, 0, usize::MAX);
     room.rematch(&tokens[0], 1_000_000).expect("rematch");
+    commit_all(&mut room, &tokens, 1_000_000);
     assert_eq!(room.game().expect("game").game().to_move(), Seat::Red);
 }
 
@@ -278,4 +375,147 @@ fn after_a_restart_absent_people_get_a_stand_in_only_after_the_grace() {
     // Events after the restart continue the numbering; older ones need a snapshot.
     assert_eq!(back.events_after(0), None);
     assert!(back.events_after(room.seq()).is_some_and(|e| !e.is_empty()));
+}
+
+#[test]
+fn a_link_that_does_not_verify_is_refused_and_changes_nothing() {
+    let (mut room, tokens) = full_room(settings());
+    room.act(&tokens[0], 0, ChaturajiAction::Roll, 1).expect("roll");
+    let before = room.snapshot(1);
+    assert_eq!(before.fair.as_ref().and_then(|f| f.reveal), Some(1));
+    // Blue sends a link of another chain, then Red its second link instead of the first.
+    let forged = chain(&room, 3, 1).link(1).expect("link");
+    let refused = room
+        .act(&tokens[1], 0, ChaturajiAction::Reveal { roll: 1, link: forged }, 2)
+        .expect_err("not Blue's chain");
+    assert_eq!(refused.code, ErrorCode::IllegalMove);
+    let skipped = chain(&room, 0, 1).link(2).expect("link");
+    let refused = room
+        .act(&tokens[0], 0, ChaturajiAction::Reveal { roll: 1, link: skipped }, 2)
+        .expect_err("not Red's next link");
+    assert_eq!(refused.code, ErrorCode::IllegalMove);
+    assert_eq!(room.snapshot(1), before);
+    // A reveal for a roll nobody asked for, or from a seat that is no party, is ignored.
+    let link = chain(&room, 0, 1).link(2).expect("link");
+    assert_eq!(room.act(&tokens[0], 0, ChaturajiAction::Reveal { roll: 2, link }, 2), Ok(None));
+    assert_eq!(room.snapshot(1), before);
+}
+
+#[test]
+fn a_device_that_misses_the_reveal_window_is_out_of_the_dice_for_the_rest_of_the_game() {
+    let (mut room, tokens) = full_room(settings());
+    room.act(&tokens[0], 0, ChaturajiAction::Roll, 1_000).expect("roll");
+    // Red and Blue reveal; Yellow stays silent.
+    for (i, token) in tokens.iter().enumerate().take(2) {
+        let link = chain(&room, i, 1).link(1).expect("link");
+        room.act(token, 0, ChaturajiAction::Reveal { roll: 1, link }, 1_100).expect("ok");
+    }
+    assert_eq!(room.game().expect("game").record().actions.len(), 0, "waiting for Yellow");
+    assert!(room.take_replies().is_empty());
+    assert_eq!(room.next_deadline(), 1_000 + REVEAL_WINDOW_MS);
+    room.on_time(1_000 + REVEAL_WINDOW_MS);
+    let (step, _) = owed_ack(&mut room, Seat::Red);
+    assert_eq!(step, 0);
+    let record = room.game().expect("game").record();
+    let links = &record.dice_proof.as_ref().expect("dice").rolls[0];
+    assert_eq!(links.iter().map(Option::is_some).collect::<Vec<_>>(), [true, true, true, false]);
+    // Yellow's late link changes nothing, and the next rolls do not wait for Yellow.
+    let late = chain(&room, 2, 1).link(1).expect("link");
+    let seq = room.seq();
+    assert_eq!(
+        room.act(&tokens[2], 0, ChaturajiAction::Reveal { roll: 1, link: late }, 5_000),
+        Ok(None)
+    );
+    assert_eq!(room.seq(), seq);
+    let now = drive(&mut room, &tokens, 5_000, usize::MAX);
+    let record = room.game().expect("game").record();
+    assert!(room.game().expect("game").game().is_over());
+    if std::env::var_os("CHATURAJI_NETWORKED_WRITE").is_some() {
+        // The networked game the `chaturaji` replay program's tests re-verify.
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../chaturaji/records/networked.json");
+        std::fs::write(path, record.to_json() + "\n").expect("writes the fixture");
+    }
+    let rolls = &record.dice_proof.as_ref().expect("dice").rolls;
+    assert!(rolls.len() > 2);
+    assert!(rolls.iter().all(|r| r[3].is_none()), "Yellow stays out");
+    assert!(rolls.iter().all(|r| r[0].is_some() && r[1].is_some() && r[2].is_some()));
+    assert_eq!(record.replay().expect("replays").violation, None);
+    assert!(now > 5_000);
+}
+
+#[test]
+fn without_commitments_the_window_closes_and_the_room_rolls_alone_verifiably() {
+    let (mut room, seat) = ChaturajiRoom::new(
+        code(),
+        settings(),
+        Level::Random,
+        "t0".into(),
+        device(0),
+        42,
+        0,
+        Lifetimes::default(),
+    )
+    .expect("valid room");
+    assert_eq!(seat, Seat::Red);
+    room.join("t1".into(), device(1), 0).expect("seat");
+    room.join("t2".into(), device(2), 0).expect("seat");
+    // Red rolls before anyone committed: the roll waits for the commit window.
+    assert_eq!(room.act("t0", 0, ChaturajiAction::Roll, 10), Ok(None));
+    assert_eq!(room.next_deadline(), COMMIT_WINDOW_MS);
+    room.on_time(COMMIT_WINDOW_MS);
+    let (step, seq) = owed_ack(&mut room, Seat::Red);
+    assert_eq!(step, 0);
+    let evs = events(&room);
+    assert!(
+        matches!(&evs[evs.len() - 2], ChaturajiEvent::DiceCommitted { proof } if proof.parties.len() == 1)
+    );
+    assert!(
+        matches!(evs.last(), Some(ChaturajiEvent::Played { links: Some(l), .. }) if l.len() == 1)
+    );
+    assert_eq!(seq, room.seq());
+    assert_eq!(room.game().expect("game").record().replay().expect("ok").violation, None);
+}
+
+#[test]
+fn a_waiting_table_whose_people_left_is_dropped_after_the_abandon_deadline() {
+    let life = Lifetimes::default();
+    let away = ms(life.abandoned);
+    let (mut room, seat) =
+        ChaturajiRoom::new(code(), settings(), Level::Random, "t0".into(), device(0), 42, 0, life)
+            .expect("valid room");
+    assert_eq!(room.join("t1".into(), device(1), 0).expect("free seat").0, Seat::Blue);
+    room.disconnect(seat, 100);
+    assert!(!room.is_expired(100 + away), "Blue is still there");
+    room.disconnect(Seat::Blue, 200);
+    assert_eq!(room.next_deadline(), 200 + away);
+    assert!(!room.is_expired(200 + away - 1));
+    assert!(room.is_expired(200 + away), "nobody came back for {away} ms");
+}
+
+#[test]
+fn a_restarted_table_keeps_its_original_expiry() {
+    let life = Lifetimes::default();
+    let created = 1_700_000_000_000;
+    let (room, _) = ChaturajiRoom::new(
+        code(),
+        settings(),
+        Level::Random,
+        "t0".into(),
+        device(0),
+        42,
+        created,
+        life,
+    )
+    .expect("valid room");
+    let rec = room.to_record(created + 5_000);
+    let restarted = created + 3_600_000;
+    let mut back = ChaturajiRoom::from_record(rec.clone(), restarted, life).expect("recovers");
+    assert!(back.is_expired(restarted + ms(life.abandoned)), "nobody came back after the restart");
+    back.connect(Seat::Red, restarted + 1);
+    assert!(!back.is_expired(created + ms(life.open) - 1));
+    assert!(back.is_expired(created + ms(life.open)), "the expiry is not counted from the restart");
+    let old = ChaturajiRecord { expires_at: None, ..rec };
+    let mut back = ChaturajiRoom::from_record(old, restarted, life).expect("recovers");
+    back.connect(Seat::Red, restarted + 1);
+    assert!(!back.is_expired(restarted + ms(life.open) - 5_001), "older records: from the restart");
 }

@@ -446,6 +446,65 @@ fn rooms_expire() {
     assert_eq!(r.expires_at(), 20 + ms(life.finished));
 }
 
+#[test]
+fn a_waiting_room_whose_creator_left_is_dropped_after_the_abandon_deadline() {
+    let code: AccessCode = "ABCDEFGH".parse().unwrap();
+    let life = Lifetimes::default();
+    let away = ms(life.abandoned);
+    let mut r =
+        Room::new(code, &options(Variant::Chess, None, false), Color::White, W.into(), 0, life)
+            .unwrap();
+    r.disconnect(Color::White, 1_000);
+    assert_eq!(r.next_deadline(), 1_000 + away, "woken when the creator has been away long enough");
+    assert!(!r.is_expired(1_000 + away - 1));
+    // Coming back in time keeps the room; leaving again starts the deadline again.
+    r.connect(Color::White, 2_000);
+    assert!(!r.is_expired(1_000 + away));
+    assert_eq!(r.next_deadline(), ms(life.open));
+    r.disconnect(Color::White, 5_000);
+    assert!(!r.is_expired(5_000 + away - 1));
+    assert!(r.is_expired(5_000 + away), "gone {away} ms after its creator left");
+}
+
+#[test]
+fn an_opponent_joining_ends_the_abandon_deadline() {
+    let code: AccessCode = "ABCDEFGH".parse().unwrap();
+    let life = Lifetimes::default();
+    let mut r =
+        Room::new(code, &options(Variant::Chess, None, false), Color::White, W.into(), 0, life)
+            .unwrap();
+    r.disconnect(Color::White, 0);
+    r.join(B.into(), 10).unwrap();
+    r.disconnect(Color::Black, 20);
+    assert!(!r.is_expired(ms(life.abandoned) + 1), "a started game is not a waiting room");
+}
+
+#[test]
+fn a_restart_keeps_the_original_expiry() {
+    let code: AccessCode = "ABCDEFGH".parse().unwrap();
+    let life = Lifetimes::default();
+    let created = 1_700_000_000_000;
+    let r = Room::new(
+        code,
+        &options(Variant::Chess, None, false),
+        Color::White,
+        W.into(),
+        created,
+        life,
+    )
+    .unwrap();
+    let rec = r.to_record(created + 1_000);
+    let restarted = created + 3_600_000;
+    let back = Room::from_record(rec.clone(), restarted, life).unwrap();
+    assert_eq!(back.expires_at(), created + ms(life.open), "not counted again from the restart");
+    // A record written before expiries were stored still gets a lifetime from the restart.
+    let old = RoomRecord { expires_at: None, ..rec };
+    let back = Room::from_record(old, restarted, life).unwrap();
+    assert_eq!(back.expires_at(), restarted + ms(life.open));
+    // Nobody is connected after a restart: the creator has the abandon deadline to come back.
+    assert!(back.is_expired(restarted + ms(life.abandoned)));
+}
+
 mod properties {
     use super::*;
     use proptest::prelude::*;
@@ -572,4 +631,66 @@ fn armies_valid_alone_but_not_together_restart_the_setup() {
     // Both may commit afresh.
     r.act(W, Action::Commit { commitment: commitment(CUSTOM_WHITE, &[3; 32]).unwrap() }, 0)
         .unwrap();
+}
+
+#[test]
+fn probing_the_hidden_army_costs_rounds_and_the_third_failure_annuls() {
+    // The probe: a queen on e2 fails against an open e-file. Each failure is one bit, so the
+    // rounds are few and counted, and they survive a restart.
+    let white = "Pa1,Pb1,Pc1,Pd1,Ke1,Pf1,Pg1,Ph1,Rc2,Md2,Qe2,Rf2";
+    let black = "Ra8,Nb8,Bc8,Qd8,Ke8,Bf8,Ng8,Rh8,Pa7,Pb7,Pc7,Pd7,Nf7,Pg7";
+    let mut r = room(Variant::Maharajah, None, true);
+    let mut reasons = Vec::new();
+    for round in 0..SETUP_ROUNDS {
+        let n = u8::try_from(round).unwrap() * 2;
+        r.act(W, Action::Commit { commitment: commitment(white, &[n + 1; 32]).unwrap() }, 0)
+            .unwrap();
+        r.act(B, Action::Commit { commitment: commitment(black, &[n + 2; 32]).unwrap() }, 0)
+            .unwrap();
+        r.act(W, Action::Reveal { army: white.into(), nonce: nonce(n + 1) }, 0).unwrap();
+        let before = r.seq();
+        r.act(B, Action::Reveal { army: black.into(), nonce: nonce(n + 2) }, 0).unwrap();
+        reasons.push(events(&r, before));
+        if round == 0 {
+            r = Room::from_record(r.to_record(0), 0, Lifetimes::default()).unwrap();
+        }
+    }
+    assert!(
+        matches!(&reasons[0][1], RoomEvent::SetupRejected { reason } if reason.contains("2 more tries")),
+        "{:?}",
+        reasons[0]
+    );
+    assert!(
+        matches!(&reasons[1][1], RoomEvent::SetupRejected { reason } if reason.contains("1 more try")),
+        "{:?}",
+        reasons[1]
+    );
+    let last = &reasons[2];
+    assert!(
+        last.iter().any(|e| matches!(e, RoomEvent::GameOver { result, .. }
+            if *result == GameResult { outcome: Outcome::Annulled, reason: EndReason::SetupFailed })),
+        "the third failure annuls: {last:?}"
+    );
+    assert_eq!(r.phase(), Phase::Finished);
+    assert!(r.snapshot(0).armies.is_none(), "neither army is shown");
+}
+
+#[test]
+fn records_keep_token_digests_and_old_plain_records_still_seat_their_players() {
+    let mut r = room(Variant::Chess, None, false);
+    mv(&mut r, W, 0, "e2e4", 1_000).unwrap();
+    let record = r.to_record(1_000);
+    let json = serde_json::to_string(&record).unwrap();
+    assert!(!json.contains(W) && !json.contains(B), "{json}");
+    // A record written before digests holds the plain tokens: its players still get in.
+    let mut old = record;
+    old.tokens = ByColor { white: Some(W.to_owned()), black: Some(B.to_owned()) };
+    let mut back = Room::from_record(old, 2_000, Lifetimes::default()).unwrap();
+    assert_eq!(back.seat_of(W), Some(Color::White));
+    assert_eq!(back.seat_of(B), Some(Color::Black));
+    assert_eq!(back.seat_of("wrong"), None);
+    assert!(!serde_json::to_string(&back.to_record(2_000)).unwrap().contains(W));
+    back.connect(Color::Black, 2_000);
+    back.connect(Color::White, 2_000);
+    assert!(mv(&mut back, B, 1, "e7e5", 3_000).is_ok());
 }

@@ -14,13 +14,14 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use maharajah_engine::clock::Millis;
 use maharajah_protocol::{AccessCode, ErrorCode, ServerMsg};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
-use tracing::{error, info, warn};
+use tracing::{debug, error, info, warn};
 
-use super::{lock, pong, Link, Out, Shared};
-use crate::clock::Millis;
+use super::admin::Stats;
+use super::{lock, pong, IpGuard, Link, Out, Shared};
 use crate::rooms::{Lifetimes, RoomError};
 use crate::store::{Records, Store, StoreError};
 
@@ -59,6 +60,9 @@ pub(super) trait RoomLogic: Clone + Send + Sized + 'static {
     fn code(&self) -> &AccessCode;
     /// The number of the last event.
     fn seq(&self) -> u64;
+    /// The room's state as `/metrics` counts it: an index into [`super::admin::STATES`]
+    /// (waiting, setup, playing, finished; [`WAITING`] for a room that still waits for players).
+    fn state(&self) -> usize;
     /// The next moment the room must be woken up (at the latest, its expiry).
     fn next_deadline(&self) -> Millis;
     /// Whether the room has expired at `now`.
@@ -98,6 +102,11 @@ pub(super) trait RoomLogic: Clone + Send + Sized + 'static {
     }
     /// A seat's connection dropped.
     fn disconnect(&mut self, seat: Self::Seat, now: Millis);
+    /// Answers the room owes to seats' connections since the last call (an action acknowledged
+    /// later than it came, such as a Chaturaji roll waiting for the dice links).
+    fn take_replies(&mut self) -> Vec<(Self::Seat, ServerMsg)> {
+        Vec::new()
+    }
     /// The message telling a connection its seat and token.
     fn seated(code: AccessCode, seat: Self::Seat, token: String) -> Self::Msg;
     /// The whole room as of `now`.
@@ -195,27 +204,33 @@ impl RoomTx {
     }
 }
 
+/// [`RoomLogic::state`] of a room that still waits for players.
+pub(super) const WAITING: usize = 0;
+
 /// Registers `room` under its code and starts its task with the seats' connections `links`.
 pub(super) fn spawn<R: RoomLogic>(shared: &Arc<Shared>, room: R, links: Vec<(R::Seat, Link)>) {
     let (tx, rx) = mpsc::channel(ROOM_QUEUE);
     lock(&shared.rooms).insert(room.code().clone(), R::wrap(tx));
-    start(shared, room, links, rx);
+    start(shared, room, links, rx, None);
 }
 
-/// Starts the task of a room whose channel is already registered.
+/// Starts the task of a room whose channel is already registered; `waiting` counts it against
+/// its creator's address while it waits for players.
 pub(super) fn start<R: RoomLogic>(
     shared: &Arc<Shared>,
     room: R,
     links: Vec<(R::Seat, Link)>,
     rx: mpsc::Receiver<Cmd<R>>,
+    waiting: Option<IpGuard>,
 ) {
-    let actor = RoomActor { shared: shared.clone(), room, links };
+    let actor = RoomActor { shared: shared.clone(), room, links, waiting };
     tokio::spawn(actor.run(rx));
 }
 
-/// Recovers the stored rooms of one kind at start; each is stored again as of `now` (its
-/// recovery pause, its new expiry) and gets its task.
-pub(super) async fn recover<R: RoomLogic>(
+/// Recovers the stored rooms of one kind at start; each gets its task. Nothing is stored again
+/// (a commit per room made a restart with many rooms slow): a room rebuilt from the same
+/// record again after another restart comes back the same way, and its first change stores it.
+pub(super) fn recover<R: RoomLogic>(
     shared: &Arc<Shared>,
     records: Records<R::Record>,
     now: Millis,
@@ -231,10 +246,7 @@ pub(super) async fn recover<R: RoomLogic>(
         let code = R::record_code(&record).clone();
         match R::from_record(record, now, shared.config.lifetimes) {
             Ok(room) => {
-                if let Err(e) = room.save(&shared.store, now).await {
-                    error!(room = %code, "storing the recovered room: {e}");
-                }
-                info!(room = %code, kind = R::KIND, "room recovered");
+                debug!(room = %code, kind = R::KIND, "room recovered");
                 spawn(shared, room, Vec::new());
             }
             Err(e) => warn!(room = %code, kind = R::KIND, "room cannot be recovered: {e}"),
@@ -250,6 +262,7 @@ fn backup<R: RoomLogic>(store: &Store, room: &R) -> Option<R> {
 /// Stores `room` if it changed since event `before`; on failure restores `backup` and says so.
 async fn persist<R: RoomLogic>(
     store: &Store,
+    stats: &Stats,
     room: &mut R,
     backup: Option<R>,
     before: u64,
@@ -258,8 +271,14 @@ async fn persist<R: RoomLogic>(
     if room.seq() == before {
         return true;
     }
+    let started = Instant::now();
     match room.save(store, now).await {
-        Ok(()) => true,
+        Ok(()) => {
+            if store.is_durable() {
+                stats.committed(started.elapsed());
+            }
+            true
+        }
         Err(e) => {
             error!(room = %room.code(), "storing failed, the change is rolled back: {e}");
             if let Some(b) = backup {
@@ -280,13 +299,23 @@ struct RoomActor<R: RoomLogic> {
     room: R,
     /// The connection attached to each seat that has one.
     links: Vec<(R::Seat, Link)>,
+    /// While the room waits for players: its place in its creator's address's count.
+    waiting: Option<IpGuard>,
 }
 
 impl<R: RoomLogic> RoomActor<R> {
     async fn run(mut self, mut rx: mpsc::Receiver<Cmd<R>>) {
         let _alive = self.shared.alive.clone();
         let mut shutdown = self.shared.shutdown.clone();
+        let mut state = self.room.state();
+        self.shared.stats.room_state(None, Some(state));
         loop {
+            let current = self.room.state();
+            self.shared.stats.room_state(Some(state), Some(current));
+            state = current;
+            if state != WAITING {
+                self.waiting = None;
+            }
             let wake = self.shared.instant_at(self.room.next_deadline());
             tokio::select! {
                 cmd = rx.recv() => match cmd {
@@ -301,6 +330,7 @@ impl<R: RoomLogic> RoomActor<R> {
                 () = shutdown.recv() => break,
             }
         }
+        self.shared.stats.room_state(Some(state), None);
     }
 
     /// Does what time alone does now; true once the room has expired (its task then ends).
@@ -326,6 +356,7 @@ impl<R: RoomLogic> RoomActor<R> {
         }
         if self.persist(backup, before, now).await {
             self.broadcast(before, None);
+            self.deliver();
         }
         if self.room.is_expired(now) {
             self.expire().await;
@@ -351,7 +382,7 @@ impl<R: RoomLogic> RoomActor<R> {
     }
 
     async fn persist(&mut self, backup: Option<R>, before: u64, now: Millis) -> bool {
-        persist(&self.shared.store, &mut self.room, backup, before, now).await
+        persist(&self.shared.store, &self.shared.stats, &mut self.room, backup, before, now).await
     }
 
     /// Sends the events after `before` to every seat's connection, except to connection
@@ -369,6 +400,15 @@ impl<R: RoomLogic> RoomActor<R> {
                 if !link.send_out(m.clone().into()) {
                     break;
                 }
+            }
+        }
+    }
+
+    /// Sends the room's owed answers to their seats' connections (after the events).
+    fn deliver(&mut self) {
+        for (seat, msg) in self.room.take_replies() {
+            if let Some((_, link)) = self.links.iter().find(|(s, _)| *s == seat) {
+                link.send(msg);
             }
         }
     }
@@ -438,6 +478,16 @@ impl<R: RoomLogic> RoomActor<R> {
                 let _ = reply.send(Ok(seat));
             }
             Cmd::Act { token, action, link, received } => {
+                // One live connection per seat, the newest: one that another connection took
+                // the seat from (by rejoining with its token) acts no more, so a token cannot
+                // act from many sockets at once, each with its own rate limit.
+                if !self.links.iter().any(|(_, l)| l.id == link.id) {
+                    link.send(ServerMsg::error(
+                        ErrorCode::Forbidden,
+                        "this seat is now used by another connection",
+                    ));
+                    return;
+                }
                 let is_move = R::is_move(&action);
                 let result = self.room.act(&token, action, now);
                 if !self.persist(backup, before, now).await {
@@ -445,6 +495,7 @@ impl<R: RoomLogic> RoomActor<R> {
                     return;
                 }
                 self.broadcast(before, None);
+                self.deliver();
                 // Events reached a connection not attached to a seat only through its reply.
                 match result {
                     Ok(Some(answer)) => {
@@ -452,11 +503,15 @@ impl<R: RoomLogic> RoomActor<R> {
                     }
                     Ok(None) => {}
                     Err(e) => {
+                        self.shared.stats.refused(e.code.as_str());
                         link.send(e.to_msg());
                     }
                 }
                 if is_move {
                     crate::metrics::record_move(received.elapsed());
+                    if self.room.seq() != before {
+                        self.shared.stats.moved();
+                    }
                 }
             }
             Cmd::Ping { .. } => {}
@@ -474,6 +529,7 @@ impl<R: RoomLogic> RoomActor<R> {
                 }
                 if self.persist(backup, before, now).await {
                     self.broadcast(before, None);
+                    self.deliver();
                 }
             }
         }

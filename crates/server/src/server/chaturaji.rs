@@ -4,12 +4,13 @@
 
 use maharajah_chaturaji::cpu::Level;
 use maharajah_chaturaji::{Seat, Settings};
-use maharajah_protocol::{AccessCode, ChaturajiAction, ChaturajiMsg, ErrorCode};
+use maharajah_engine::clock::Millis;
+use maharajah_protocol::{AccessCode, ChaturajiAction, ChaturajiMsg, ErrorCode, ServerMsg};
+use rand::TryRngCore;
 
 use super::actor::{RoomLogic, RoomSender, RoomTx};
 use super::{Conn, Flow};
 use crate::chaturaji::{ChaturajiRecord, ChaturajiRoom};
-use crate::clock::Millis;
 use crate::rooms::{Lifetimes, RoomError};
 use crate::store::{Store, StoreError};
 
@@ -22,6 +23,14 @@ pub(super) enum ChaturajiCmd {
 }
 
 impl RoomLogic for ChaturajiRoom {
+    fn state(&self) -> usize {
+        match self.game() {
+            None => 0,
+            Some(g) if g.game().is_over() => 3,
+            Some(_) => 2,
+        }
+    }
+
     type Seat = Seat;
     type Joiner = String;
     type Action = ChaturajiCmd;
@@ -74,8 +83,10 @@ impl RoomLogic for ChaturajiRoom {
     ) -> Result<Option<ChaturajiMsg>, RoomError> {
         match cmd {
             ChaturajiCmd::Step { step, action } => {
-                let (step, seq) = ChaturajiRoom::act(self, token, step, action, now)?;
-                Ok(Some(ChaturajiMsg::ChaturajiAck { step, seq }))
+                // A roll waiting for the parties' links is acknowledged once made
+                // (`take_replies`).
+                let acked = ChaturajiRoom::act(self, token, step, action, now)?;
+                Ok(acked.map(|(step, seq)| ChaturajiMsg::ChaturajiAck { step, seq }))
             }
             ChaturajiCmd::Rematch => self.rematch(token, now).map(|()| None),
         }
@@ -83,6 +94,10 @@ impl RoomLogic for ChaturajiRoom {
 
     fn disconnect(&mut self, seat: Seat, now: Millis) {
         ChaturajiRoom::disconnect(self, seat, now);
+    }
+
+    fn take_replies(&mut self) -> Vec<(Seat, ServerMsg)> {
+        ChaturajiRoom::take_replies(self)
     }
 
     fn seated(code: AccessCode, seat: Seat, token: String) -> ChaturajiMsg {
@@ -153,8 +168,14 @@ impl Conn {
         stand_in: Level,
     ) -> Flow {
         let seed = rand::random::<u64>();
+        // The secret of the room's dice chains, straight from the operating system.
+        let mut dice_key = [0u8; 32];
+        if let Err(e) = rand::rngs::OsRng.try_fill_bytes(&mut dice_key) {
+            return self.refuse(ErrorCode::Internal, format!("no random source: {e}"));
+        }
         self.create(|code, token, now, lifetimes| {
             ChaturajiRoom::new(code, settings, stand_in, token, device, seed, now, lifetimes)
+                .map(|(room, seat)| (room.with_dice_key(dice_key), seat))
         })
         .await
     }

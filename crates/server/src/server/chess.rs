@@ -1,17 +1,26 @@
 //! Chess rooms in the runtime: [`Room`] as a [`RoomLogic`], and the connection side of chess
 //! messages.
 
-use maharajah_protocol::{AccessCode, ClientMsg, Color, ErrorCode, ServerMsg};
+use maharajah_engine::clock::Millis;
+use maharajah_protocol::{AccessCode, ClientMsg, Color, ErrorCode, Phase, ServerMsg};
 
 use super::actor::{RoomLogic, RoomSender, RoomTx};
 use super::{Conn, Flow};
-use crate::clock::Millis;
 use crate::room::{Action, Room, RoomRecord};
 use crate::rooms::{Lifetimes, RoomError};
 use crate::rules::RulesError;
 use crate::store::{Store, StoreError};
 
 impl RoomLogic for Room {
+    fn state(&self) -> usize {
+        match self.phase() {
+            Phase::WaitingForOpponent => 0,
+            Phase::Setup => 1,
+            Phase::Playing => 2,
+            Phase::Finished => 3,
+        }
+    }
+
     type Seat = Color;
     type Joiner = ();
     type Action = Action;

@@ -10,6 +10,8 @@ use maharajah_protocol::*;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::handshake::client::Request as ClientRequest;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
@@ -26,12 +28,21 @@ pub struct TestServer {
 
 impl TestServer {
     pub async fn start(config: maharajah_server::Config) -> TestServer {
+        TestServer::start_with(config, None).await
+    }
+
+    /// Starts a server that also serves its admin endpoints on `admin`.
+    pub async fn start_with(
+        config: maharajah_server::Config,
+        admin: Option<TcpListener>,
+    ) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(maharajah_server::run(listener, config, async move {
+        let run = maharajah_server::run_with_admin(listener, admin, config, async move {
             let _ = stopped.await;
-        }));
+        });
+        let task = tokio::spawn(run);
         TestServer { addr, stop: Some(stop), task: Some(task) }
     }
 
@@ -43,6 +54,39 @@ impl TestServer {
             .unwrap()
             .unwrap();
     }
+}
+
+/// A plain HTTP/1.1 `GET` of `path` from `addr`: the status code and the body.
+pub async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\n\r\n");
+    s.write_all(request.as_bytes()).await.unwrap();
+    let mut text = String::new();
+    tokio::time::timeout(Duration::from_secs(5), s.read_to_string(&mut text))
+        .await
+        .expect("the admin endpoint answers")
+        .unwrap();
+    let status = text.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
+    (status, body)
+}
+
+/// Waits (5 s at most) until the admin endpoint `addr` says ready; `not ready` before that.
+pub async fn until_ready(addr: SocketAddr) {
+    for _ in 0..250 {
+        match http_get(addr, "/readyz").await {
+            (200, body) => return assert_eq!(body, "ready\n"),
+            (status, body) => assert_eq!((status, body.as_str()), (503, "not ready\n")),
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the server never became ready");
+}
+
+/// The value of the sample `name` (with its labels, as written) in a `/metrics` body.
+pub fn metric(body: &str, name: &str) -> Option<f64> {
+    body.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
 }
 
 pub struct Client {
@@ -74,7 +118,12 @@ pub fn options(
 impl Client {
     /// Connects without saying hello.
     pub async fn connect_raw(addr: SocketAddr) -> Client {
-        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}")).await.unwrap();
+        Client::connect_with(format!("ws://{addr}").into_client_request().unwrap()).await
+    }
+
+    /// Opens the WebSocket with this handshake request (e.g. extra headers), no hello.
+    pub async fn connect_with(request: ClientRequest) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
         Client {
             ws,
             seat: None,
@@ -86,15 +135,30 @@ impl Client {
         }
     }
 
+    /// Connects as a reverse proxy would for the client `forwarded_for` (an `X-Forwarded-For`
+    /// header) and says hello.
+    pub async fn connect_forwarded(addr: SocketAddr, forwarded_for: &str) -> Client {
+        let mut request = format!("ws://{addr}").into_client_request().unwrap();
+        request.headers_mut().insert("x-forwarded-for", forwarded_for.parse().unwrap());
+        let mut c = Client::connect_with(request).await;
+        c.hello().await;
+        c
+    }
+
     /// Connects and says hello.
     pub async fn connect(addr: SocketAddr) -> Client {
         let mut c = Client::connect_raw(addr).await;
+        c.hello().await;
+        c
+    }
+
+    async fn hello(&mut self) {
+        let c = self;
         c.send(&ClientMsg::Hello { version: PROTOCOL_VERSION, client: "test".into() }).await;
         match c.recv().await {
             ServerMsg::Welcome { version, .. } => assert_eq!(version, PROTOCOL_VERSION),
             other => panic!("expected welcome, got {other:?}"),
         }
-        c
     }
 
     pub async fn send(&mut self, msg: &ClientMsg) {
@@ -108,6 +172,16 @@ impl Client {
             self.ws.feed(Message::text(encode(m))).await.unwrap();
         }
         self.ws.flush().await.unwrap();
+    }
+
+    /// Sends a WebSocket ping frame. False once the socket is gone.
+    pub async fn send_ping(&mut self) -> bool {
+        self.ws.send(Message::Ping(Vec::new().into())).await.is_ok()
+    }
+
+    /// Sends a binary frame (the protocol has none). False once the socket is gone.
+    pub async fn send_binary(&mut self, bytes: Vec<u8>) -> bool {
+        self.ws.send(Message::binary(bytes)).await.is_ok()
     }
 
     pub async fn send_raw(&mut self, text: &str) {
