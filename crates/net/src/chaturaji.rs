@@ -22,16 +22,32 @@
 //! - The device id (16–128 characters, stable per device: keep it with the seat) is what lets a
 //!   dropped person get the seat back — also through [`ChaturajiClient::join_table`] from the
 //!   same device, or [`ChaturajiClient::resume`] after an app restart.
+//! - **Verifiable dice** ([`maharajah_chaturaji::fair`], flow in
+//!   [`maharajah_protocol::chaturaji`]): at each `game_started` the client draws a secret seed
+//!   from the operating system ([`rand::rngs::OsRng`]), builds its hash chain and sends its
+//!   commitment; it answers each `reveal_requested` with its next link (by itself, in the
+//!   background). It keeps a [`Verifier`] of the committed parties and checks every link and
+//!   every roll the room announces: a roll that does not verify (a link that does not hash to
+//!   the party's previous one, faces other than the links give, a roll without links, this
+//!   device's own commitment or link replaced) raises [`TableState::dice_alarm`], which stays
+//!   up for the rest of the game. The chain lives in memory only: after an app restart
+//!   ([`ChaturajiClient::resume`]) the device cannot reveal and is dropped from the dice, like
+//!   any party that misses a reveal. A snapshot re-checks the links of every roll so far
+//!   (their faces went by before the snapshot and are not in it).
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use maharajah_chaturaji::cpu::Level;
-use maharajah_chaturaji::{BySeat, Game, Move, Outcome, Seat, Settings};
+use maharajah_chaturaji::fair::{chain_length, DiceProof, HashChain, Link, Verifier};
+use maharajah_chaturaji::game::Event;
+use maharajah_chaturaji::{BySeat, Game, Move, Outcome, Record, Seat, Settings, Step};
 use maharajah_protocol::chaturaji::{
-    ChaturajiAction, ChaturajiEvent, ChaturajiMsg, ChaturajiSeatView, ChaturajiSnapshot, DieView,
+    seat_party, ChaturajiAction, ChaturajiEvent, ChaturajiMsg, ChaturajiSeatView,
+    ChaturajiSnapshot, DieView, FairDice,
 };
 use maharajah_protocol::{decode_server, AccessCode, ClientMsg, ErrorCode, ServerMsg};
+use rand::TryRngCore;
 use tokio::sync::mpsc;
 
 use crate::link::{self, ConnectOptions, Flavour, Handle, Incoming, LinkEvent, NetError, Wire};
@@ -81,15 +97,234 @@ pub struct TableState {
     pub turn_remaining_ms: Option<u64>,
     /// How the game ended, once over.
     pub outcome: Option<Outcome>,
+    /// The first roll of the game that did not verify: the room (server or LAN host) showed
+    /// dice the parties' links do not give. Stays up until the next game.
+    pub dice_alarm: Option<DiceAlarm>,
+    /// This device's dice: its chain, its place among the parties and the verifier.
+    fair: DeviceDice,
+    /// The current game's record as this client saw it (settings, commitments, every step and
+    /// roll's links), while it holds the whole game.
+    record: Option<Record>,
     /// The replica itself, once a snapshot has come (a client resumed without one asks the
     /// room for a snapshot; events before it only advance `last_seq`).
     replica: Option<ChaturajiSnapshot>,
+}
+
+/// A roll the room showed that does not verify.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DiceAlarm {
+    /// The roll, from 1 (0: the commitments).
+    pub roll: u32,
+    /// What does not verify, for logs and people who want the detail.
+    pub detail: String,
+}
+
+/// This device's part of the verifiable dice.
+#[derive(Clone, Default)]
+struct DeviceDice {
+    /// The game the chain is for, and the chain (secret).
+    chain: Option<(u32, HashChain)>,
+    /// The verifier of the current game, once the parties are fixed.
+    verifier: Option<Verifier>,
+    /// This device's index among the parties, if it is one.
+    party: Option<usize>,
+    /// Commitments and reveals to send.
+    outbox: Vec<ChaturajiAction>,
+}
+
+impl std::fmt::Debug for DeviceDice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceDice")
+            .field("chain", &self.chain)
+            .field("party", &self.party)
+            .field("rolls", &self.verifier.as_ref().map(Verifier::rolls))
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for DeviceDice {
+    fn eq(&self, other: &DeviceDice) -> bool {
+        let commitment = |d: &DeviceDice| d.chain.as_ref().map(|(g, c)| (*g, c.commitment()));
+        commitment(self) == commitment(other)
+            && self.verifier == other.verifier
+            && self.party == other.party
+            && self.outbox == other.outbox
+    }
+}
+
+impl Eq for DeviceDice {}
+
+/// A fresh secret seed from the operating system.
+fn os_seed() -> Option<[u8; 32]> {
+    let mut seed = [0u8; 32];
+    rand::rngs::OsRng.try_fill_bytes(&mut seed).ok()?;
+    Some(seed)
 }
 
 impl TableState {
     fn apply_snapshot(&mut self, s: &ChaturajiSnapshot) {
         self.replica = Some(s.clone());
         self.show(s);
+        // A record needs every step: keep it across a resync that missed none, or start one
+        // at a game's first step; otherwise this client has no record of the game.
+        let whole = self.record.as_ref().is_some_and(|r| r.actions.len() == s.steps as usize);
+        if !whole {
+            self.record = match (&s.fair, s.steps) {
+                (Some(fair), 0) => {
+                    let mut record = Record::new(s.settings.clone(), None);
+                    record.dice_proof = Some(fair.proof.clone());
+                    Some(record)
+                }
+                _ => None,
+            };
+        }
+        match &s.fair {
+            None => self.fair.verifier = None,
+            Some(fair) => self.sync_dice(fair, s.game_number),
+        }
+    }
+
+    fn alarm(&mut self, roll: u32, detail: String) {
+        if self.dice_alarm.is_none() {
+            self.dice_alarm = Some(DiceAlarm { roll, detail });
+        }
+    }
+
+    /// A new game: a new chain, and its commitment to send.
+    fn start_dice(&mut self, game: u32, settings: &Settings) {
+        self.dice_alarm = None;
+        self.fair.verifier = None;
+        self.fair.party = None;
+        self.fair.chain =
+            os_seed().map(|seed| (game, HashChain::new(seed, chain_length(settings))));
+        if let Some((_, chain)) = &self.fair.chain {
+            let commitment = chain.commitment();
+            self.fair.outbox.push(ChaturajiAction::Commit { game, commitment });
+        }
+    }
+
+    /// Catches up with the dice of a snapshot.
+    fn sync_dice(&mut self, fair: &FairDice, game: u32) {
+        if fair.committing {
+            if !self.fair.chain.as_ref().is_some_and(|(g, _)| *g == game) {
+                let settings = self.settings.clone().unwrap_or_default();
+                self.start_dice(game, &settings);
+            }
+            return;
+        }
+        if self.fair.chain.as_ref().is_some_and(|(g, _)| *g != game) {
+            self.fair.chain = None;
+        }
+        let mut proof = fair.proof.clone();
+        let rolls = std::mem::take(&mut proof.rolls);
+        self.committed(&proof);
+        for (i, links) in rolls.iter().enumerate() {
+            let Some(v) = self.fair.verifier.as_mut() else { break };
+            if let Err(e) = v.roll(links) {
+                self.alarm(u32::try_from(i + 1).unwrap_or(u32::MAX), e.to_string());
+            }
+        }
+        if let Some(roll) = fair.reveal {
+            self.reveal(roll);
+        }
+    }
+
+    /// The parties are fixed: a verifier for them; this device finds its own commitment.
+    fn committed(&mut self, proof: &DiceProof) {
+        let settings = self.settings.clone().unwrap_or_default();
+        self.fair.verifier = Some(proof.verifier(settings.dice));
+        let mine = self.seat.as_ref().map(|s| seat_party(s.seat));
+        let index = proof.parties.iter().position(|p| Some(&p.name) == mine.as_ref());
+        self.fair.party = None;
+        if let (Some(i), Some((_, chain))) = (index, &self.fair.chain) {
+            if proof.parties[i].commitment == chain.commitment() {
+                self.fair.party = Some(i);
+            } else {
+                self.alarm(0, "the room replaced this device's dice commitment".into());
+            }
+        }
+    }
+
+    /// Queues this device's link for roll `roll`, if it is still in the dice.
+    fn reveal(&mut self, roll: u32) {
+        let (Some(i), Some(v)) = (self.fair.party, &self.fair.verifier) else { return };
+        if !v.is_active(i) {
+            return;
+        }
+        if let Some(link) = self.fair.chain.as_ref().and_then(|(_, c)| c.link(roll)) {
+            self.fair.outbox.push(ChaturajiAction::Reveal { roll, link });
+        }
+    }
+
+    /// Checks a roll the room announces against the parties' links.
+    fn check_roll(&mut self, action: &Step, events: &[Event], links: Option<&Vec<Option<Link>>>) {
+        let Step::Roll { dice } = action else { return };
+        let Some(v) = self.fair.verifier.as_mut() else { return };
+        let roll = v.rolls() + 1;
+        let Some(links) = links else {
+            self.alarm(roll, "the room rolled without showing the parties' links".into());
+            return;
+        };
+        if let (Some(i), Some((_, chain))) = (self.fair.party, &self.fair.chain) {
+            if links.get(i).copied().flatten().is_some_and(|l| Some(l) != chain.link(roll)) {
+                self.alarm(roll, "the room replaced this device's link".into());
+                return;
+            }
+        }
+        let shown = dice.or_else(|| {
+            events.iter().find_map(|e| match e {
+                Event::Rolled { dice, .. } => Some([dice[0].face, dice[1].face]),
+                _ => None,
+            })
+        });
+        match v.roll(links) {
+            Err(e) => self.alarm(roll, e.to_string()),
+            Ok(faces) if Some(faces) != shown => self.alarm(
+                roll,
+                format!("the room showed {shown:?}, the parties' links give {faces:?}"),
+            ),
+            Ok(_) => {}
+        }
+    }
+
+    /// The record side of a room event.
+    fn record_event(&mut self, e: &ChaturajiEvent) {
+        match e {
+            ChaturajiEvent::GameStarted { settings, .. } => {
+                let mut record = Record::new(settings.clone(), None);
+                record.dice_proof = Some(FairDice::committing(settings).proof);
+                self.record = Some(record);
+            }
+            ChaturajiEvent::DiceCommitted { proof } => {
+                if let Some(r) = self.record.as_mut().filter(|r| r.actions.is_empty()) {
+                    r.dice_proof = Some(proof.clone());
+                }
+            }
+            ChaturajiEvent::Played { step, action, links, .. } => {
+                let Some(r) = self.record.as_mut() else { return };
+                if *step as usize != r.actions.len() {
+                    return;
+                }
+                r.actions.push(*action);
+                if let (Some(proof), Some(links)) = (r.dice_proof.as_mut(), links) {
+                    proof.rolls.push(links.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The dice side of a room event.
+    fn dice_event(&mut self, e: &ChaturajiEvent) {
+        match e {
+            ChaturajiEvent::GameStarted { game, settings, .. } => self.start_dice(*game, settings),
+            ChaturajiEvent::DiceCommitted { proof } => self.committed(proof),
+            ChaturajiEvent::RevealRequested { roll } => self.reveal(*roll),
+            ChaturajiEvent::Played { step, action, events, links, .. } if *step >= self.steps => {
+                self.check_roll(action, events, links.as_ref());
+            }
+            _ => {}
+        }
     }
 
     /// The public view of the replica `s`.
@@ -108,6 +343,10 @@ impl TableState {
     /// Applies an event to the replica; `Err` names a step the replica refuses (the replica is
     /// then dropped: the next rejoin asks for a snapshot).
     fn apply_event(&mut self, seq: u64, e: &ChaturajiEvent) -> Result<(), String> {
+        self.dice_event(e);
+        if self.replica.is_some() {
+            self.record_event(e);
+        }
         self.last_seq = seq;
         let Some(mut replica) = self.replica.take() else { return Ok(()) };
         replica.apply(seq, e).map_err(|e| e.to_string())?;
@@ -250,7 +489,7 @@ impl ChaturajiClient {
         }
     }
 
-    /// Rolls the dice (the server rolls them).
+    /// Rolls the dice (from every party's link; acknowledged once the roll is made).
     ///
     /// # Errors
     ///
@@ -298,6 +537,14 @@ impl ChaturajiClient {
     /// What the client knows of its table now (the seat, the game replica…).
     pub fn table(&self) -> TableState {
         lock(&self.state).clone()
+    }
+
+    /// The current game's record as this client saw it — settings, every party's commitment,
+    /// every step and every roll's links — for the `chaturaji` replay program, which
+    /// re-verifies every roll. `None` when the client joined mid-game from a snapshot or was
+    /// resumed after a restart (it has not seen every step).
+    pub fn record(&self) -> Option<Record> {
+        lock(&self.state).record.clone()
     }
 
     /// This client's device id.
@@ -380,6 +627,15 @@ impl Flavour for Chaturaji {
     }
     fn apply_event(&self, seq: u64, event: &ChaturajiEvent) -> Result<(), String> {
         lock(&self.state).apply_event(seq, event)
+    }
+    fn outgoing(&self) -> Vec<ClientMsg> {
+        let mut st = lock(&self.state);
+        let Some(token) = st.seat.as_ref().map(|s| s.token.clone()) else { return Vec::new() };
+        let step = st.steps;
+        std::mem::take(&mut st.fair.outbox)
+            .into_iter()
+            .map(|action| ClientMsg::ChaturajiAct { token: token.clone(), step, action })
+            .collect()
     }
 
     fn wire(&self, req: &Req, at: &mut Option<u32>) -> Wire {

@@ -20,7 +20,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use maharajah_engine::{Game, Position};
+use maharajah_engine::{Game, Position, Role};
 use maharajah_protocol::{
     decode_server, AccessCode, ClientMsg, Color, ErrorCode, GameResult, Move, Phase, RoomEvent,
     RoomOptions, ServerMsg, Snapshot,
@@ -42,6 +42,32 @@ pub struct SeatCredentials {
     pub token: String,
 }
 
+/// One move of the replica's game as a screen shows it, worked out once when the move was
+/// applied, so that no view walks the game from its start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayedMove {
+    /// The side that played it.
+    pub color: Color,
+    /// The move in SAN, as written in the position it was played in (`Nf3`, `exd6`, `Qh4#`).
+    pub san: String,
+    /// The piece it took, if any (en passant takes a pawn).
+    pub captured: Option<Role>,
+}
+
+impl PlayedMove {
+    /// `mv`, legal in `before`, as shown.
+    fn of(before: &Position, mv: Move) -> PlayedMove {
+        let color = before.turn();
+        let captured = if before.is_en_passant(mv) {
+            Some(Role::Pawn)
+        } else {
+            // A king taking its own rook is castling, not a capture.
+            before.piece_at(mv.to).filter(|p| p.color != color).map(|p| p.role)
+        };
+        PlayedMove { color, san: before.san(mv), captured }
+    }
+}
+
 /// What the client knows of its room: the seat, and the replica kept up to date from snapshots
 /// and events (the protocol's [`Snapshot::apply`], one fold per event) with the game on the
 /// board advanced move by move (no replay of the whole game per event).
@@ -57,6 +83,8 @@ pub struct RoomState {
     /// The game on the board, once it has started: the engine's [`Game`] from the start
     /// position and every move, advanced by each `moved` event.
     pub game: Option<Game>,
+    /// The moves of `game` as shown (SAN, captures), one per move, in order.
+    pub played: Vec<PlayedMove>,
 }
 
 impl RoomState {
@@ -83,12 +111,13 @@ impl RoomState {
     fn apply_snapshot(&mut self, s: &Snapshot) -> Result<(), String> {
         self.last_seq = s.seq;
         self.room = Some(s.clone());
+        self.played.clear();
         self.game = match &s.start_fen {
             None => None,
             Some(fen) => {
                 let mut game = start(s.variant, fen)?;
                 for uci in &s.moves {
-                    play(&mut game, uci)?;
+                    play(&mut game, &mut self.played, uci)?;
                 }
                 Some(game)
             }
@@ -104,10 +133,11 @@ impl RoomState {
         match e {
             RoomEvent::GameStarted { start_fen, .. } => {
                 self.game = Some(start(room.variant, start_fen)?);
+                self.played.clear();
             }
             RoomEvent::Moved { uci, .. } if room.moves.len() > before => {
                 let game = self.game.as_mut().ok_or("a move before the game started")?;
-                play(game, uci)?;
+                play(game, &mut self.played, uci)?;
             }
             _ => {}
         }
@@ -118,6 +148,7 @@ impl RoomState {
     fn reset(&mut self) {
         self.room = None;
         self.game = None;
+        self.played.clear();
     }
 }
 
@@ -127,9 +158,12 @@ fn start(variant: maharajah_protocol::Variant, fen: &str) -> Result<Game, String
         .map_err(|e| format!("the room's start position is refused: {e}"))
 }
 
-fn play(game: &mut Game, uci: &str) -> Result<(), String> {
+fn play(game: &mut Game, played: &mut Vec<PlayedMove>, uci: &str) -> Result<(), String> {
     let mv: Move = uci.parse().map_err(|e| format!("the room sent a bad move {uci}: {e}"))?;
-    game.play(mv).map_err(|_| format!("the replica refuses the room's move {uci}"))
+    let before = game.position().clone();
+    game.play(mv).map_err(|_| format!("the replica refuses the room's move {uci}"))?;
+    played.push(PlayedMove::of(&before, mv));
+    Ok(())
 }
 
 /// A move accepted and stored by the server.
@@ -362,9 +396,16 @@ impl Connection {
         }
     }
 
-    /// What the client knows of its room now.
+    /// What the client knows of its room now (a copy; see [`Connection::with_room`]).
     pub fn room(&self) -> RoomState {
         lock(&self.state).clone()
+    }
+
+    /// Reads what the client knows of its room now without copying it. The replica cannot
+    /// move while `f` runs (the link waits for it), so everything `f` reads is of one moment:
+    /// keep it short.
+    pub fn with_room<T>(&self, f: impl FnOnce(&RoomState) -> T) -> T {
+        f(&lock(&self.state))
     }
 
     /// Drops the socket as a Wi-Fi loss would; the connection reconnects and resyncs by itself.
@@ -516,6 +557,25 @@ impl Flavour for Chess {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn played_moves_are_written_once_with_their_captures() {
+        let fen = Position::new(maharajah_protocol::Variant::Chess).to_string();
+        let mut game = start(maharajah_protocol::Variant::Chess, &fen).expect("the start");
+        let mut played = Vec::new();
+        for uci in ["e2e4", "d7d5", "e4d5", "c7c5", "d5c6", "d8d2"] {
+            play(&mut game, &mut played, uci).expect(uci);
+        }
+        let sans: Vec<&str> = played.iter().map(|p| p.san.as_str()).collect();
+        assert_eq!(sans, ["e4", "d5", "exd5", "c5", "dxc6", "Qxd2+"]);
+        let taken: Vec<Option<Role>> = played.iter().map(|p| p.captured).collect();
+        let pawn = Some(Role::Pawn);
+        assert_eq!(taken, [None, None, pawn, None, pawn, pawn], "en passant takes a pawn");
+        assert_eq!(played[4].color, Color::White);
+        assert_eq!(played[5].color, Color::Black);
+        assert!(play(&mut game, &mut played, "e1e2").is_err(), "in check, Ke2 is refused");
+        assert_eq!((played.len(), game.moves().len()), (6, 6), "a refused move is not recorded");
+    }
 
     #[test]
     fn backoff_doubles_up_to_the_cap() {

@@ -1,4 +1,10 @@
-//! LAN discovery with mDNS/DNS-SD (mdns-sd): advertise a host, browse for hosts.
+//! LAN discovery with mDNS/DNS-SD: advertise a host, browse for hosts.
+//!
+//! One interface, [`Discovery`], with two implementations chosen by target ([`backend`]):
+//! [`MdnsSd`] (mdns-sd's own daemon: desktop and Android) and, on iOS, where raw multicast needs
+//! an entitlement, the system's Bonjour through a Tauri plugin ([`crate::bonjour`]), installed
+//! by the shell with [`set_native`]. [`Browser`] and [`Advertiser`] run on either, so what the
+//! plugin finds gets the same verdicts and goes into the same list.
 //!
 //! A host advertises one instance of [`SERVICE_TYPE`] whose TXT record carries:
 //!
@@ -17,7 +23,7 @@
 //! protocol version and say why.
 //!
 //! Every [`mdns_sd::ServiceDaemon`] sends multicast on the interfaces it uses; tests create them
-//! only inside private network namespaces (see `crate::netns`).
+//! only inside private network namespaces (`maharajah_testkit::netns`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -37,6 +43,35 @@ pub enum DiscoveryError {
     /// The mDNS daemon refused (no usable interface, bad name…).
     #[error("mDNS: {0}")]
     Mdns(#[from] mdns_sd::Error),
+    /// The person refused this app access to the local network (iOS's local-network prompt, or
+    /// Settings › Privacy › Local Network).
+    #[error("access to the local network was refused")]
+    PermissionDenied,
+    /// The platform's own discovery (the iOS Bonjour plugin) failed.
+    #[error("Bonjour: {0}")]
+    Native(String),
+    /// No discovery for this platform is installed (iOS before the plugin registered).
+    #[error("no discovery service on this device")]
+    Unavailable,
+}
+
+impl DiscoveryError {
+    /// The problem as a list shows it (a value, so events can carry it).
+    pub fn failure(&self) -> BrowseFailure {
+        match self {
+            DiscoveryError::PermissionDenied => BrowseFailure::PermissionDenied,
+            e => BrowseFailure::Other(e.to_string()),
+        }
+    }
+}
+
+/// Why browsing stopped finding hosts (carried by [`HostEvent::Failed`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BrowseFailure {
+    /// [`DiscoveryError::PermissionDenied`]: the join code and the typed address still work.
+    PermissionDenied,
+    /// Anything else, for people.
+    Other(String),
 }
 
 /// Which interfaces the mDNS daemon uses.
@@ -47,6 +82,9 @@ pub enum Scope {
     Lan,
     /// Only 127.0.0.1 (tests inside a private network namespace).
     LoopbackOnly,
+    /// The platform's own discovery installed with [`set_native`] (on iOS, [`Scope::Lan`] is
+    /// this too); tests install a stand-in.
+    Native,
 }
 
 fn daemon(scope: Scope) -> Result<ServiceDaemon, DiscoveryError> {
@@ -60,6 +98,7 @@ fn daemon(scope: Scope) -> Result<ServiceDaemon, DiscoveryError> {
             d.disable_interface(IfKind::All)?;
             d.enable_interface(IfKind::LoopbackV4)?;
         }
+        Scope::Native => return Err(DiscoveryError::Unavailable),
     }
     Ok(d)
 }
@@ -117,7 +156,12 @@ pub struct HostAd {
 }
 
 impl HostAd {
-    fn properties(&self) -> HashMap<String, String> {
+    /// The TXT record, key by key (the same on every [`Discovery`]).
+    pub fn txt(&self) -> BTreeMap<String, String> {
+        self.properties().into_iter().collect()
+    }
+
+    pub(crate) fn properties(&self) -> HashMap<String, String> {
         let mut p = HashMap::new();
         p.insert("pv".into(), PROTOCOL_VERSION.to_string());
         p.insert("av".into(), crate::VERSION.into());
@@ -136,45 +180,135 @@ impl HostAd {
     }
 }
 
-/// Advertises one host on the LAN until withdrawn or dropped.
-pub struct Advertiser {
+/// One way of finding hosts and announcing this one: mdns-sd ([`MdnsSd`], desktop and Android)
+/// or the platform's own service (the iOS Bonjour plugin, [`crate::bonjour::PluginBonjour`]).
+/// [`Browser`] and [`Advertiser`] run on either; which one follows from the [`Scope`] and the
+/// target ([`backend`]).
+pub trait Discovery: Send + Sync {
+    /// Starts browsing [`SERVICE_TYPE`]; the feed reports what the network says, unjudged.
+    ///
+    /// # Errors
+    ///
+    /// [`DiscoveryError`] when browsing cannot start.
+    fn browse(&self) -> Result<BrowseFeed, DiscoveryError>;
+
+    /// Starts announcing `ad`.
+    ///
+    /// # Errors
+    ///
+    /// [`DiscoveryError`] when the announcement is refused.
+    fn advertise(&self, ad: &HostAd) -> Result<Box<dyn Advert>, DiscoveryError>;
+}
+
+/// One announcement of a [`Discovery`].
+pub trait Advert: Send {
+    /// Announces `ad` in place of what was announced (also after [`Advert::withdraw`]).
+    ///
+    /// # Errors
+    ///
+    /// [`DiscoveryError`] when the announcement is refused.
+    fn update(&mut self, ad: &HostAd) -> Result<(), DiscoveryError>;
+    /// Stops announcing (guests see the host go). Does not block.
+    fn withdraw(&mut self);
+    /// Withdraws and releases everything (may block briefly).
+    fn shutdown(self: Box<Self>);
+    /// Why the announcement is not out, when the service said so later (the iOS plugin reports
+    /// a refused local-network permission after the command returned). None: no word of trouble.
+    fn problem(&self) -> Option<BrowseFailure> {
+        None
+    }
+}
+
+/// A host as the network reports it, before any verdict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sighting {
+    /// The instance's full name, `<instance>._maharajah._tcp.local.`.
+    pub fullname: String,
+    /// The port.
+    pub port: u16,
+    /// Its IPv4 addresses.
+    pub addresses: Vec<Ipv4Addr>,
+    /// The TXT record, key by key.
+    pub txt: BTreeMap<String, String>,
+}
+
+/// What a [`Discovery`]'s browse reports.
+#[derive(Debug)]
+pub enum RawEvent {
+    /// The query went out.
+    Searching,
+    /// A host was resolved (again: its record changed).
+    Resolved(Sighting),
+    /// A host went away.
+    Removed {
+        /// Its full name.
+        fullname: String,
+    },
+    /// Browsing failed (e.g. the local-network permission was refused).
+    Failed(DiscoveryError),
+}
+
+/// A running browse: its events, and how to stop it.
+pub struct BrowseFeed {
+    /// What the network reports.
+    pub events: mpsc::UnboundedReceiver<RawEvent>,
+    /// Stops browsing (may block briefly).
+    pub stop: Box<dyn FnOnce() + Send>,
+}
+
+impl std::fmt::Debug for BrowseFeed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BrowseFeed").finish_non_exhaustive()
+    }
+}
+
+static NATIVE: Mutex<Option<Arc<dyn Discovery>>> = Mutex::new(None);
+
+/// Installs the platform's own discovery (the iOS shell installs the Bonjour plugin's bridge);
+/// [`Scope::Native`], and [`Scope::Lan`] on iOS, use it from then on.
+pub fn set_native(discovery: Arc<dyn Discovery>) {
+    *NATIVE.lock().unwrap_or_else(|e| e.into_inner()) = Some(discovery);
+}
+
+fn native() -> Result<Arc<dyn Discovery>, DiscoveryError> {
+    NATIVE.lock().unwrap_or_else(|e| e.into_inner()).clone().ok_or(DiscoveryError::Unavailable)
+}
+
+/// The discovery `scope` runs on: on iOS the installed native one for the Wi-Fi (mdns-sd's raw
+/// multicast sockets need an entitlement there), elsewhere mdns-sd; [`Scope::Native`] always the
+/// native one.
+///
+/// # Errors
+///
+/// [`DiscoveryError::Unavailable`] when the native one is wanted and none is installed.
+pub fn backend(scope: Scope) -> Result<Arc<dyn Discovery>, DiscoveryError> {
+    match scope {
+        Scope::Native => native(),
+        Scope::Lan if cfg!(target_os = "ios") => native(),
+        Scope::Lan | Scope::LoopbackOnly => Ok(Arc::new(MdnsSd { scope })),
+    }
+}
+
+/// Discovery with mdns-sd's own daemon (one per browse or advert).
+#[derive(Clone, Copy, Debug)]
+pub struct MdnsSd {
+    /// The interfaces.
+    pub scope: Scope,
+}
+
+struct MdnsAdvert {
     daemon: ServiceDaemon,
-    ad: HostAd,
     instance: String,
     hostname: String,
     fullname: Option<String>,
 }
 
-impl std::fmt::Debug for Advertiser {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Advertiser")
-            .field("ad", &self.ad)
-            .field("fullname", &self.fullname)
-            .finish()
-    }
-}
-
-impl Advertiser {
-    /// Starts advertising `ad`.
-    ///
-    /// # Errors
-    ///
-    /// [`DiscoveryError`] if the daemon cannot start or refuses the record.
-    pub fn start(ad: HostAd, scope: Scope) -> Result<Advertiser, DiscoveryError> {
-        let daemon = daemon(scope)?;
-        let suffix: u32 = rand::random();
-        let instance = format!("maharajah-{:08x}", suffix);
-        let hostname = format!("{instance}.local.");
-        let mut a = Advertiser { daemon, ad, instance, hostname, fullname: None };
-        a.register()?;
-        Ok(a)
-    }
-
-    fn register(&mut self) -> Result<(), DiscoveryError> {
-        let props = self.ad.properties();
-        let addrs: Vec<IpAddr> = self.ad.addresses.iter().map(|a| IpAddr::V4(*a)).collect();
+impl MdnsAdvert {
+    fn register(&mut self, ad: &HostAd) -> Result<(), DiscoveryError> {
+        let props = ad.properties();
+        let addrs: Vec<IpAddr> = ad.addresses.iter().map(|a| IpAddr::V4(*a)).collect();
         let mut info = if addrs.is_empty() {
-            ServiceInfo::new(SERVICE_TYPE, &self.instance, &self.hostname, (), self.ad.port, props)?
+            ServiceInfo::new(SERVICE_TYPE, &self.instance, &self.hostname, (), ad.port, props)?
                 .enable_addr_auto()
         } else {
             ServiceInfo::new(
@@ -182,7 +316,7 @@ impl Advertiser {
                 &self.instance,
                 &self.hostname,
                 &addrs[..],
-                self.ad.port,
+                ad.port,
                 props,
             )?
         };
@@ -194,10 +328,117 @@ impl Advertiser {
         self.fullname = Some(fullname);
         Ok(())
     }
+}
+
+impl Advert for MdnsAdvert {
+    fn update(&mut self, ad: &HostAd) -> Result<(), DiscoveryError> {
+        self.register(ad)
+    }
+
+    fn withdraw(&mut self) {
+        if let Some(name) = self.fullname.take() {
+            let _ = self.daemon.unregister(&name);
+        }
+    }
+
+    fn shutdown(mut self: Box<Self>) {
+        self.withdraw();
+        stop_daemon(&self.daemon);
+    }
+}
+
+impl Drop for MdnsAdvert {
+    fn drop(&mut self) {
+        // After `shutdown` this finds nothing to withdraw and the daemon refuses a second stop.
+        self.withdraw();
+        let _ = self.daemon.shutdown();
+    }
+}
+
+impl Discovery for MdnsSd {
+    fn browse(&self) -> Result<BrowseFeed, DiscoveryError> {
+        let daemon = daemon(self.scope)?;
+        let rx = daemon.browse(SERVICE_TYPE)?;
+        let (tx, events) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Ok(event) = rx.recv_async().await {
+                let out = match event {
+                    ServiceEvent::SearchStarted(_) => RawEvent::Searching,
+                    ServiceEvent::ServiceResolved(r) => {
+                        let txt = r
+                            .get_properties()
+                            .iter()
+                            .map(|p| (p.key().to_owned(), p.val_str().to_owned()))
+                            .collect();
+                        RawEvent::Resolved(Sighting {
+                            fullname: r.get_fullname().to_owned(),
+                            port: r.get_port(),
+                            addresses: r.get_addresses_v4().into_iter().collect(),
+                            txt,
+                        })
+                    }
+                    ServiceEvent::ServiceRemoved(_, fullname) => RawEvent::Removed { fullname },
+                    _ => continue,
+                };
+                if tx.send(out).is_err() {
+                    break;
+                }
+            }
+        });
+        let stop = Box::new(move || {
+            let _ = daemon.stop_browse(SERVICE_TYPE);
+            stop_daemon(&daemon);
+        });
+        Ok(BrowseFeed { events, stop })
+    }
+
+    fn advertise(&self, ad: &HostAd) -> Result<Box<dyn Advert>, DiscoveryError> {
+        let daemon = daemon(self.scope)?;
+        let suffix: u32 = rand::random();
+        let instance = format!("maharajah-{:08x}", suffix);
+        let hostname = format!("{instance}.local.");
+        let mut a = MdnsAdvert { daemon, instance, hostname, fullname: None };
+        a.register(ad)?;
+        Ok(Box::new(a))
+    }
+}
+
+/// Advertises one host on the LAN until withdrawn or dropped.
+pub struct Advertiser {
+    advert: Box<dyn Advert>,
+    ad: HostAd,
+    live: bool,
+}
+
+impl std::fmt::Debug for Advertiser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Advertiser").field("ad", &self.ad).field("live", &self.live).finish()
+    }
+}
+
+impl Advertiser {
+    /// Starts advertising `ad` on the discovery of `scope` ([`backend`]).
+    ///
+    /// # Errors
+    ///
+    /// [`DiscoveryError`] if the daemon cannot start or refuses the record.
+    pub fn start(ad: HostAd, scope: Scope) -> Result<Advertiser, DiscoveryError> {
+        Advertiser::start_on(&*backend(scope)?, ad)
+    }
+
+    /// Starts advertising `ad` on `discovery`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Advertiser::start`].
+    pub fn start_on(discovery: &dyn Discovery, ad: HostAd) -> Result<Advertiser, DiscoveryError> {
+        let advert = discovery.advertise(&ad)?;
+        Ok(Advertiser { advert, ad, live: true })
+    }
 
     /// What is advertised now (None when withdrawn).
     pub fn ad(&self) -> Option<&HostAd> {
-        self.fullname.as_ref().map(|_| &self.ad)
+        self.live.then_some(&self.ad)
     }
 
     /// Changes the advertised open seats; 0 withdraws the advertisement, more brings it back.
@@ -211,30 +452,29 @@ impl Advertiser {
             self.withdraw();
             Ok(())
         } else {
-            self.register()
+            self.advert.update(&self.ad)?;
+            self.live = true;
+            Ok(())
         }
     }
 
-    /// Stops advertising: the daemon sends a goodbye, so guests see the host disappear.
-    /// Does not block.
+    /// Stops advertising: guests see the host disappear. Does not block.
     pub fn withdraw(&mut self) {
-        if let Some(name) = self.fullname.take() {
-            let _ = self.daemon.unregister(&name);
+        if self.live {
+            self.live = false;
+            self.advert.withdraw();
         }
+    }
+
+    /// Why the advertisement is not out, when the discovery reported it after starting (the iOS
+    /// plugin: local-network access refused). Guests can still join by code or address.
+    pub fn problem(&self) -> Option<BrowseFailure> {
+        self.advert.problem()
     }
 
     /// Withdraws the advertisement and stops the daemon, waiting (up to 2 s) for its thread.
-    pub fn shutdown(mut self) {
-        self.withdraw();
-        stop_daemon(&self.daemon);
-    }
-}
-
-impl Drop for Advertiser {
-    fn drop(&mut self) {
-        // After `shutdown` this finds nothing to withdraw and the daemon refuses a second stop.
-        self.withdraw();
-        let _ = self.daemon.shutdown();
+    pub fn shutdown(self) {
+        self.advert.shutdown();
     }
 }
 
@@ -285,7 +525,7 @@ pub struct HostInfo {
 }
 
 impl HostInfo {
-    fn from_txt(
+    pub(crate) fn from_txt(
         fullname: &str,
         port: u16,
         v4: Vec<Ipv4Addr>,
@@ -345,11 +585,13 @@ pub enum HostEvent {
         /// Its full name.
         fullname: String,
     },
+    /// Browsing has stopped finding hosts (the list stays as it was).
+    Failed(BrowseFailure),
 }
 
 /// Browses for hosts and keeps the live list.
 pub struct Browser {
-    daemon: ServiceDaemon,
+    stop: Option<Box<dyn FnOnce() + Send>>,
     hosts: Arc<Mutex<BTreeMap<String, HostInfo>>>,
     events: mpsc::UnboundedReceiver<HostEvent>,
 }
@@ -361,25 +603,34 @@ impl std::fmt::Debug for Browser {
 }
 
 impl Browser {
-    /// Starts browsing. Must be called inside a tokio runtime.
+    /// Starts browsing on the discovery of `scope` ([`backend`]). Must be called inside a tokio
+    /// runtime.
     ///
     /// # Errors
     ///
     /// [`DiscoveryError`] if the daemon cannot start.
     pub fn start(scope: Scope) -> Result<Browser, DiscoveryError> {
-        let daemon = daemon(scope)?;
-        let rx = daemon.browse(SERVICE_TYPE)?;
+        Browser::start_on(&*backend(scope)?)
+    }
+
+    /// Starts browsing on `discovery`: every host it reports gets its [`Compatibility`] verdict
+    /// here, whichever discovery found it. Must be called inside a tokio runtime.
+    ///
+    /// # Errors
+    ///
+    /// As [`Browser::start`].
+    pub fn start_on(discovery: &dyn Discovery) -> Result<Browser, DiscoveryError> {
+        let BrowseFeed { events: mut rx, stop } = discovery.browse()?;
         let hosts = Arc::new(Mutex::new(BTreeMap::new()));
         let (tx, events) = mpsc::unbounded_channel();
         let list = hosts.clone();
         tokio::spawn(async move {
-            while let Ok(event) = rx.recv_async().await {
+            while let Some(event) = rx.recv().await {
                 let out = match event {
-                    ServiceEvent::SearchStarted(_) => Some(HostEvent::Searching),
-                    ServiceEvent::ServiceResolved(r) => {
-                        let v4: Vec<Ipv4Addr> = r.get_addresses_v4().into_iter().collect();
-                        let info = HostInfo::from_txt(r.get_fullname(), r.get_port(), v4, |k| {
-                            r.get_property_val_str(k).map(str::to_owned)
+                    RawEvent::Searching => Some(HostEvent::Searching),
+                    RawEvent::Resolved(s) => {
+                        let info = HostInfo::from_txt(&s.fullname, s.port, s.addresses, |k| {
+                            s.txt.get(k).cloned()
                         });
                         let mut map = list.lock().unwrap_or_else(|e| e.into_inner());
                         match map.insert(info.fullname.clone(), info.clone()) {
@@ -388,11 +639,11 @@ impl Browser {
                             Some(_) => None,
                         }
                     }
-                    ServiceEvent::ServiceRemoved(_, fullname) => {
+                    RawEvent::Removed { fullname } => {
                         let mut map = list.lock().unwrap_or_else(|e| e.into_inner());
                         map.remove(&fullname).map(|_| HostEvent::Disappeared { fullname })
                     }
-                    _ => None,
+                    RawEvent::Failed(e) => Some(HostEvent::Failed(e.failure())),
                 };
                 if let Some(e) = out {
                     if tx.send(e).is_err() {
@@ -401,7 +652,7 @@ impl Browser {
                 }
             }
         });
-        Ok(Browser { daemon, hosts, events })
+        Ok(Browser { stop: Some(stop), hosts, events })
     }
 
     /// The hosts seen now, by full name.
@@ -454,9 +705,10 @@ impl Browser {
     }
 
     /// Stops browsing and the daemon.
-    pub fn shutdown(self) {
-        let _ = self.daemon.stop_browse(SERVICE_TYPE);
-        stop_daemon(&self.daemon);
+    pub fn shutdown(mut self) {
+        if let Some(stop) = self.stop.take() {
+            stop();
+        }
     }
 }
 
@@ -482,19 +734,31 @@ mod tests {
     #[test]
     fn compatibility_verdicts() {
         let ip = vec![Ipv4Addr::new(10, 200, 0, 1)];
-        let ok = info(Some("1"), Some("ABCD2345"), ip.clone());
+        let (ours, next, last) = (
+            PROTOCOL_VERSION.to_string(),
+            (PROTOCOL_VERSION + 1).to_string(),
+            (PROTOCOL_VERSION - 1).to_string(),
+        );
+        let ok = info(Some(&ours), Some("ABCD2345"), ip.clone());
         assert!(ok.compatibility.is_compatible());
         assert_eq!(ok.address, Some("10.200.0.1:4000".parse().unwrap()));
         assert_eq!(ok.variant, Some(Variant::Maharajah));
         assert_eq!(ok.open_seats, 1);
-        let newer = info(Some("2"), Some("ABCD2345"), ip.clone());
+        let newer = info(Some(&next), Some("ABCD2345"), ip.clone());
         match newer.compatibility {
             Compatibility::Incompatible { reason } => assert!(reason.contains("update this app")),
-            Compatibility::Compatible => panic!("protocol 2 is not compatible"),
+            Compatibility::Compatible => panic!("protocol {next} is not compatible"),
+        }
+        let older = info(Some(&last), Some("ABCD2345"), ip.clone());
+        match older.compatibility {
+            Compatibility::Incompatible { reason } => {
+                assert!(reason.contains("host needs to update"))
+            }
+            Compatibility::Compatible => panic!("protocol {last} is not compatible"),
         }
         assert!(!info(None, Some("ABCD2345"), ip.clone()).compatibility.is_compatible());
-        assert!(!info(Some("1"), None, ip).compatibility.is_compatible());
-        assert!(!info(Some("1"), Some("ABCD2345"), vec![]).compatibility.is_compatible());
+        assert!(!info(Some(&ours), None, ip).compatibility.is_compatible());
+        assert!(!info(Some(&ours), Some("ABCD2345"), vec![]).compatibility.is_compatible());
     }
 
     #[test]

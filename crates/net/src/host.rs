@@ -1,9 +1,11 @@
 //! The LAN host (the server library embedded in the app) and the fallback ways to join it.
 //!
-//! [`LanHost::start`] binds an ephemeral port, runs [`maharajah_server::run`] on it (in memory),
-//! connects the host player's own [`Connection`] over loopback, creates the room, and advertises
-//! it with an [`Advertiser`]. When the guest takes the seat the advertisement is withdrawn (a
-//! snapshot showing the seat free again after a resync brings it back).
+//! [`LanServer`] is the server library ([`maharajah_server::run`], in memory) embedded on an
+//! ephemeral port: the same room runtime as the online server. [`LanHost`] is a chess game on
+//! one: [`LanHost::start`] starts a [`LanServer`], connects the host player's own [`Connection`]
+//! over loopback, creates the room, and advertises it with an [`Advertiser`]. When the guest
+//! takes the seat the advertisement is withdrawn (a snapshot showing the seat free again after a
+//! resync brings it back). A Chaturaji table hosted on this device uses a [`LanServer`] directly.
 //!
 //! Fallbacks for networks that block multicast: the host shows its `address:port` and room code
 //! (the guest calls [`join`]), or a [`JoinCode`] that packs all three into 18 characters.
@@ -19,7 +21,7 @@ use std::str::FromStr;
 use std::time::Instant;
 
 use maharajah_protocol::{
-    AccessCode, Color, RoomEvent, RoomOptions, ACCESS_CODE_ALPHABET, ACCESS_CODE_LEN,
+    AccessCode, RoomEvent, RoomOptions, ACCESS_CODE_ALPHABET, ACCESS_CODE_LEN,
 };
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -188,15 +190,13 @@ pub enum LanHostError {
     Discovery(#[from] DiscoveryError),
 }
 
-/// A LAN game hosted by this device: the embedded server, its advertisement, and the host
-/// player's own connection.
+/// A LAN game hosted by this device: the embedded server ([`LanServer`]), its advertisement,
+/// and the host player's own connection.
 #[derive(Debug)]
 pub struct LanHost {
-    addr: SocketAddr,
+    server: LanServer,
     join_code: Option<JoinCode>,
     seat: SeatCredentials,
-    stop: Option<oneshot::Sender<()>>,
-    server: Option<JoinHandle<Result<(), maharajah_server::ServerError>>>,
     watcher: Option<JoinHandle<Option<Advertiser>>>,
     quit_watcher: Option<oneshot::Sender<()>>,
     started: Instant,
@@ -223,40 +223,12 @@ impl LanHost {
         options: LanHostOptions,
     ) -> Result<(LanHost, Connection, mpsc::UnboundedReceiver<NetEvent>), LanHostError> {
         let started = Instant::now();
-        let listener = tokio::net::TcpListener::bind(SocketAddr::new(options.bind, 0)).await?;
-        let port = listener.local_addr()?.port();
-        let (stop, stopped) = oneshot::channel::<()>();
-        let config = maharajah_server::Config::default();
-        let server = tokio::spawn(maharajah_server::run(listener, config, async move {
-            let _ = stopped.await;
-        }));
-        let mut host = LanHost {
-            addr: SocketAddr::new(options.bind, port),
-            join_code: None,
-            seat: SeatCredentials {
-                code: AccessCode::from_indices([0; ACCESS_CODE_LEN]),
-                seat: Color::White,
-                token: String::new(),
-            },
-            stop: Some(stop),
-            server: Some(server),
-            watcher: None,
-            quit_watcher: None,
-            started,
-        };
-        // The host player's own connection goes over loopback unless the server listens on one
-        // address only.
-        let own_ip = if options.bind.is_unspecified() {
-            IpAddr::V4(Ipv4Addr::LOCALHOST)
-        } else {
-            options.bind
-        };
-        let local = SocketAddr::new(own_ip, port);
+        let mut server = LanServer::start(options.bind, options.lan_address).await?;
         let (conn, mut events) =
-            match Connection::connect(&ws_url(local), options.connect.clone()).await {
+            match Connection::connect(&server.local_url(), options.connect.clone()).await {
                 Ok(c) => c,
                 Err(e) => {
-                    host.stop().await;
+                    server.stop().await;
                     return Err(e.into());
                 }
             };
@@ -264,17 +236,11 @@ impl LanHost {
             Ok(s) => s,
             Err(e) => {
                 conn.close().await;
-                host.stop().await;
+                server.stop().await;
                 return Err(e.into());
             }
         };
-        host.seat = seat.clone();
-        let lan = options.lan_address.or_else(lan_ipv4);
-        host.join_code =
-            lan.map(|ip| JoinCode { addr: SocketAddrV4::new(ip, port), room: seat.code.clone() });
-        if let Some(ip) = lan {
-            host.addr = SocketAddr::new(IpAddr::V4(ip), port);
-        }
+        let port = server.addr().port();
         let ad = HostAd {
             display_name: options.display_name.clone(),
             variant: options.room.variant,
@@ -289,17 +255,17 @@ impl LanHost {
             Ok(a) => a,
             Err(e) => {
                 conn.close().await;
-                host.stop().await;
+                server.stop().await;
                 return Err(e.into());
             }
         };
+        let join_code = server.join_code(seat.code.clone());
         // Watches the host player's events: withdraws the advertisement when the other seat is
         // taken, and forwards every event to the app unchanged.
         let (tx, rx) = mpsc::unbounded_channel();
         let own = seat.seat;
         let (quit, mut quit_rx) = oneshot::channel::<()>();
-        host.quit_watcher = Some(quit);
-        host.watcher = Some(tokio::spawn(async move {
+        let watcher = tokio::spawn(async move {
             let mut advertiser = Some(advertiser);
             loop {
                 let e = tokio::select! {
@@ -330,18 +296,26 @@ impl LanHost {
                 }
             }
             advertiser
-        }));
+        });
+        let host = LanHost {
+            server,
+            join_code,
+            seat,
+            watcher: Some(watcher),
+            quit_watcher: Some(quit),
+            started,
+        };
         Ok((host, conn, rx))
     }
 
     /// The address guests connect to (the LAN address when known).
     pub fn addr(&self) -> SocketAddr {
-        self.addr
+        self.server.addr()
     }
 
     /// The port the server listens on.
     pub fn port(&self) -> u16 {
-        self.addr.port()
+        self.server.addr().port()
     }
 
     /// The join code to show (None when no LAN address was found).
@@ -370,19 +344,14 @@ impl LanHost {
                 let _ = tokio::task::spawn_blocking(move || a.shutdown()).await;
             }
         }
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        if let Some(t) = self.server.take() {
-            let _ = t.await;
-        }
+        self.server.stop().await;
     }
 }
 
-/// The server library embedded on an ephemeral port with no room of its own: a Chaturaji table
-/// hosted on this device is created on it by the host's own Chaturaji client over loopback
-/// ([`LanServer::local_url`]), and guests join it at [`LanServer::addr`]. Advertising is the
-/// caller's (it follows the table's open seats).
+/// The server library embedded on an ephemeral port with no room of its own: the host's own
+/// client creates the room over loopback ([`LanServer::local_url`]) and guests join it at
+/// [`LanServer::addr`]. [`LanHost`] does that for a chess game; a Chaturaji table hosted on this
+/// device uses it directly. Advertising is the caller's (it follows the room's open seats).
 #[derive(Debug)]
 pub struct LanServer {
     addr: SocketAddr,

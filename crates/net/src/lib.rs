@@ -16,25 +16,32 @@
 //!   and a check of the opponent's army against its commitment and the army rules.
 //! - [`discovery`]: mDNS/DNS-SD with mdns-sd: [`Advertiser`] for `_maharajah._tcp.local.` and
 //!   [`Browser`], a live list of hosts with a compatibility verdict.
+//! - [`bonjour`]: the iOS Bonjour plugin's Rust side ([`bonjour::PluginBonjour`]), the same
+//!   [`discovery::Discovery`] as mdns-sd's, chosen by target ([`discovery::backend`]).
 //! - [`host`]: [`LanHost`], the embedded server on an ephemeral port plus its advertisement, and
 //!   the fallbacks: a typed `address:port` and a short [`JoinCode`].
-//! - `netns` (Linux): private network namespaces for tests and the benchmark.
 
+pub mod bonjour;
+#[cfg(any(test, feature = "stand-in"))]
+pub mod bonjour_stand_in;
 pub mod chaturaji;
 pub mod client;
 pub mod discovery;
 pub mod host;
 mod link;
-#[cfg(target_os = "linux")]
-pub mod netns;
 pub mod setup;
 #[cfg(feature = "tls")]
 pub mod tls;
 
-pub use chaturaji::{ActAck, ChaturajiClient, ChaturajiNetEvent, ChaturajiSeat, TableState};
-pub use client::{ConnectOptions, Connection, NetError, NetEvent, RoomState, SeatCredentials};
+pub use chaturaji::{
+    ActAck, ChaturajiClient, ChaturajiNetEvent, ChaturajiSeat, DiceAlarm, TableState,
+};
+pub use client::{
+    ConnectOptions, Connection, NetError, NetEvent, PlayedMove, RoomState, SeatCredentials,
+};
 pub use discovery::{
-    Advertiser, Browser, Compatibility, DiscoveryError, HostAd, HostEvent, HostInfo, SERVICE_TYPE,
+    Advertiser, BrowseFailure, Browser, Compatibility, Discovery, DiscoveryError, HostAd,
+    HostEvent, HostInfo, SERVICE_TYPE,
 };
 pub use host::{JoinCode, JoinCodeError, LanHost, LanHostError, LanHostOptions, LanServer};
 pub use link::{CloseReason, LinkEvent, Welcome};

@@ -303,6 +303,11 @@ pub(crate) trait Flavour: Sized + Send + 'static {
     fn apply_snapshot(&self, snapshot: &Self::Snapshot) -> Result<(), String>;
     /// Applies the next event to the state; `Err` names why it cannot (the client resyncs).
     fn apply_event(&self, seq: u64, event: &Self::RoomEvent) -> Result<(), String>;
+    /// Messages the client sends by itself, unasked and unanswered (Chaturaji's dice
+    /// commitments and reveals); taken after every frame handled.
+    fn outgoing(&self) -> Vec<ClientMsg> {
+        Vec::new()
+    }
 
     /// The wire messages of `req`; `at` keeps the ply or step a move was first sent at.
     fn wire(&self, req: &Self::Req, at: &mut Option<u32>) -> Wire;
@@ -350,6 +355,7 @@ pub(crate) async fn start<F: Flavour>(
         in_flight: None,
         nonce: 0,
         periodic: VecDeque::new(),
+        settled: false,
     };
     tokio::spawn(task.run(ws));
     Ok((Handle { cmds }, events_rx))
@@ -443,6 +449,9 @@ struct Task<F: Flavour> {
     nonce: u64,
     /// Nonces and send times of periodic pings.
     periodic: VecDeque<(u64, Instant)>,
+    /// Whether the current session got past its rejoin (or needed none): only such a session
+    /// resets the back-off, so a server that welcomes and then refuses is not hammered.
+    settled: bool,
 }
 
 impl<F: Flavour> Task<F> {
@@ -458,7 +467,6 @@ impl<F: Flavour> Task<F> {
                 Some(s) => s,
                 None => match establish(&self.url, &self.options).await {
                     Ok((s, welcome)) => {
-                        attempt = 0;
                         self.emit(LinkEvent::connected(welcome));
                         s
                     }
@@ -482,6 +490,9 @@ impl<F: Flavour> Task<F> {
                 }
                 End::Dropped(reason) => {
                     self.interrupt();
+                    if std::mem::take(&mut self.settled) {
+                        attempt = 0;
+                    }
                     attempt += 1;
                     if !self.backoff(attempt, reason).await {
                         return;
@@ -603,6 +614,7 @@ impl<F: Flavour> Task<F> {
         let (mut sink, mut stream) = ws.split();
         let rejoin = self.flavour.rejoin();
         let mut awaiting_rejoin = rejoin.is_some();
+        self.settled = !awaiting_rejoin;
         if let Some(msg) = rejoin {
             if let Err(e) = Self::send(&mut sink, &msg).await {
                 return e;
@@ -617,6 +629,11 @@ impl<F: Flavour> Task<F> {
             if !awaiting_rejoin {
                 if let Err(e) = self.pump(&mut sink).await {
                     return e;
+                }
+                for m in self.flavour.outgoing() {
+                    if let Err(e) = Self::send(&mut sink, &m).await {
+                        return e;
+                    }
                 }
             }
             let step = tokio::select! {
@@ -685,6 +702,7 @@ impl<F: Flavour> Task<F> {
             Incoming::Seated(seat) => {
                 if *awaiting_rejoin {
                     *awaiting_rejoin = false;
+                    self.settled = true;
                     // The missed events (or a snapshot) follow this report.
                     let last_seq = self.flavour.last_seq();
                     self.emit(LinkEvent::Rejoined { last_seq });

@@ -187,7 +187,8 @@ async fn garbage_frames_to_the_server_do_not_disturb_the_game() {
     let (white, _we, black, mut be) =
         pair(&server, room(Variant::Chess, false, Color::White)).await;
     let (mut raw, _) = tokio_tungstenite::connect_async(server.url()).await.unwrap();
-    let hello = ClientMsg::Hello { version: 1, client: "raw".into() };
+    let hello =
+        ClientMsg::Hello { version: maharajah_protocol::PROTOCOL_VERSION, client: "raw".into() };
     raw.send(Message::text(encode(&hello))).await.unwrap();
     for junk in ["{{{", "{\"t\":\"teleport\"}", "{\"t\":\"move\",\"ply\":\"x\"}", ""] {
         raw.send(Message::text(junk)).await.unwrap();
@@ -219,7 +220,7 @@ async fn fake_server(frames: Vec<Message>, first: Option<ServerMsg>) -> String {
         let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
         let _hello = ws.next().await;
         let first = first.unwrap_or(ServerMsg::Welcome {
-            version: 1,
+            version: maharajah_protocol::PROTOCOL_VERSION,
             server_version: "fake".into(),
             engine_version: "fake".into(),
         });
@@ -286,6 +287,50 @@ async fn a_vanished_host_is_retried_with_growing_backoff() {
     white.close().await;
     until(&mut we, "closed", |e| matches!(e, NetEvent::Closed(CloseReason::ByUser))).await;
     assert_eq!(white.play("e2e4").await, Err(NetError::Closed));
+}
+
+/// A server that welcomes every connection and refuses the rejoin that follows (as one under
+/// attack refuses with `rate_limited`): the client's back-off grows instead of restarting at
+/// its first step after each welcome.
+#[tokio::test]
+async fn a_refused_rejoin_backs_off_like_a_failed_connect() {
+    use maharajah_net::client::SeatCredentials;
+    use maharajah_protocol::AccessCode;
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("ws://{}/", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else { return };
+                let _hello = ws.next().await;
+                let welcome = ServerMsg::Welcome {
+                    version: maharajah_protocol::PROTOCOL_VERSION,
+                    server_version: "fake".into(),
+                    engine_version: "fake".into(),
+                };
+                let _ = ws.send(Message::text(encode(&welcome))).await;
+                let _rejoin = ws.next().await;
+                let refusal = ServerMsg::error(ErrorCode::RateLimited, "too many failed attempts");
+                let _ = ws.send(Message::text(encode(&refusal))).await;
+                while let Some(Ok(_)) = ws.next().await {}
+            });
+        }
+    });
+    let code: AccessCode = "ABCD2345".parse().unwrap();
+    let seat = SeatCredentials { code, seat: Color::White, token: "t".into() };
+    let (conn, mut events) = Connection::resume(&url, fast(), seat, 0).await.unwrap();
+    let mut delays = Vec::new();
+    while delays.len() < 5 {
+        if let NetEvent::Disconnected { retry_in, .. } =
+            until(&mut events, "retry", |e| matches!(e, NetEvent::Disconnected { .. })).await
+        {
+            delays.push(retry_in);
+        }
+    }
+    assert!(delays.windows(2).all(|w| w[0] <= w[1]), "{delays:?}");
+    assert_eq!(delays.last(), Some(&fast().backoff_max), "{delays:?}");
+    conn.close().await;
 }
 
 /// A modified host (a fake server) that tampers with the hidden setup: the guest's client

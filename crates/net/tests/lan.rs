@@ -6,7 +6,6 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
-mod namespaces;
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::mpsc as sync_mpsc;
@@ -14,12 +13,12 @@ use std::time::Duration;
 
 use common::*;
 use maharajah_net::client::{ConnectOptions, Connection, NetEvent};
-use maharajah_net::discovery::{Browser, Compatibility, HostEvent, Scope};
+use maharajah_net::discovery::{Browser, Compatibility, HostEvent, Scope, SERVICE_TYPE};
 use maharajah_net::host::{self, JoinCode, LanHost, LanHostOptions};
-use maharajah_net::netns;
 use maharajah_net::setup::{HiddenSetup, VerifiedStart};
 use maharajah_protocol::{Color, EndReason, Outcome, Phase, RoomEvent, Variant};
-use namespaces::{advertise_future_host, in_namespace, runtime};
+use maharajah_testkit::mdns::advertise_future_host;
+use maharajah_testkit::netns::{self, in_namespace, runtime};
 use tokio::sync::mpsc;
 
 async fn searching(browser: &mut Browser) {
@@ -50,7 +49,7 @@ fn discovery_in_a_private_namespace() {
             searching(&mut browser).await;
 
             // A host of a future protocol version, advertised by hand.
-            let future = advertise_future_host();
+            let future = advertise_future_host(SERVICE_TYPE);
 
             let (mut lan_host, host_conn, _host_events) =
                 LanHost::start(host_options("Ana", Ipv4Addr::LOCALHOST, Scope::LoopbackOnly))

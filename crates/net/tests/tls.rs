@@ -4,16 +4,15 @@
 #![cfg(feature = "tls")]
 #![allow(clippy::unwrap_used)]
 
-mod certs;
 mod common;
 
 use std::path::Path;
 use std::sync::Arc;
 
-use certs::{make_certificates, scratch};
 use common::*;
 use maharajah_net::client::{Connection, NetEvent};
 use maharajah_protocol::{Color, RoomEvent, Variant};
+use maharajah_testkit::certs::{make_certificates, scratch};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 

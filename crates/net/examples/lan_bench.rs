@@ -3,7 +3,7 @@
 //! leaves the machine: both namespaces live and die with this process's threads.
 //!
 //! ```text
-//! cargo run --release -p maharajah-net --bin maharajah-lan-bench -- [ROUNDS]
+//! cargo run --release -p maharajah-net --example maharajah-lan-bench -- [ROUNDS]
 //! ```
 
 use std::net::{IpAddr, Ipv4Addr};
@@ -28,14 +28,6 @@ const MOVES: [&str; 12] = [
 const WAIT: Duration = Duration::from_secs(15);
 
 type Events = mpsc::UnboundedReceiver<NetEvent>;
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a tokio runtime")
-}
 
 async fn until_moved(events: &mut Events, ply: u32) {
     let wait = async {
@@ -144,7 +136,7 @@ fn stats(name: &str, mut v: Vec<Duration>) {
 
 #[cfg(target_os = "linux")]
 fn main() {
-    use maharajah_net::netns;
+    use maharajah_testkit::netns;
 
     let rounds: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(10);
     let (tid_tx, tid_rx) = sync_mpsc::channel::<i32>();
@@ -160,7 +152,7 @@ fn main() {
         moved_rx.recv_timeout(WAIT).expect("veth end moved");
         netns::veth_up("mg0", "10.200.0.2/24").expect("guest veth up");
         up_tx.send(()).expect("host thread");
-        runtime().block_on(async {
+        netns::runtime().block_on(async {
             let mut results = Vec::new();
             for _ in 0..rounds {
                 let mut browser = Browser::start(Scope::Lan).expect("browsing");
@@ -186,7 +178,7 @@ fn main() {
         netns::veth_to("mh0", "10.200.0.1/24", "mg0", peer).expect("veth pair");
         moved_tx.send(()).expect("guest thread");
         up_rx.recv_timeout(WAIT).expect("guest veth up");
-        runtime().block_on(async {
+        netns::runtime().block_on(async {
             for _ in 0..rounds {
                 round_rx.recv_timeout(WAIT).expect("the guest is browsing");
                 host_round(&start_tx, &done_rx).await;
