@@ -11,4 +11,4 @@ pub mod local;
 pub mod online;
 pub mod view;
 
-pub use view::{table_view, RemoteView, TableView, ViewParts};
+pub use view::{table_view, DiceAlarmView, RemoteView, TableView, ViewParts};

@@ -6,8 +6,10 @@
 //!   share ([`local::AppState`]).
 //! - [`army`]: the army builder's answers, start validation, the Learn board's reach.
 //! - [`computer`]: the computer opponent's move choice.
+//! - [`aids`]: the hint and the threat view in games against the computer.
 //! - [`online`]: one network game for the UI: create/join, moves, pause, draws, hidden lock-in.
 
+pub mod aids;
 pub mod army;
 pub mod computer;
 pub mod local;

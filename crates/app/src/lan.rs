@@ -19,6 +19,10 @@
 //! position live on the host's server, so if the host comes back (same game still open there) the
 //! guest rejoins its seat and resyncs; otherwise the guest leaves ([`Lan::leave`]).
 //!
+//! On iOS the list and the adverts come from the system's Bonjour (the Swift plugin behind
+//! `maharajah_net::discovery::Discovery`), with the same verdicts; a refused local-network
+//! permission is pushed as the list's `problem` (`lan_permission`).
+//!
 //! Multicast: a [`Browser`] or [`LanHost`] sends mDNS on every IPv4 interface. Tests and the
 //! end-to-end run set [`SCOPE_ENV`] to `loopback` and run inside a private network namespace
 //! (`../shared/notes/lan-testing.md`).
@@ -28,7 +32,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use maharajah_net::client::{CloseReason, ConnectOptions, Connection, NetError, NetEvent};
-use maharajah_net::discovery::{Browser, Compatibility, HostEvent, HostInfo, Scope};
+use maharajah_net::discovery::{
+    BrowseFailure, Browser, Compatibility, DiscoveryError, HostEvent, HostInfo, Scope,
+};
 use maharajah_net::host::{self, JoinCode, LanHost, LanHostError, LanHostOptions};
 use maharajah_net::SeatCredentials;
 use maharajah_protocol::{
@@ -158,6 +164,42 @@ pub struct HostList {
     pub searching: bool,
     /// The hosts with an open seat, by name.
     pub hosts: Vec<HostView>,
+    /// Why the list has stopped filling (`lan_permission`: local-network access refused;
+    /// `lan_discovery`: anything else), with the fallbacks named in the message. None while
+    /// discovery works.
+    pub problem: Option<ListProblem>,
+}
+
+/// Why the host list has stopped filling (the UI branches on `code`, shows `message`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ListProblem {
+    /// `lan_permission` or `lan_discovery`.
+    pub code: &'static str,
+    /// For people.
+    pub message: String,
+}
+
+/// What a refused local-network permission (iOS's prompt) says.
+const PERMISSION_MESSAGE: &str = "This app may not use the local network, so it cannot find games here. Allow it in Settings › Privacy & Security › Local Network, or join with the host's join code or address.";
+
+impl From<&BrowseFailure> for ListProblem {
+    fn from(f: &BrowseFailure) -> ListProblem {
+        match f {
+            BrowseFailure::PermissionDenied => {
+                ListProblem { code: "lan_permission", message: PERMISSION_MESSAGE.into() }
+            }
+            BrowseFailure::Other(reason) => ListProblem {
+                code: "lan_discovery",
+                message: format!("Cannot look for games on this network ({reason}). Join with the host's join code or address."),
+            },
+        }
+    }
+}
+
+/// A [`DiscoveryError`] from starting to browse, as the UI shows it.
+fn discovery_error(e: &DiscoveryError) -> AppError {
+    let problem = ListProblem::from(&e.failure());
+    error(problem.code, problem.message)
 }
 
 /// A QR code: `size` × `size` modules, row by row, `1` dark and `0` light (no quiet zone).
@@ -341,6 +383,7 @@ struct Browsing {
     stop: oneshot::Sender<()>,
     task: JoinHandle<()>,
     hosts: Arc<Mutex<Vec<HostInfo>>>,
+    problem: Arc<Mutex<Option<ListProblem>>>,
 }
 
 #[derive(Default)]
@@ -532,20 +575,24 @@ impl Lan {
     /// Starts browsing (the list is pushed as it changes) and answers the list now.
     ///
     /// # Errors
-    /// `lan_discovery` when the mDNS daemon cannot start.
+    /// `lan_discovery` when the mDNS daemon (or the iOS Bonjour plugin) cannot start;
+    /// `lan_permission` when local-network access was refused. A refusal or failure later is
+    /// pushed in the list's `problem`.
     pub async fn browse(&self) -> Result<HostList, AppError> {
         let scope = self.config.scope;
         let mut inner = self.inner.lock().await;
         if let Some(b) = &inner.browsing {
-            return Ok(list(true, true, &lock(&b.hosts)));
+            let mut now = list(true, true, &lock(&b.hosts));
+            now.problem.clone_from(&lock(&b.problem));
+            return Ok(now);
         }
-        let mut browser = Browser::start(scope).map_err(|e| {
-            error("lan_discovery", format!("Cannot look for games on this network: {e}"))
-        })?;
+        let mut browser = Browser::start(scope).map_err(|e| discovery_error(&e))?;
         let hosts = Arc::new(Mutex::new(Vec::new()));
+        let problem = Arc::new(Mutex::new(None));
         let (stop, mut stopped) = oneshot::channel::<()>();
         let sink = self.sink.clone();
         let shared = hosts.clone();
+        let shared_problem = problem.clone();
         let task = tokio::spawn(async move {
             let mut searching = false;
             loop {
@@ -553,16 +600,21 @@ impl Lan {
                     _ = &mut stopped => break,
                     e = browser.next_event() => match e { Some(e) => e, None => break },
                 };
-                if event == HostEvent::Searching {
-                    searching = true;
+                match &event {
+                    HostEvent::Searching => searching = true,
+                    HostEvent::Failed(f) => *lock(&shared_problem) = Some(ListProblem::from(f)),
+                    _ => {}
                 }
                 let now = browser.hosts();
                 *lock(&shared) = now.clone();
-                sink(LanPush::Hosts(list(true, searching, &now)));
+                let mut pushed = list(true, searching, &now);
+                pushed.problem.clone_from(&lock(&shared_problem));
+                sink(LanPush::Hosts(pushed));
             }
             let _ = tokio::task::spawn_blocking(move || browser.shutdown()).await;
         });
-        inner.browsing = Some(Browsing { _hold: Hold::start(Use::Browsing), stop, task, hosts });
+        inner.browsing =
+            Some(Browsing { _hold: Hold::start(Use::Browsing), stop, task, hosts, problem });
         Ok(list(true, false, &[]))
     }
 
@@ -832,7 +884,7 @@ fn list(browsing: bool, searching: bool, hosts: &[HostInfo]) -> HostList {
     let mut hosts: Vec<HostView> =
         hosts.iter().filter(|h| h.open_seats > 0).map(HostView::from).collect();
     hosts.sort_by(|a, b| a.name.to_lowercase().cmp(&b.name.to_lowercase()).then(a.id.cmp(&b.id)));
-    HostList { browsing, searching, hosts }
+    HostList { browsing, searching, hosts, problem: None }
 }
 
 #[cfg(test)]

@@ -6,24 +6,26 @@
 //! - [`App`] (this file): the façade holding every service, and the threads that serve them.
 //! - [`chess`]: local games ([`chess::local`], [`chess::session`]), the army builder
 //!   ([`chess::army`]), the computer ([`chess::computer`]), network games ([`chess::online`]).
+//! - [`analysis`]: the analysis board and game review (the engine on background threads).
 //! - [`lan`]: two devices on one Wi-Fi: host, browse, join (the game itself is [`chess::online`]).
 //! - [`chaturaji`]: the local Chaturaji table, a seat of a network table, a table hosted over the
 //!   Wi-Fi, and the view the UI draws of each.
 //! - [`push`]: [`Push`], what the UI is told unasked, and the [`Sink`] it goes to.
 //! - [`scheduler`]: the one thread that does timed work when it is due (clock, CPU seats).
-//! - [`clock`]: the Fischer clock with injected time.
 //! - [`store`]: saved games, armies and settings in SQLite.
+//! - [`record`]: a local game's words as storage keeps them (opponent, result, saved row).
 //! - [`multicast`]: counting the uses of Android's Wi-Fi multicast lock.
 //! - [`error`]: [`AppError`], `{ code, message }` as the UI receives it, with one vocabulary.
 //! - [`time`]: the one time source every service reads (the system's, or a fake in tests).
 
+pub mod analysis;
 pub mod chaturaji;
 pub mod chess;
-pub mod clock;
 pub mod error;
 pub mod lan;
 pub mod multicast;
 pub mod push;
+pub mod record;
 pub mod scheduler;
 pub mod store;
 pub mod time;
@@ -64,10 +66,13 @@ pub struct Services {
     pub table_net: NetState,
     /// The Chaturaji table this device hosts on the Wi-Fi.
     pub table_lan: ChaturajiLan,
+    /// The analysis board.
+    pub analysis: analysis::Analysis,
     sink: Arc<dyn Sink>,
     time: time::Time,
     scheduler: Arc<Scheduler>,
     computer: Mutex<Option<Receiver<ThinkRequest>>>,
+    aids: Mutex<Option<Receiver<chess::aids::AidRequest>>>,
 }
 
 impl std::fmt::Debug for App {
@@ -111,29 +116,34 @@ impl App {
         let scheduler = Arc::new(Scheduler::new());
         let (tables, table_net) = chaturaji::local::open(store.clone(), &time, &scheduler);
         let (sender, receiver) = mpsc::channel();
+        let (aid_sender, aid_receiver) = mpsc::channel();
         let net_sink = Arc::clone(&sink);
         let lan_sink = Arc::clone(&sink);
+        let chess = AppState::new(
+            Core::new(store),
+            sender,
+            export_dir.to_owned(),
+            Arc::clone(&time),
+            Arc::clone(&scheduler),
+        );
+        chess.set_aids(aid_sender);
         Ok(App(Arc::new(Services {
-            chess: AppState::new(
-                Core::new(store),
-                sender,
-                export_dir.to_owned(),
-                Arc::clone(&time),
-                Arc::clone(&scheduler),
-            ),
+            chess,
             net: NetPlay::with_time(move |update| net_sink.push(update.into()), Arc::clone(&time)),
             lan: Lan::new(lan, Arc::new(move |push: LanPush| lan_sink.push(push.into()))),
             tables,
             table_net,
             table_lan: ChaturajiLan::new(lan),
+            analysis: analysis::Analysis::new(Arc::clone(&sink)),
             sink,
             time,
             scheduler,
             computer: Mutex::new(Some(receiver)),
+            aids: Mutex::new(Some(aid_receiver)),
         })))
     }
 
-    /// Starts the app's threads: the computer, and the scheduler (the local clock's pushes and
+    /// Starts the app's threads: the computer, the hints and threats, and the scheduler (the local clock's pushes and
     /// flag falls, the Chaturaji CPU seats and turn time-outs). A second call starts nothing.
     pub fn start(&self) {
         let Some(receiver) = self.computer.lock().unwrap_or_else(PoisonError::into_inner).take()
@@ -144,6 +154,13 @@ impl App {
         std::thread::spawn(move || {
             app.chess.run_computer(&receiver, |view| app.sink.push(Push::Game(view)));
         });
+        let aids = self.aids.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(receiver) = aids {
+            let app = self.clone();
+            std::thread::spawn(move || {
+                app.chess.run_aids(&receiver, |view| app.sink.push(Push::Game(view)));
+            });
+        }
         let app = self.clone();
         std::thread::spawn(move || {
             app.scheduler.run(&app.time, |_| {

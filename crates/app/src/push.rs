@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use crate::analysis::{AnalysisView, EngineView};
 use crate::chaturaji::TableView;
 use crate::chess::online::{NetTick, NetUpdate, NetView};
 use crate::chess::session::{ClockView, GameView};
@@ -28,6 +29,10 @@ pub enum Push {
     LanHosts(HostList),
     /// The LAN game's state changed (`lan-status`).
     LanStatus(LanStatus),
+    /// The analysis board changed by itself: review progress, a review done (`analysis`).
+    Analysis(Box<AnalysisView>),
+    /// The engine's latest word on the analysis board's node (`analysis-engine`).
+    AnalysisEngine(EngineView),
 }
 
 impl Push {
@@ -42,6 +47,8 @@ impl Push {
             Push::Chaturaji(_) => "chaturaji",
             Push::LanHosts(_) => "lan-hosts",
             Push::LanStatus(_) => "lan-status",
+            Push::Analysis(_) => "analysis",
+            Push::AnalysisEngine(_) => "analysis-engine",
         }
     }
 }

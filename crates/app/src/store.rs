@@ -8,7 +8,7 @@ use maharajah_engine::{Army, Color, Move, Variant};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 
-use crate::chess::session::{GameRecord, GameResult, Opponent};
+use crate::record::{GameRecord, GameResult, Opponent};
 
 /// The setting under which the seat of the open network game is kept (with its secret token:
 /// it never goes to the UI).
@@ -74,7 +74,9 @@ CREATE TABLE IF NOT EXISTS games (
     white_ms INTEGER,
     black_ms INTEGER,
     created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL
+    updated_at INTEGER NOT NULL,
+    aids TEXT NOT NULL DEFAULT '[]',
+    draw_offer TEXT NOT NULL DEFAULT 'null'
 );
 CREATE TABLE IF NOT EXISTS settings (
     key TEXT PRIMARY KEY,
@@ -129,6 +131,23 @@ fn ms(value: Option<i64>) -> Option<u64> {
 
 fn sql_ms(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+/// Brings a file made by an older version up to [`SCHEMA`]: the `aids` column of `games`
+/// (hints and threats shown) and its `draw_offer` (a standing offer) came later.
+fn migrate(connection: &Connection) -> Result<(), StoreError> {
+    for (column, definition) in
+        [("aids", "TEXT NOT NULL DEFAULT '[]'"), ("draw_offer", "TEXT NOT NULL DEFAULT 'null'")]
+    {
+        let has: bool = connection
+            .prepare("SELECT 1 FROM pragma_table_info('games') WHERE name = ?1")?
+            .exists([column])?;
+        if !has {
+            connection
+                .execute_batch(&format!("ALTER TABLE games ADD COLUMN {column} {definition}"))?;
+        }
+    }
+    Ok(())
 }
 
 impl Store {
@@ -205,6 +224,7 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let connection = Connection::open(path)?;
         connection.execute_batch(SCHEMA)?;
+        migrate(&connection)?;
         Ok(Store { connection: Arc::new(Mutex::new(connection)) })
     }
 
@@ -227,19 +247,21 @@ impl Store {
         let opponent = serde_json::to_string(&record.opponent)?;
         let result = record.result.map(|r| serde_json::to_string(&r)).transpose()?;
         let control = record.time_control.map(|c| serde_json::to_string(&c)).transpose()?;
+        let aids = serde_json::to_string(&record.aids)?;
+        let draw_offer = serde_json::to_string(&record.draw_offer)?;
         let (white, black) =
             record.clock_ms.map_or((None, None), |(w, b)| (Some(sql_ms(w)), Some(sql_ms(b))));
         if record.id == 0 {
             connection.execute(
-                "INSERT INTO games (variant, opponent, start_fen, moves, result, time_control, white_ms, black_ms, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                params![record.variant.name(), opponent, record.start_fen, moves_text(&record.moves), result, control, white, black, record.created_at, now_unix],
+                "INSERT INTO games (variant, opponent, start_fen, moves, result, time_control, white_ms, black_ms, created_at, updated_at, aids, draw_offer)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                params![record.variant.name(), opponent, record.start_fen, moves_text(&record.moves), result, control, white, black, record.created_at, now_unix, aids, draw_offer],
             )?;
             Ok(connection.last_insert_rowid())
         } else {
             connection.execute(
-                "UPDATE games SET moves = ?2, result = ?3, white_ms = ?4, black_ms = ?5, updated_at = ?6 WHERE id = ?1",
-                params![record.id, moves_text(&record.moves), result, white, black, now_unix],
+                "UPDATE games SET moves = ?2, result = ?3, white_ms = ?4, black_ms = ?5, updated_at = ?6, aids = ?7, draw_offer = ?8 WHERE id = ?1",
+                params![record.id, moves_text(&record.moves), result, white, black, now_unix, aids, draw_offer],
             )?;
             Ok(record.id)
         }
@@ -253,7 +275,7 @@ impl Store {
         let connection = self.conn();
         connection
             .query_row(
-                "SELECT id, variant, opponent, start_fen, moves, result, time_control, white_ms, black_ms, created_at FROM games WHERE id = ?1",
+                "SELECT id, variant, opponent, start_fen, moves, result, time_control, white_ms, black_ms, created_at, aids, draw_offer FROM games WHERE id = ?1",
                 [id],
                 |row| {
                     Ok((
@@ -267,12 +289,14 @@ impl Store {
                         row.get::<_, Option<i64>>(7)?,
                         row.get::<_, Option<i64>>(8)?,
                         row.get::<_, i64>(9)?,
+                        row.get::<_, String>(10)?,
+                        row.get::<_, String>(11)?,
                     ))
                 },
             )
             .optional()?
             .ok_or_else(|| StoreError(format!("no saved game {id}")))
-            .and_then(|(id, variant, opponent, start_fen, moves, result, control, white, black, created_at)| {
+            .and_then(|(id, variant, opponent, start_fen, moves, result, control, white, black, created_at, aids, draw_offer)| {
                 Ok(GameRecord {
                     id,
                     variant: variant.parse().map_err(|_| StoreError(format!("unknown variant {variant}")))?,
@@ -283,6 +307,8 @@ impl Store {
                     time_control: control.map(|c| serde_json::from_str(&c)).transpose()?,
                     clock_ms: ms(white).zip(ms(black)),
                     created_at,
+                    aids: serde_json::from_str(&aids)?,
+                    draw_offer: serde_json::from_str(&draw_offer)?,
                 })
             })
     }
@@ -425,8 +451,8 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::session::EndReason;
-    use crate::clock::TimeControl;
+    use crate::record::EndReason;
+    use maharajah_engine::clock::TimeControl;
 
     #[test]
     fn saved_armies_are_kept_renamed_and_deleted() {
@@ -468,7 +494,56 @@ mod tests {
             time_control: Some(TimeControl::new(5, 3)),
             clock_ms: Some((300_000, 299_000)),
             created_at: 100,
+            aids: Vec::new(),
+            draw_offer: None,
         }
+    }
+
+    #[test]
+    fn aids_are_kept_and_an_older_file_gains_their_column() {
+        use crate::record::{AidKind, AidUse};
+        let path = temp_path("aids");
+        // A games table as versions before the aids wrote it, with one game.
+        {
+            let raw = rusqlite::Connection::open(&path).expect("opens the file");
+            raw.execute_batch(
+                "CREATE TABLE games (id INTEGER PRIMARY KEY AUTOINCREMENT, variant TEXT NOT NULL,
+                 opponent TEXT NOT NULL, start_fen TEXT NOT NULL, moves TEXT NOT NULL, result TEXT,
+                 time_control TEXT, white_ms INTEGER, black_ms INTEGER,
+                 created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+                 INSERT INTO games (variant, opponent, start_fen, moves, created_at, updated_at)
+                 VALUES ('chess', '{\"kind\":\"human\"}',
+                 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1', 'e2e4', 1, 1);",
+            )
+            .expect("an old file");
+        }
+        let store = Store::open(&path).expect("opens and migrates");
+        let old = store.load(1).expect("the old game reads");
+        assert!(old.aids.is_empty());
+        assert_eq!(old.draw_offer, None, "an old game has no standing offer");
+        let used =
+            vec![AidUse { ply: 0, kind: AidKind::Hint }, AidUse { ply: 2, kind: AidKind::Threat }];
+        let id = store.save(&GameRecord { aids: used.clone(), ..record() }, 5).expect("inserts");
+        assert_eq!(store.load(id).expect("loads").aids, used);
+        let more = GameRecord { id, aids: used[..1].to_vec(), ..record() };
+        store.save(&more, 6).expect("updates");
+        drop(store);
+        let store = Store::open(&path).expect("reopens: the column is there once");
+        assert_eq!(store.load(id).expect("loads").aids, used[..1]);
+    }
+
+    #[test]
+    fn a_standing_draw_offer_is_kept_and_cleared() {
+        let path = temp_path("draw-offer");
+        let store = Store::open(&path).expect("opens");
+        let id = store
+            .save(&GameRecord { draw_offer: Some(Color::White), ..record() }, 5)
+            .expect("inserts");
+        drop(store);
+        let store = Store::open(&path).expect("reopens");
+        assert_eq!(store.load(id).expect("loads").draw_offer, Some(Color::White));
+        store.save(&GameRecord { id, ..record() }, 6).expect("updates");
+        assert_eq!(store.load(id).expect("loads").draw_offer, None, "declined: gone");
     }
 
     #[test]
@@ -503,6 +578,39 @@ mod tests {
         assert_eq!(list[0].plies, 2);
         assert_eq!(list[0].result.map(|r| r.reason), Some(EndReason::Agreement));
         assert!(store.load(999).is_err());
+    }
+
+    #[test]
+    fn results_stored_in_the_old_spelling_still_read() {
+        let path = temp_path("old-reason");
+        let id = {
+            let store = Store::open(&path).expect("opens");
+            store.save(&record(), 100).expect("inserts")
+        };
+        // What the store wrote before the app and the wire shared one end reason.
+        let raw = rusqlite::Connection::open(&path).expect("opens the file");
+        for (old, reason) in [
+            (r#"{"winner":"white","reason":"time"}"#, EndReason::Timeout),
+            (
+                r#"{"winner":null,"reason":"time_vs_insufficient_material"}"#,
+                EndReason::TimeoutVsInsufficientMaterial,
+            ),
+        ] {
+            raw.execute("UPDATE games SET result = ?1 WHERE id = ?2", params![old, id])
+                .expect("writes");
+            let store = Store::open(&path).expect("reopens");
+            assert_eq!(store.load(id).expect("loads").result.map(|r| r.reason), Some(reason));
+            let listed = store.list(1).expect("lists");
+            assert_eq!(listed[0].result.map(|r| r.reason), Some(reason));
+        }
+        // Written again, it is in the one vocabulary.
+        let store = Store::open(&path).expect("reopens");
+        let loaded = store.load(id).expect("loads");
+        store.save(&loaded, 200).expect("updates");
+        let text: String = raw
+            .query_row("SELECT result FROM games WHERE id = ?1", params![id], |r| r.get(0))
+            .expect("reads");
+        assert_eq!(text, r#"{"winner":null,"reason":"timeout_vs_insufficient_material"}"#);
     }
 
     #[test]

@@ -7,7 +7,7 @@ mod common;
 use maharajah_app::chaturaji::online::NetState;
 use maharajah_chaturaji::cpu::Level;
 use maharajah_chaturaji::settings::Player;
-use maharajah_chaturaji::{Event, Seat, Settings};
+use maharajah_chaturaji::{Event, Phase, Seat, Settings};
 
 use common::{play_to_the_end, until};
 
@@ -55,6 +55,10 @@ async fn two_devices_and_two_cpus_share_a_network_table() {
     let (r, b) = (red.view().expect("open"), blue.view().expect("open"));
     assert_eq!(r.pieces, b.pieces);
     assert_eq!(r.scores, b.scores);
+    // Both devices took part in the dice and verified every roll: no alarm on either table.
+    for v in [&r, &b] {
+        assert_eq!(v.remote.as_ref().map(|x| x.dice_alarm.clone()), Some(None), "dice verify");
+    }
     assert_eq!(r.outcome.expect("over").standings.len(), 4);
     assert!(r.log.iter().any(|e| matches!(e, Event::Rolled { seat: Seat::Green, .. })));
     // Red closes the app; started again on the same device (same id), the code gives Red back.
@@ -63,6 +67,56 @@ async fn two_devices_and_two_cpus_share_a_network_table() {
     let back = again.join(&url, &remote.code, |_| {}).await.expect("the seat comes back");
     assert_eq!(back.remote.map(|r| r.seat), Some(Seat::Red));
     again.leave().await;
+    blue.leave().await;
+    let _ = stop.send(());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_shows_its_action_and_is_never_older_than_a_push() {
+    let (url, stop) = server().await;
+    let mut settings = Settings { round_limit: 2, ..Settings::default() };
+    settings.players.yellow = Player::Cpu { level: Level::Random };
+    settings.players.green = Player::Cpu { level: Level::Random };
+    let (tx, mut pushes) = tokio::sync::mpsc::unbounded_channel();
+    let red = NetState::new("device-red-app-0000000011".into());
+    let blue = NetState::new("device-blue-app-000000012".into());
+    // A slow screen: each push holds the event task a while, so an answer can overtake the push
+    // of its own action.
+    let created = red
+        .create(&url, settings, move |v| {
+            let _ = tx.send(v);
+            std::thread::sleep(std::time::Duration::from_millis(300));
+        })
+        .await
+        .expect("created");
+    let code = created.remote.expect("a network view").code;
+    blue.join(&url, &code, |_| {}).await.expect("joined");
+    let mut before = Vec::new();
+    let wait = async {
+        loop {
+            let v = pushes.recv().await.expect("pushes");
+            let roll = v.remote.as_ref().is_some_and(|r| r.started)
+                && v.to_move == Seat::Red
+                && matches!(v.phase, Phase::Roll { .. });
+            before.push(v);
+            if roll {
+                break;
+            }
+        }
+    };
+    tokio::time::timeout(common::WAIT, wait).await.expect("Red's roll is pushed");
+    // The event task now sleeps after that push; the roll's event waits behind it.
+    let answer = red.roll().await.expect("Red rolls");
+    assert!(answer.dice.is_some(), "the answer to a roll shows the dice");
+    for v in &before {
+        assert!(v.version < answer.version, "a push before the answer is older");
+        assert!(v.actions < answer.actions, "the answer holds the roll");
+    }
+    // Pushed after: a newer version never shows fewer actions.
+    let after = tokio::time::timeout(common::WAIT, pushes.recv()).await.expect("a push");
+    let after = after.expect("pushes");
+    assert!(after.version > answer.version && after.actions >= answer.actions);
+    red.leave().await;
     blue.leave().await;
     let _ = stop.send(());
 }

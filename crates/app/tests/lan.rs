@@ -19,9 +19,9 @@ use common::{
 
 use maharajah_app::chess::online::{NetPlay, NetUpdate, NetView};
 use maharajah_app::lan::{HostRequest, JoinTarget, LanConfig, Phase, Role};
-use maharajah_net::netns;
 use maharajah_net::JoinCode;
 use maharajah_protocol::{Color, TimeControl, Variant};
+use maharajah_testkit::netns;
 use tokio::sync::mpsc;
 
 async fn view_until(

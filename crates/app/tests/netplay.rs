@@ -326,3 +326,75 @@ async fn a_seat_is_taken_back_after_the_app_was_closed() {
     third.rejoin(&forged).await.unwrap();
     view_until(&mut views, "the refusal", |v| matches!(v.link, Link::Closed { .. })).await;
 }
+
+/// Every pushed view waiting in `views` (clock ticks are dropped).
+fn drain(views: &mut mpsc::UnboundedReceiver<NetUpdate>, into: &mut Vec<NetView>) {
+    while let Ok(update) = views.try_recv() {
+        if let NetUpdate::View(v) = update {
+            into.push(*v);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_answer_shows_its_action_and_is_never_older_than_a_push() {
+    let server = Server::start().await;
+    // A slow screen: each pushed view holds the session's event pump a while, so the answer to
+    // a move comes while the pump still sleeps on the view before it.
+    let (tx, mut views) = mpsc::unbounded_channel();
+    let net = NetPlay::new(move |u| {
+        let slow = matches!(u, NetUpdate::View(_));
+        let _ = tx.send(u);
+        if slow {
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    });
+    let options = RoomOptions {
+        variant: Variant::Chess,
+        time_control: None,
+        hidden_setup: false,
+        color: Some(Color::White),
+    };
+    let code = net.create(&server.url, options).await.unwrap().code.unwrap();
+    let (black, mut be) = Connection::connect(&server.url, opponent_options()).await.unwrap();
+    black.join_room(code.parse().unwrap()).await.unwrap();
+    let mut seen = vec![view_until(&mut views, "the game starts", |v| v.my_turn).await];
+    let mut answers = Vec::new();
+    let plies = [("e2e4", "e7e5"), ("g1f3", "b8c6"), ("f1c4", "g8f6")];
+    for (i, (ours, theirs)) in plies.into_iter().enumerate() {
+        drain(&mut views, &mut seen);
+        let pushed_before = seen.clone();
+        let answer = net.play(ours).await.unwrap();
+        // The answer is read after the server stored the move: it shows it, and no move for us
+        // until the opponent's, though the pushed view of the move may not have come yet.
+        let game = answer.game.as_ref().expect("the board");
+        assert_eq!(game.board.ply, 2 * i + 1, "the answer to {ours} shows {ours}");
+        assert!(!answer.my_turn && game.legal.is_empty(), "{ours}: the opponent's turn");
+        for v in &pushed_before {
+            assert!(v.revision < answer.revision, "{ours}: a push before the answer is older");
+            assert!(v.seq < answer.seq, "{ours}: pushed seq {} >= answered {}", v.seq, answer.seq);
+        }
+        answers.push(answer);
+        event_until(&mut be, ours, |e| {
+            matches!(e, NetEvent::Room { event: RoomEvent::Moved { ply, .. }, .. }
+                if *ply as usize == 2 * i)
+        })
+        .await;
+        black.play(theirs).await.unwrap();
+        seen.push(
+            view_until(&mut views, theirs, |v| history(v).len() == 2 * i + 2 && v.my_turn).await,
+        );
+    }
+    drain(&mut views, &mut seen);
+    // Views pushed and answered, in revision order, never go back in the room's history.
+    let mut all: Vec<&NetView> = seen.iter().chain(&answers).collect();
+    all.sort_by_key(|v| v.revision);
+    for pair in all.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        assert!(a.revision < b.revision, "two views share revision {}", a.revision);
+        assert!(a.seq <= b.seq, "revision {} shows seq {} after seq {}", b.revision, b.seq, a.seq);
+        assert!(history(a).len() <= history(b).len(), "revision {} lost a move", b.revision);
+    }
+    net.leave().await;
+    black.close().await;
+}

@@ -5,13 +5,12 @@
 #![cfg(feature = "tls")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "../../net/tests/certs/mod.rs"]
-mod certs;
 mod netview;
 
 use maharajah_app::chess::online::{normalize_url, NetPlay};
 use maharajah_net::{ConnectOptions, Connection};
 use maharajah_protocol::{Color, Phase, RoomOptions, Variant};
+use maharajah_testkit::certs;
 use netview::view_until;
 use tokio::sync::{mpsc, oneshot};
 

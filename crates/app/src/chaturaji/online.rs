@@ -19,7 +19,7 @@ use maharajah_net::client::ConnectOptions;
 use maharajah_protocol::chaturaji::{ChaturajiAction, ChaturajiEvent};
 use maharajah_protocol::AccessCode;
 
-use crate::chaturaji::view::{table_view, RemoteView, TableView, ViewParts};
+use crate::chaturaji::view::{table_view, DiceAlarmView, RemoteView, TableView, ViewParts};
 use crate::error::AppError;
 
 /// The id network tables carry in their views (local tables have their SQLite row id, from 1).
@@ -29,10 +29,15 @@ const LOG_LEN: usize = 24;
 /// Versions of network views grow across tables, so the UI never mistakes a new push for an old.
 static VERSION: AtomicU64 = AtomicU64::new(1);
 
-/// What the event task keeps besides the client's own table state.
+/// What the event task keeps besides the client's own table state (the replica).
 #[derive(Debug, Default)]
 struct Shared {
+    /// The version of the views made now. Views are made one at a time under this lock, and a
+    /// view of a replica that moved on gets a new version: so a higher version never shows an
+    /// older table, and a command's answer is never older than a view pushed before it.
     version: u64,
+    /// The replica's last event when `version` was given.
+    seen_seq: u64,
     log: VecDeque<Event>,
     connected: bool,
 }
@@ -247,10 +252,14 @@ impl NetState {
     }
 }
 
-/// The UI's view of a network table.
+/// The UI's view of a network table, read from the client's replica as it stands.
 fn view(table: &NetTable) -> TableView {
+    let mut shared = lock(&table.shared);
     let state: TableState = table.client.table();
-    let shared = lock(&table.shared);
+    if state.last_seq != shared.seen_seq {
+        shared.version = VERSION.fetch_add(1, Ordering::Relaxed);
+        shared.seen_seq = state.last_seq;
+    }
     let settings = state.settings.clone().unwrap_or_default();
     let started = state.game.is_some();
     let game = state.game.clone().unwrap_or_else(|| {
@@ -277,6 +286,10 @@ fn view(table: &NetTable) -> TableView {
                 started,
                 seats: state.seats,
                 connected: shared.connected,
+                dice_alarm: state
+                    .dice_alarm
+                    .as_ref()
+                    .map(|a| DiceAlarmView { roll: a.roll, detail: a.detail.clone() }),
             }),
         },
     )

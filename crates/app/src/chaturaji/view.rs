@@ -129,6 +129,18 @@ pub struct RemoteView {
     pub seats: Option<BySeat<maharajah_protocol::chaturaji::ChaturajiSeatView>>,
     /// The link to the server is up.
     pub connected: bool,
+    /// A roll of this game that did not verify against the parties' links (the server or LAN
+    /// host showed dice nobody rolled): the UI shows an alarm.
+    pub dice_alarm: Option<DiceAlarmView>,
+}
+
+/// A roll that did not verify, for the UI's alarm banner.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DiceAlarmView {
+    /// The roll, from 1 (0: the commitments).
+    pub roll: u32,
+    /// What does not verify (technical detail, English).
+    pub detail: String,
 }
 
 /// The view of `game` for the UI: pieces, dice with each die's moves or reason, scores.

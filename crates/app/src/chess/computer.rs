@@ -92,17 +92,34 @@ pub fn threads_for(level: Level) -> usize {
 /// How far the computer looks before answering a draw offer: about a tenth of a second.
 pub const DRAW_OFFER_NODES: u64 = 150_000;
 
-/// The computer accepts a draw unless its own search says it is better by more than this.
-pub const DRAW_DECLINE_ABOVE_CP: i32 = 50;
+/// After the opening the computer accepts a draw only when its own search sees it no better than
+/// this (a level position, or a worse one).
+pub const DRAW_ACCEPT_UP_TO_CP: i32 = 10;
+
+/// Moves (full moves, as the position numbers them) that count as the opening.
+pub const DRAW_OPENING_MOVES: u32 = 30;
+
+/// In the opening the computer accepts a draw only when it stands clearly worse: at most this.
+pub const DRAW_OPENING_ACCEPT_UP_TO_CP: i32 = -100;
 
 /// The computer's answer to a draw offer in `game`, where it plays `computer`: it searches the
-/// position (a fresh searcher, so the answer depends on the position alone) and accepts unless it
-/// sees itself better by more than [`DRAW_DECLINE_ABOVE_CP`] or a mate for itself.
+/// position (a fresh searcher, so the answer depends on the position alone). It accepts when it
+/// is being mated, or when its score is at most [`DRAW_ACCEPT_UP_TO_CP`]; before move
+/// [`DRAW_OPENING_MOVES`] only when it stands clearly worse ([`DRAW_OPENING_ACCEPT_UP_TO_CP`]),
+/// as a player does not agree a draw in the opening of a level game.
 #[must_use]
 pub fn accepts_draw(game: &Game, computer: Color) -> bool {
-    let score = draw_offer_score(game, computer);
+    let opening = game.position().fullmove_number() < DRAW_OPENING_MOVES;
+    accepts_draw_at(draw_offer_score(game, computer), opening)
+}
+
+/// The answer to a draw offer for the computer's score `score` (from its own side), `opening`
+/// when the game is still before move [`DRAW_OPENING_MOVES`].
+#[must_use]
+pub fn accepts_draw_at(score: Score, opening: bool) -> bool {
+    let limit = if opening { DRAW_OPENING_ACCEPT_UP_TO_CP } else { DRAW_ACCEPT_UP_TO_CP };
     match score {
-        Score::Cp(cp) => cp <= DRAW_DECLINE_ABOVE_CP,
+        Score::Cp(cp) => cp <= limit,
         Score::Mate(n) => n < 0,
     }
 }
@@ -176,9 +193,31 @@ mod tests {
         let rook_up = game("4k3/pppp4/8/8/8/8/PPPP4/R3K3 b - - 0 1");
         assert!(!accepts_draw(&rook_up, Color::White));
         assert!(accepts_draw(&rook_up, Color::Black));
-        // The start position is level: the computer accepts whichever side it plays.
-        let start = Game::new(Position::new(Variant::Chess));
-        assert!(accepts_draw(&start, Color::White) && accepts_draw(&start, Color::Black));
+        // The opening of a level game: the computer plays on, whichever side it plays (level 8
+        // once took a draw after 1.e4 d5).
+        let mut opening = Game::new(Position::new(Variant::Chess));
+        assert!(!accepts_draw(&opening, Color::White) && !accepts_draw(&opening, Color::Black));
+        for uci in ["e2e4", "d7d5"] {
+            opening.play(uci.parse().expect("uci")).expect("legal");
+        }
+        assert!(!accepts_draw(&opening, Color::White) && !accepts_draw(&opening, Color::Black));
+    }
+
+    #[test]
+    fn the_computer_takes_a_draw_only_when_it_is_no_better() {
+        // After the opening: level or worse accepts, better (beyond a small margin) declines.
+        assert!(accepts_draw_at(Score::Cp(0), false));
+        assert!(accepts_draw_at(Score::Cp(DRAW_ACCEPT_UP_TO_CP), false));
+        assert!(accepts_draw_at(Score::Cp(-300), false));
+        assert!(!accepts_draw_at(Score::Cp(DRAW_ACCEPT_UP_TO_CP + 1), false));
+        assert!(!accepts_draw_at(Score::Cp(50), false), "50 cp better used to accept");
+        // In the opening only a clearly worse computer accepts.
+        assert!(!accepts_draw_at(Score::Cp(0), true));
+        assert!(!accepts_draw_at(Score::Cp(-40), true), "a slightly worse opening plays on");
+        assert!(accepts_draw_at(Score::Cp(DRAW_OPENING_ACCEPT_UP_TO_CP), true));
+        // Being mated always accepts; mating never does.
+        assert!(accepts_draw_at(Score::Mate(-3), true) && accepts_draw_at(Score::Mate(-3), false));
+        assert!(!accepts_draw_at(Score::Mate(2), true) && !accepts_draw_at(Score::Mate(2), false));
     }
 
     #[test]

@@ -8,14 +8,17 @@ use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use maharajah_engine::clock::TimeControl;
 use maharajah_engine::search::{build_army, Level};
 use maharajah_engine::{start_position, Army, Color, Game, Move, Position, Variant};
 use serde::Serialize;
 
+use crate::chess::aids::{threat_game, AidKind, AidRequest, Aids, AidsView};
 use crate::chess::army::{self, army_of, BadArmy};
 use crate::chess::computer::Computer;
-use crate::chess::session::{BoardView, ClockView, GameView, Opponent, Session, SessionError};
-use crate::clock::TimeControl;
+use crate::chess::session::{
+    ClockView, GameView, MoveView, Opponent, ReviewView, Session, SessionError,
+};
 use crate::error::AppError;
 pub use crate::error::CoreError;
 use crate::scheduler::{Scheduler, Woken};
@@ -61,13 +64,14 @@ pub struct Core {
     session: Option<Session>,
     thinking: Option<Arc<AtomicBool>>,
     generation: u64,
+    aids: Aids,
 }
 
 impl Core {
     /// A core saving to `store`.
     #[must_use]
-    pub const fn new(store: Store) -> Core {
-        Core { store, session: None, thinking: None, generation: 0 }
+    pub fn new(store: Store) -> Core {
+        Core { store, session: None, thinking: None, generation: 0, aids: Aids::default() }
     }
 
     /// The storage.
@@ -104,9 +108,97 @@ impl Core {
     /// # Errors
     /// [`CoreError::NoGame`] when none is open.
     pub fn view(&self, now: u64) -> Result<GameView, CoreError> {
-        let mut view = self.session()?.view(now);
+        let session = self.session()?;
+        let mut view = session.view(now);
         view.thinking = self.thinking.is_some();
+        if matches!(session.opponent(), Opponent::Computer { .. }) {
+            let used = |kind| session.aids().iter().filter(|a| a.kind == kind).count();
+            let live = !session.is_computer_turn() && view.result.is_none();
+            let fen = view.fen.clone();
+            let shown = |kind| {
+                (live && self.aids.is_on(kind)).then(|| self.aids.found(kind, &fen)).flatten()
+            };
+            let hint = shown(AidKind::Hint);
+            let threat = shown(AidKind::Threat);
+            view.aids = Some(AidsView {
+                hint: self.aids.is_on(AidKind::Hint),
+                threat: self.aids.is_on(AidKind::Threat),
+                hint_square: hint.map(|m| m.from),
+                threat_move: threat.map(|m| MoveView { from: m.from, to: m.to }),
+                thinking: self.aids.is_thinking(),
+                hints_used: used(AidKind::Hint),
+                threats_used: used(AidKind::Threat),
+            });
+        }
         Ok(view)
+    }
+
+    /// Turns the hint or the threat view on or off for the open game (both start off).
+    ///
+    /// # Errors
+    /// [`CoreError::NoGame`]; [`SessionError::NoAids`] outside games against the computer.
+    pub fn set_aid(&mut self, kind: AidKind, on: bool, now: u64) -> Result<GameView, CoreError> {
+        if !matches!(self.session()?.opponent(), Opponent::Computer { .. }) {
+            return Err(SessionError::NoAids.into());
+        }
+        self.aids.set(kind, on);
+        self.view(now)
+    }
+
+    /// The searches for the aids that are on and not yet answered in the position as it
+    /// stands (the person to move); searches for another position are stopped.
+    pub fn aid_requests(&mut self) -> Vec<AidRequest> {
+        let Some(session) = self.session.as_ref() else { return Vec::new() };
+        let fen = session.game().position().to_string();
+        self.aids.keep_only(&fen);
+        if session.is_computer_turn() || session.result().is_some() {
+            return Vec::new();
+        }
+        let mut requests = Vec::new();
+        for kind in AidKind::ALL {
+            if !self.aids.is_on(kind)
+                || self.aids.found(kind, &fen).is_some()
+                || self.aids.is_pending(kind, &fen)
+            {
+                continue;
+            }
+            let game = match kind {
+                AidKind::Hint => Some(session.game().clone()),
+                AidKind::Threat => threat_game(session.game().position()),
+            };
+            let Some(game) = game else { continue };
+            let stop = Arc::new(AtomicBool::new(false));
+            self.aids.asked(kind, fen.clone(), Arc::clone(&stop));
+            requests.push(AidRequest { kind, game, session: session.id(), fen: fen.clone(), stop });
+        }
+        requests
+    }
+
+    /// The engine's answer `mv` to `request`: shown (and recorded in the game, which is saved)
+    /// when the same game still stands in the same position with the aid on. Returns the new
+    /// snapshot then.
+    ///
+    /// # Errors
+    /// [`CoreError::Store`] when the game cannot be saved.
+    pub fn aid_found(
+        &mut self,
+        request: &AidRequest,
+        mv: Option<Move>,
+        now: u64,
+        unix: i64,
+    ) -> Result<Option<GameView>, CoreError> {
+        let Some(session) = self.session.as_mut() else { return Ok(None) };
+        if session.id() != request.session {
+            return Ok(None);
+        }
+        if !self.aids.answered(request.kind, &request.fen, mv) {
+            // Refused or nothing found: the view stops showing the search.
+            return self.view(now).map(Some);
+        }
+        if session.record_aid(request.kind) {
+            self.save(now, unix)?;
+        }
+        self.view(now).map(Some)
     }
 
     /// The open game's running clock at `now`, if any (what the ticker pushes).
@@ -138,6 +230,7 @@ impl Core {
         unix: i64,
     ) -> Result<GameView, CoreError> {
         self.cancel_thinking();
+        self.aids.reset();
         self.session = Some(Session::new(0, start, opponent, control, unix));
         self.save(now, unix)?;
         self.view(now)
@@ -197,6 +290,7 @@ impl Core {
     /// [`CoreError`] when it cannot be loaded or replayed.
     pub fn open(&mut self, id: i64, now: u64) -> Result<GameView, CoreError> {
         self.cancel_thinking();
+        self.aids.reset();
         let record = self.store.load(id)?;
         self.session = Some(Session::from_record(&record, now)?);
         self.view(now)
@@ -208,6 +302,7 @@ impl Core {
     /// [`CoreError::Store`] when the final save fails.
     pub fn leave(&mut self, now: u64, unix: i64) -> Result<(), CoreError> {
         self.cancel_thinking();
+        self.aids.reset();
         if self.session.is_some() {
             self.save(now, unix)?;
         }
@@ -233,7 +328,7 @@ impl Core {
     /// What the computer should think about now, if it is its turn and it is not already thinking.
     pub fn think_request(&mut self, now: u64) -> Option<ThinkRequest> {
         let session = self.session.as_ref()?;
-        if !session.is_computer_turn() || self.thinking.is_some() {
+        if !session.is_computer_turn() || session.is_paused() || self.thinking.is_some() {
             return None;
         }
         let Opponent::Computer { level, .. } = session.opponent() else { return None };
@@ -327,6 +422,40 @@ impl Core {
         self.view(now)
     }
 
+    /// Pauses the running clock (the menu opened, the app went to the background); the computer
+    /// stops thinking until the game resumes. Saved as it stands.
+    ///
+    /// # Errors
+    /// [`CoreError::NoGame`], [`CoreError::Store`].
+    pub fn pause(&mut self, now: u64, unix: i64) -> Result<GameView, CoreError> {
+        if self.session_mut()?.pause(now) {
+            self.cancel_thinking();
+            self.save(now, unix)?;
+        }
+        self.view(now)
+    }
+
+    /// Starts the paused clock again (and the computer's thinking, when it is its turn).
+    ///
+    /// # Errors
+    /// [`CoreError::NoGame`], [`CoreError::Store`].
+    pub fn resume(&mut self, now: u64, unix: i64) -> Result<GameView, CoreError> {
+        if self.session_mut()?.resume(now) {
+            self.save(now, unix)?;
+        }
+        self.view(now)
+    }
+
+    /// Declines the standing draw offer and saves that.
+    ///
+    /// # Errors
+    /// [`CoreError::Session`] when no offer stands or the game is over.
+    pub fn decline_draw(&mut self, now: u64, unix: i64) -> Result<GameView, CoreError> {
+        self.session_mut()?.decline_draw()?;
+        self.save(now, unix)?;
+        self.view(now)
+    }
+
     /// Takes back the last move (cancelling the computer's thinking).
     ///
     /// # Errors
@@ -342,8 +471,8 @@ impl Core {
     ///
     /// # Errors
     /// [`CoreError::NoGame`] when none is open.
-    pub fn review(&self, ply: usize) -> Result<BoardView, CoreError> {
-        Ok(self.session()?.board_at(ply))
+    pub fn review(&self, ply: usize) -> Result<ReviewView, CoreError> {
+        Ok(self.session()?.review_at(ply))
     }
 
     /// Checks the clock; `Some(view)` when a flag fell just now (the game is saved as ended).
@@ -367,6 +496,7 @@ impl Core {
     pub fn import(&mut self, text: &str, now: u64, unix: i64) -> Result<GameView, CoreError> {
         let session = Session::import(text, unix)?;
         self.cancel_thinking();
+        self.aids.reset();
         self.session = Some(session);
         self.save(now, unix)?;
         self.view(now)
@@ -385,6 +515,12 @@ impl Core {
             (Some(id), None) => Ok(Session::from_record(&self.store.load(id)?, now)?.pgn(date)),
             (_, Some(session)) => Ok(session.pgn(date)),
         }
+    }
+
+    /// The open game's moves, if a game is open (the analysis board opens on them).
+    #[must_use]
+    pub fn game(&self) -> Option<&Game> {
+        self.session.as_ref().map(Session::game)
     }
 
     /// The start screen's facts.
@@ -443,6 +579,7 @@ pub struct AppState {
     time: Time,
     scheduler: Arc<Scheduler>,
     computer: Mutex<Sender<ThinkRequest>>,
+    aids: Mutex<Option<Sender<AidRequest>>>,
     export_dir: PathBuf,
 }
 
@@ -462,8 +599,21 @@ impl AppState {
             time,
             scheduler,
             computer: Mutex::new(computer),
+            aids: Mutex::new(None),
             export_dir,
         }
+    }
+
+    /// Where searches for hints and threats go from now on (the aids' thread runs
+    /// [`AppState::run_aids`] on the other end); without it the aids stay unanswered.
+    pub fn set_aids(&self, sender: Sender<AidRequest>) {
+        *self.aids.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(sender);
+    }
+
+    /// The folder "Save file" writes to.
+    #[must_use]
+    pub fn export_dir(&self) -> &Path {
+        &self.export_dir
     }
 
     /// Milliseconds on the app's time scale (the clocks').
@@ -498,6 +648,54 @@ impl AppState {
         }
     }
 
+    /// Sends the aids' thread the searches for the aids that are on (see [`Core::aid_requests`]).
+    fn ask_aids(&self, core: &mut Core) {
+        let requests = core.aid_requests();
+        if requests.is_empty() {
+            return;
+        }
+        let sender = self.aids.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for request in requests {
+            let sent = sender.as_ref().is_some_and(|s| s.send(request.clone()).is_ok());
+            if !sent {
+                drop(core.aid_found(&request, None, self.now(), self.unix()));
+            }
+        }
+    }
+
+    /// Turns the hint or the threat view on or off; the engine looks in the background.
+    ///
+    /// # Errors
+    /// `no_game`, `no_aids`.
+    pub fn set_aid(&self, kind: AidKind, on: bool) -> Result<GameView, AppError> {
+        let now = self.now();
+        let mut core = self.core();
+        core.set_aid(kind, on, now)?;
+        self.ask_aids(&mut core);
+        Ok(core.view(now)?)
+    }
+
+    /// The aids' loop (run it on a thread of its own; it returns when every sender is gone):
+    /// searches each request still wanted and hands `push` the view with its answer.
+    pub fn run_aids(&self, receiver: &Receiver<AidRequest>, push: impl Fn(GameView)) {
+        // Made at the first request: its table is not held by people who never ask.
+        let mut searcher: Option<maharajah_engine::search::Searcher> = None;
+        for request in receiver {
+            if request.stop.load(Ordering::Relaxed) {
+                continue;
+            }
+            let searcher =
+                searcher.get_or_insert_with(|| maharajah_engine::search::Searcher::new(16));
+            let mv = request.answer(searcher);
+            let now = self.now();
+            match self.core().aid_found(&request, mv, now, self.unix()) {
+                Ok(Some(view)) => push(view),
+                Ok(None) => {}
+                Err(error) => eprintln!("the aid could not be saved: {error}"),
+            }
+        }
+    }
+
     /// Runs `action` on the core, then lets the computer think, and returns the fresh view.
     ///
     /// # Errors
@@ -515,6 +713,7 @@ impl AppState {
             return flagged.ok_or_else(|| error.into());
         }
         self.think(&mut core, now);
+        self.ask_aids(&mut core);
         Ok(core.view(now)?)
     }
 
@@ -571,8 +770,20 @@ impl AppState {
     /// # Errors
     /// `bad_setting` for an unknown key, `storage`.
     pub fn set_setting(&self, key: &str, value: &serde_json::Value) -> Result<(), AppError> {
-        const KEYS: [&str; 7] =
-            ["theme", "sounds", "autoTurn", "animation", "timeControl", "language", "serverUrl"];
+        const KEYS: [&str; 12] = [
+            "theme",
+            "sounds",
+            "autoTurn",
+            "animation",
+            "timeControl",
+            "language",
+            "serverUrl",
+            "confirmResign",
+            "coordinates",
+            "confirmMove",
+            "zen",
+            "pieceSet",
+        ];
         if !KEYS.contains(&key) {
             return Err(AppError {
                 code: "bad_setting".into(),
@@ -639,7 +850,14 @@ impl AppState {
             let computer = computer.get_or_insert_with(Computer::new);
             let mv = computer.choose(&request.game, request.level, request.clock, &request.stop);
             let now = self.now();
-            let answer = self.core().computer_moved(request.generation, mv, now, self.unix());
+            let mut core = self.core();
+            let answer = core.computer_moved(request.generation, mv, now, self.unix());
+            if matches!(answer, Ok(Some(_))) {
+                // The person's turn: the aids that are on look at it.
+                self.ask_aids(&mut core);
+            }
+            let answer = answer.map(|moved| moved.and_then(|_| core.view(now).ok()));
+            drop(core);
             match answer {
                 Ok(Some(view)) => push(view),
                 Ok(None) => {}
@@ -685,12 +903,32 @@ impl AppState {
 /// # Errors
 /// `write_failed` when the folder or file cannot be written.
 pub fn write_pgn(dir: &Path, id: i64, unix: i64, text: &str) -> Result<PathBuf, AppError> {
+    let name = format!("maharajah-{id}-{}", pgn_date(unix).replace('.', "-"));
+    write_pgn_file(dir, &name, false, text)
+}
+
+/// Writes `text` as `<name>.pgn` in `dir` (created if missing); with `fresh`, an existing
+/// file is kept and the new one is `<name>-2.pgn`, `<name>-3.pgn`…
+///
+/// # Errors
+/// `write_failed` when the folder or file cannot be written.
+pub fn write_pgn_file(
+    dir: &Path,
+    name: &str,
+    fresh: bool,
+    text: &str,
+) -> Result<PathBuf, AppError> {
     let failed = |e: std::io::Error| AppError {
         code: "write_failed".into(),
         message: format!("could not save the file: {e}"),
     };
     std::fs::create_dir_all(dir).map_err(failed)?;
-    let path = dir.join(format!("maharajah-{id}-{}.pgn", pgn_date(unix).replace('.', "-")));
+    let mut path = dir.join(format!("{name}.pgn"));
+    let mut n = 1;
+    while fresh && path.exists() {
+        n += 1;
+        path = dir.join(format!("{name}-{n}.pgn"));
+    }
     std::fs::write(&path, text).map_err(failed)?;
     Ok(path)
 }
@@ -864,7 +1102,7 @@ mod tests {
         let ended = core.tick(180_000, 1).expect("ticks").expect("flag fell");
         assert_eq!(
             ended.result.map(|r| (r.winner, r.reason)),
-            Some((Some(Color::White), EndReason::Time))
+            Some((Some(Color::White), EndReason::Timeout))
         );
         assert_eq!(core.start_info().expect("query").continue_id, None);
         let rematch = core.rematch(0, 2, &mut rand::rng()).expect("rematch");
@@ -915,6 +1153,24 @@ mod tests {
     }
 
     #[test]
+    fn a_paused_game_stops_the_clock_and_the_computer_until_it_resumes() {
+        let mut core = core();
+        let computer_black = Opponent::Computer { color: Color::Black, level: 1 };
+        core.new_game(Position::default(), computer_black, Some(TimeControl::new(3, 2)), 0, 0)
+            .expect("starts");
+        core.play("e4", 1_000, 0).expect("legal");
+        assert!(core.think_request(1_000).is_some(), "the computer's turn");
+        let view = core.pause(2_000, 0).expect("pauses");
+        assert!(view.paused && !view.thinking, "the search is called off");
+        assert!(core.think_request(60_000).is_none(), "no thinking while paused");
+        let frozen = core.view(90_000).expect("open").clock.expect("a clock");
+        assert_eq!((frozen.black_ms, frozen.running), (179_000, None));
+        let view = core.resume(90_000, 0).expect("resumes");
+        assert!(!view.paused);
+        assert!(core.think_request(90_000).is_some(), "the computer thinks again");
+    }
+
+    #[test]
     fn the_computer_answers_a_draw_offer_from_its_search() {
         let start = |fen: &str| Position::from_fen(Variant::Chess, fen).expect("fen");
         let mut core = core();
@@ -930,6 +1186,134 @@ mod tests {
         core.new_game(doomed, computer_black, None, 0, 0).expect("starts");
         let view = core.offer_draw(0, 0).expect("offered");
         assert_eq!(view.result.map(|r| (r.winner, r.reason)), Some((None, EndReason::Agreement)));
+    }
+
+    #[test]
+    fn hints_and_threats_are_off_searched_shown_recorded_and_exported() {
+        use crate::chess::aids::AidKind;
+        use maharajah_engine::search::Searcher;
+        let mut core = core();
+        core.new_variant_game(Variant::Chess, Opponent::Human, None, 0, 0).expect("new");
+        assert!(core.view(0).expect("open").aids.is_none(), "no aids in pass-and-play");
+        let refused = core.set_aid(AidKind::Hint, true, 0).expect_err("pass-and-play");
+        assert_eq!(AppError::from(refused).code, "no_aids");
+
+        // White (the person) to move mates with Qxd8#; Black, if it were its move, would mate
+        // with Qxd1#.
+        let start = Position::from_fen(Variant::Chess, "3q2k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1")
+            .expect("fen");
+        let opponent = Opponent::Computer { color: Color::Black, level: 1 };
+        let id = core.new_game(start, opponent, None, 0, 0).expect("new").id;
+        let aids = core.view(0).expect("open").aids.expect("a game against the computer");
+        assert!(!aids.hint && !aids.threat, "both off by default");
+        assert!(core.aid_requests().is_empty(), "nothing is searched while off");
+
+        core.set_aid(AidKind::Hint, true, 0).expect("on");
+        core.set_aid(AidKind::Threat, true, 0).expect("on");
+        let requests = core.aid_requests();
+        assert_eq!(requests.iter().map(|r| r.kind).collect::<Vec<_>>(), AidKind::ALL);
+        assert!(core.aid_requests().is_empty(), "asked once");
+        assert!(core
+            .view(0)
+            .expect("open")
+            .aids
+            .is_some_and(|a| a.thinking && a.hint_square.is_none()));
+        let mut searcher = Searcher::new(1);
+        for request in &requests {
+            let mv = request.answer(&mut searcher);
+            core.aid_found(request, mv, 1, 1).expect("saved").expect("shown");
+        }
+        let view = core.view(1).expect("open");
+        let aids = view.aids.expect("aids");
+        assert_eq!(aids.hint_square.map(|s| s.to_string()).as_deref(), Some("d1"), "the queen");
+        assert_eq!(
+            aids.threat_move.map(|m| format!("{}{}", m.from, m.to)).as_deref(),
+            Some("d8d1"),
+            "Black's mate"
+        );
+        assert!(!aids.thinking);
+        assert_eq!((aids.hints_used, aids.threats_used), (1, 1));
+        assert!(core.aid_requests().is_empty(), "found already");
+
+        // A move: the old answers go, the computer's turn shows none; the use stays recorded.
+        core.play("h2h3", 2, 2).expect("legal");
+        let aids = core.view(2).expect("open").aids.expect("aids");
+        assert_eq!((aids.hint_square, aids.threat_move), (None, None));
+        assert!(core.aid_requests().is_empty(), "not while the computer is to move");
+        let stale = &requests[0];
+        assert_eq!(
+            core.aid_found(stale, Some("e1e8".parse().expect("uci")), 3, 3).ok(),
+            Some(core.current(3))
+        );
+        assert_eq!(core.view(3).expect("open").aids.map(|a| a.hints_used), Some(1));
+
+        // Kept with the game, and in its PGN: a tag per kind and a comment on the position.
+        core.leave(4, 4).expect("saved");
+        let reopened = core.open(id, 5).expect("reopens");
+        let aids = reopened.aids.expect("aids");
+        assert!(!aids.hint && !aids.threat, "off again when the game is opened");
+        assert_eq!((aids.hints_used, aids.threats_used), (1, 1));
+        let pgn = core.pgn(Some(id), 5, "2026.12.02").expect("pgn");
+        assert!(pgn.contains("[Hints \"1\"]") && pgn.contains("[Threats \"1\"]"), "{pgn}");
+        assert!(pgn.contains("{ hint threat }"), "{pgn}");
+        assert!(pgn.contains("1. h3"), "{pgn}");
+        // Without aids the export is the plain one.
+        core.new_variant_game(Variant::Chess, opponent, None, 6, 6).expect("new");
+        let plain = core.pgn(None, 6, "2026.12.02").expect("pgn");
+        assert!(!plain.contains("Hints") && !plain.contains('{'), "{plain}");
+    }
+
+    #[test]
+    fn the_app_answers_an_aid_in_the_background() {
+        use crate::chess::aids::AidKind;
+        use crate::Push;
+        let dir = std::env::temp_dir().join(format!("maharajah-aids-{}", std::process::id()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let tx = Mutex::new(tx);
+        let sink = move |push: Push| {
+            if let Push::Game(view) = push {
+                drop(tx.lock().unwrap_or_else(std::sync::PoisonError::into_inner).send(view));
+            }
+        };
+        let app = crate::App::open(
+            &dir.join("games.sqlite"),
+            &dir,
+            crate::lan::LanConfig::loopback(),
+            crate::time::system(),
+            Arc::new(sink),
+        )
+        .expect("an app");
+        app.start();
+        let opponent = Opponent::Computer { color: Color::Black, level: 1 };
+        app.chess
+            .act(|core, now, unix| core.new_variant_game(Variant::Chess, opponent, None, now, unix))
+            .expect("a game");
+        // The command answers at once: the engine looks on the aids' thread.
+        let asked = app.chess.set_aid(AidKind::Hint, true).expect("on");
+        assert!(asked.aids.as_ref().is_some_and(|a| a.hint && a.hint_square.is_none()));
+        let shown = loop {
+            let view = rx.recv_timeout(Duration::from_secs(60)).expect("a push in time");
+            if view.aids.as_ref().is_some_and(|a| a.hint_square.is_some()) {
+                break view;
+            }
+        };
+        let square = shown.aids.and_then(|a| a.hint_square).expect("shown");
+        assert!(shown.legal.iter().any(|m| m.from == square), "a piece that can move");
+        // After the person's move and the computer's reply, the next hint comes by itself.
+        let from = square;
+        let mv = shown.legal.iter().find(|m| m.from == from).expect("a move");
+        app.chess.act(|core, now, unix| core.play(&mv.to_string(), now, unix)).expect("legal");
+        let next = loop {
+            let view = rx.recv_timeout(Duration::from_secs(60)).expect("a push in time");
+            if view.history.len() == 2
+                && view.aids.as_ref().is_some_and(|a| a.hint_square.is_some())
+            {
+                break view;
+            }
+        };
+        assert_eq!(next.aids.map(|a| a.hints_used), Some(2));
+        app.chess.leave().expect("left");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -1009,8 +1393,16 @@ mod tests {
     #[test]
     fn pgn_files_are_written_where_asked() {
         let dir = std::env::temp_dir().join(format!("maharajah-export-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         let path = write_pgn(&dir, 7, 0, "1. e4 *\n").expect("writes");
         assert_eq!(path.file_name().and_then(|n| n.to_str()), Some("maharajah-7-1970-01-01.pgn"));
         assert_eq!(std::fs::read_to_string(&path).expect("reads"), "1. e4 *\n");
+        // A fresh name keeps the file that is there.
+        let first = write_pgn_file(&dir, "maharajah-analysis", true, "a").expect("writes");
+        let second = write_pgn_file(&dir, "maharajah-analysis", true, "b").expect("writes");
+        assert_ne!(first, second);
+        assert_eq!(std::fs::read_to_string(&first).expect("reads"), "a");
+        assert_eq!(second.file_name().and_then(|n| n.to_str()), Some("maharajah-analysis-2.pgn"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -16,27 +16,32 @@
 //!   `emit` callback given to [`NetPlay::new`] as [`NetUpdate::View`]; while a clock runs or a
 //!   pause counts down, [`NetUpdate::Tick`] carries the fresh times a few times a second.
 //!
-//! The server is the authority: the board, legal moves and SAN come from replaying the server's
-//! start position and moves with the engine (a local [`Session`]), the clocks, pauses and result
-//! are the server's. The seat token stays in the connection, which reconnects with backoff and
+//! The server is the authority. The connection keeps the one replica of the room (the
+//! protocol's fold of its events, and the engine game advanced move by move); every view and
+//! every command's answer is read from it as it stands, so an answer is never older than a view
+//! pushed before it (see [`NetView::revision`]). The board, legal moves and SAN are the replica
+//! game's; the clocks, pauses and result are the server's. The seat token stays in the connection, which reconnects with backoff and
 //! resyncs by itself; meanwhile the view's [`Link`] says `reconnecting`.
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use maharajah_engine::{Army, Move, Position};
+use maharajah_engine::{Army, Game};
 use maharajah_net::setup::HiddenSetup;
-use maharajah_net::{ConnectOptions, Connection, NetError, NetEvent, SeatCredentials};
+use maharajah_net::{
+    ConnectOptions, Connection, NetError, NetEvent, PlayedMove, RoomState, SeatCredentials,
+};
+use maharajah_protocol::army::army_text;
 use maharajah_protocol::{
-    AccessCode, ByColor, Color, EndReason, GameResult, Outcome, PauseReason, Phase, RoomEvent,
-    RoomOptions, SeatView, Snapshot, TimeControl, Variant,
+    AccessCode, ByColor, ClockView, Color, EndReason, GameResult, Outcome, PauseReason, PauseView,
+    Phase, RoomEvent, RoomOptions, SeatView, TimeControl, Variant,
 };
 use serde::Serialize;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::sync::Notify;
 
-use crate::chess::session::{GameView, Opponent, Session};
+use crate::chess::session::{Captured, GameView};
 use crate::error::CoreError;
 use crate::error::{net_code, server_code, AppError};
 use crate::store::{Store, SEAT_KEY};
@@ -186,7 +191,8 @@ pub struct NetResult {
     pub winner: Option<Color>,
     /// The server's outcome (`annulled` means no result).
     pub outcome: Outcome,
-    /// The i18n key of the reason (`checkmate`, `time`, `resignation`, `time_before_first_move`…).
+    /// The i18n key of the reason: [`EndReason::name`] (`checkmate`, `timeout`…), or
+    /// `left_before_start` for a resignation before the game started.
     pub reason: &'static str,
 }
 
@@ -197,21 +203,10 @@ impl NetResult {
             Outcome::BlackWins => Some(Color::Black),
             Outcome::Draw | Outcome::Annulled => None,
         };
+        // A resignation before the game started is no result: the dialog says so in its words.
         let reason = match r.reason {
-            EndReason::Checkmate => "checkmate",
-            EndReason::Stalemate => "stalemate",
-            EndReason::Timeout => "time",
-            EndReason::TimeoutVsInsufficientMaterial => "time_vs_insufficient_material",
-            EndReason::TimeoutBeforeFirstMove => "time_before_first_move",
-            EndReason::InsufficientMaterial => "insufficient_material",
-            EndReason::ThreefoldRepetition => "threefold_repetition",
-            EndReason::FivefoldRepetition => "fivefold_repetition",
-            EndReason::FiftyMoves => "fifty_moves",
-            EndReason::SeventyFiveMoves => "seventy_five_moves",
-            EndReason::AllPiecesCaptured => "all_pieces_captured",
             EndReason::Resignation if r.outcome == Outcome::Annulled => "left_before_start",
-            EndReason::Resignation => "resignation",
-            EndReason::Agreement => "agreement",
+            other => other.name(),
         };
         NetResult { winner, outcome: r.outcome, reason }
     }
@@ -247,8 +242,10 @@ pub struct Notice {
 /// Everything the network game screen shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct NetView {
-    /// Grows with every change: a view with a lower revision than the one shown is stale.
+    /// Grows with every view made: a view with a lower revision than the one shown is stale.
     pub revision: u64,
+    /// The last room event the view includes (0 for none).
+    pub seq: u64,
     /// The server's address.
     pub url: String,
     /// The link.
@@ -326,9 +323,13 @@ pub enum NetUpdate {
 
 type Emit = dyn Fn(NetUpdate) + Send + Sync;
 
-/// The room as this client knows it, plus what the link reported.
+/// What this session adds to the connection's replica (which holds the room, the seat and the
+/// game on the board): what the link reported, the hidden setup, and when the replica's clock
+/// and pause reports were first seen, to run them forward.
 struct Live {
     generation: u64,
+    /// Grows with every view made: views are made one at a time from the replica as it stands,
+    /// so a higher revision never shows an older room.
     revision: u64,
     conn: Connection,
     url: String,
@@ -336,11 +337,10 @@ struct Live {
     server_version: Option<String>,
     engine_version: Option<String>,
     rtt_ms: Option<u64>,
-    seat: Option<SeatCredentials>,
-    room: Option<Snapshot>,
-    /// When `room.clock` / `room.pause` were reported (on `time`'s scale).
-    clock_at: u64,
-    pause_at: u64,
+    /// The replica's last clock report and when it was first seen (on `time`'s scale).
+    clock_seen: Option<(ClockView, u64)>,
+    /// The replica's last pause report and when it was first seen.
+    pause_seen: Option<(PauseView, u64)>,
     time: Time,
     /// Told of every event (and of the game's end here), so the ticker sleeps while nothing runs.
     changed: Arc<Notify>,
@@ -368,111 +368,87 @@ impl std::fmt::Debug for NetPlay {
     }
 }
 
-/// The protocol's army text (`Ke1,Qd1,…`) of an engine army.
-#[must_use]
-pub fn army_text(army: &Army) -> String {
-    army.pieces()
-        .map(|(square, role)| format!("{}{square}", role.upper_char()))
-        .collect::<Vec<_>>()
-        .join(",")
+/// The room's facts a view shows, read from the replica together with its game.
+#[derive(Clone, Copy)]
+struct RoomFacts {
+    variant: Variant,
+    time_control: Option<TimeControl>,
+    hidden_setup: bool,
+    phase: Phase,
+    seats: ByColor<SeatView>,
+    clock: Option<ClockView>,
+    pause: Option<PauseView>,
+    draw_offer: Option<Color>,
+    result: Option<GameResult>,
 }
 
-/// Applies one room event to the client's copy of the room.
-fn apply(room: &mut Snapshot, seq: u64, event: &RoomEvent) {
-    room.seq = seq;
-    match event {
-        RoomEvent::SeatTaken { seat } => {
-            let s = room.seats.get_mut(*seat);
-            s.taken = true;
-            s.connected = true;
-        }
-        RoomEvent::Presence { seat, connected } => room.seats.get_mut(*seat).connected = *connected,
-        RoomEvent::SetupStarted => room.phase = Phase::Setup,
-        RoomEvent::Committed { seat, commitment } => {
-            room.seats.get_mut(*seat).committed = true;
-            *room.commitments.get_mut(*seat) = Some(commitment.clone());
-        }
-        RoomEvent::RevealOpen => {}
-        RoomEvent::Revealed { seat } => room.seats.get_mut(*seat).revealed = true,
-        RoomEvent::SetupRejected { .. } => {
-            room.phase = Phase::Setup;
-            for c in Color::ALL {
-                let s = room.seats.get_mut(c);
-                s.committed = false;
-                s.revealed = false;
-                *room.commitments.get_mut(c) = None;
-            }
-        }
-        RoomEvent::ArmiesOpened { armies, nonces } => {
-            room.armies = Some(armies.clone());
-            room.nonces = Some(nonces.clone());
-        }
-        RoomEvent::GameStarted { start_fen, armies, clock } => {
-            room.phase = Phase::Playing;
-            room.start_fen = Some(start_fen.clone());
-            room.fen = Some(start_fen.clone());
-            room.moves.clear();
-            if armies.is_some() {
-                room.armies = armies.clone();
-            }
-            room.clock = *clock;
-        }
-        RoomEvent::Moved { ply, uci, fen, clock } => {
-            if *ply as usize == room.moves.len() {
-                room.moves.push(uci.clone());
-            }
-            room.fen = Some(fen.clone());
-            room.clock = *clock;
-        }
-        RoomEvent::Paused { pause, clock } => {
-            if pause.reason != PauseReason::ServerRestart {
-                room.seats.get_mut(pause.by).pause_available = false;
-            }
-            room.pause = Some(*pause);
-            room.clock = *clock;
-        }
-        RoomEvent::Resumed { clock } => {
-            room.pause = None;
-            room.clock = *clock;
-        }
-        RoomEvent::DrawOffered { by } => room.draw_offer = Some(*by),
-        RoomEvent::DrawDeclined { .. } => room.draw_offer = None,
-        RoomEvent::GameOver { result, clock } => {
-            room.phase = Phase::Finished;
-            room.result = Some(*result);
-            room.pause = None;
-            room.draw_offer = None;
-            if clock.is_some() {
-                room.clock = *clock;
-            }
+/// One read of the connection's replica: everything a view takes from it, of one moment.
+struct Read {
+    seq: u64,
+    seat: Option<SeatCredentials>,
+    room: Option<RoomFacts>,
+    game: Option<GameView>,
+}
+
+impl Read {
+    fn of(state: &RoomState) -> Read {
+        Read {
+            seq: state.last_seq,
+            seat: state.seat.clone(),
+            room: state.room.as_ref().map(|r| RoomFacts {
+                variant: r.variant,
+                time_control: r.time_control,
+                hidden_setup: r.hidden_setup,
+                phase: r.phase,
+                seats: r.seats,
+                clock: r.clock,
+                pause: r.pause,
+                draw_offer: r.draw_offer,
+                result: r.result,
+            }),
+            game: state.game.as_ref().map(|game| replica_view(game, &state.played)),
         }
     }
 }
 
-/// The engine's replay of the server's game (board, legal moves, SAN), or `None` before start.
-fn replay(room: &Snapshot) -> Option<Session> {
-    let start_fen = room.start_fen.as_ref()?;
-    let start = Position::from_fen(room.variant, start_fen).ok()?;
-    let mut session = Session::new(0, start, Opponent::Human, None, 0);
-    for uci in &room.moves {
-        let mv: Move = uci.parse().ok()?;
-        // The server has checked every move; a refusal here means the engines disagree.
-        if session.play(mv, 0).is_err() {
-            break;
+/// The board, legal moves and SAN of the replica's game (its moves as shown were written once,
+/// as they came).
+fn replica_view(game: &Game, played: &[PlayedMove]) -> GameView {
+    let mut captured = Captured::default();
+    for (color, role) in played.iter().filter_map(|p| Some((p.color, p.captured?))) {
+        match color {
+            Color::White => captured.white.push(role),
+            Color::Black => captured.black.push(role),
         }
     }
-    Some(session)
+    let history = played.iter().map(|p| p.san.clone()).collect();
+    GameView::of_game(game, history, captured, game.outcome().is_some())
 }
 
 impl Live {
+    /// Reads the replica, noting when its clock and pause reports were first seen.
+    fn read(&mut self) -> Read {
+        let read = self.conn.with_room(Read::of);
+        let now = self.time.now_ms();
+        let room = read.room.as_ref();
+        let clock = room.and_then(|r| r.clock);
+        if clock != self.clock_seen.map(|(c, _)| c) {
+            self.clock_seen = clock.map(|c| (c, now));
+        }
+        let pause = room.and_then(|r| r.pause);
+        if pause != self.pause_seen.map(|(p, _)| p) {
+            self.pause_seen = pause.map(|p| (p, now));
+        }
+        read
+    }
+
     fn elapsed_ms(&self, since: u64) -> u64 {
         self.time.now_ms().saturating_sub(since)
     }
 
-    fn clock_now(&self) -> Option<NetClock> {
-        let room = self.room.as_ref()?;
-        let c = room.clock?;
-        let spent = if room.result.is_none() { self.elapsed_ms(self.clock_at) } else { 0 };
+    fn clock_now(&self, room: &RoomFacts) -> Option<NetClock> {
+        let (c, at) = self.clock_seen?;
+        let spent = if room.result.is_none() { self.elapsed_ms(at) } else { 0 };
         let run = |color: Color, ms: u64| {
             if c.running == Some(color) {
                 ms.saturating_sub(spent)
@@ -489,34 +465,32 @@ impl Live {
     }
 
     fn pause_now(&self) -> Option<NetPause> {
-        let p = self.room.as_ref()?.pause?;
+        let (p, at) = self.pause_seen?;
         Some(NetPause {
             by: p.by,
             reason: p.reason,
-            remaining_ms: p.remaining_ms.saturating_sub(self.elapsed_ms(self.pause_at)),
+            remaining_ms: p.remaining_ms.saturating_sub(self.elapsed_ms(at)),
         })
     }
 
-    fn tick(&self) -> NetTick {
-        NetTick { clock: self.clock_now(), pause: self.pause_now() }
+    /// The fresh clock and pause while they run; `None` while nothing runs.
+    fn tick(&mut self) -> Option<NetTick> {
+        let room = self.read().room?;
+        let ticking = room.result.is_none()
+            && (room.pause.is_some() || room.clock.is_some_and(|c| c.running.is_some()));
+        ticking.then(|| NetTick { clock: self.clock_now(&room), pause: self.pause_now() })
     }
 
-    fn is_ticking(&self) -> bool {
-        let Some(room) = &self.room else { return false };
-        room.result.is_none()
-            && (room.pause.is_some() || room.clock.is_some_and(|c| c.running.is_some()))
-    }
-
-    fn view(&self) -> NetView {
-        let room = self.room.as_ref();
-        let seat = self.seat.as_ref().map(|s| s.seat);
-        let mut game = room.and_then(replay).map(|s| s.view(0));
+    fn view(&mut self) -> NetView {
+        let Read { seq, seat, room, mut game } = self.read();
+        self.revision += 1;
+        let my_seat = seat.as_ref().map(|s| s.seat);
         let mut my_turn = false;
-        if let (Some(g), Some(room), Some(seat)) = (game.as_mut(), room, seat) {
+        if let (Some(g), Some(room), Some(me)) = (game.as_mut(), room.as_ref(), my_seat) {
             my_turn = room.phase == Phase::Playing
                 && room.result.is_none()
                 && room.pause.is_none()
-                && g.board.turn == seat
+                && g.board.turn == me
                 && self.stage != SetupStage::Refused;
             // The server decides the result; the UI reads it from `result`.
             g.result = None;
@@ -528,19 +502,20 @@ impl Live {
         }
         NetView {
             revision: self.revision,
+            seq,
             url: self.url.clone(),
             link: self.link.clone(),
             server_version: self.server_version.clone(),
             engine_version: self.engine_version.clone(),
             rtt_ms: self.rtt_ms,
-            code: self.seat.as_ref().map(|s| s.code.as_str().to_owned()),
-            seat,
+            code: seat.as_ref().map(|s| s.code.as_str().to_owned()),
+            seat: my_seat,
             variant: room.map(|r| r.variant),
             time_control: room.and_then(|r| r.time_control),
             hidden_setup: room.is_some_and(|r| r.hidden_setup),
             phase: room.map(|r| r.phase),
             seats: room.map_or_else(no_seats, |r| r.seats),
-            clock: self.clock_now(),
+            clock: room.and_then(|r| self.clock_now(&r)),
             pause: self.pause_now(),
             draw_offer: room.and_then(|r| r.draw_offer),
             result: room.and_then(|r| r.result).map(NetResult::of),
@@ -556,10 +531,10 @@ impl Live {
         let hidden = self.hidden.as_mut()?;
         let checked = match event {
             Some(e) => hidden.observe(e),
-            None => match &self.room {
+            None => self.conn.with_room(|st| match &st.room {
                 Some(s) => hidden.observe_snapshot(s),
                 None => Ok(None),
-            },
+            }),
         };
         match checked {
             Ok(Some(_verified)) => self.stage = SetupStage::Verified,
@@ -587,10 +562,16 @@ impl Live {
     }
 
     fn setup_stage_from_room(&mut self) {
-        let Some(room) = &self.room else { return };
-        if room.hidden_setup && self.hidden.is_none() && room.phase == Phase::Setup {
+        let building = self.conn.with_room(|st| {
+            st.room.as_ref().is_some_and(|r| r.hidden_setup && r.phase == Phase::Setup)
+        });
+        if building && self.hidden.is_none() {
             self.stage = SetupStage::Build;
         }
+    }
+
+    fn seat(&self) -> Option<SeatCredentials> {
+        self.conn.with_room(|st| st.seat.clone())
     }
 }
 
@@ -617,10 +598,16 @@ impl NetPlay {
         self.shared.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// The game on the board of the open network room, once started (for the analysis board).
+    #[must_use]
+    pub fn game(&self) -> Option<Game> {
+        self.lock().as_ref().and_then(|l| l.conn.with_room(|state| state.game.clone()))
+    }
+
     /// The current view, if a game is open.
     #[must_use]
     pub fn view(&self) -> Option<NetView> {
-        self.lock().as_ref().map(Live::view)
+        self.lock().as_mut().map(Live::view)
     }
 
     fn push(&self) {
@@ -677,7 +664,7 @@ impl NetPlay {
     pub fn saved_seat(&self) -> Option<SavedSeat> {
         let guard = self.lock();
         let live = guard.as_ref()?;
-        let seat = live.seat.as_ref()?;
+        let seat = live.seat()?;
         Some(SavedSeat {
             url: live.url.clone(),
             code: seat.code.as_str().to_owned(),
@@ -717,7 +704,6 @@ impl NetPlay {
     ) -> NetView {
         let generation =
             self.shared.generations.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-        let known = conn.room();
         let live = Live {
             generation,
             revision: 0,
@@ -727,10 +713,8 @@ impl NetPlay {
             server_version: None,
             engine_version: None,
             rtt_ms: None,
-            seat: known.seat,
-            room: None,
-            clock_at: self.shared.time.now_ms(),
-            pause_at: self.shared.time.now_ms(),
+            clock_seen: None,
+            pause_seen: None,
             time: Arc::clone(&self.shared.time),
             changed: Arc::new(Notify::new()),
             hidden: None,
@@ -762,7 +746,6 @@ impl NetPlay {
         let mut reveal = None;
         let mut conn = None;
         let alive = self.with_live(generation, |live| {
-            live.revision += 1;
             live.changed.notify_one();
             match event {
                 NetEvent::Connected { server_version, engine_version } => {
@@ -770,32 +753,14 @@ impl NetPlay {
                     live.engine_version = Some(engine_version);
                     live.link = Link::Connected;
                 }
-                NetEvent::Seated(s) => live.seat = Some(s),
-                NetEvent::Snapshot(s) => {
-                    live.clock_at = live.time.now_ms();
-                    live.pause_at = live.time.now_ms();
-                    live.room = Some(*s);
+                // The replica holds the seat and the room already; the view reads them there.
+                NetEvent::Seated(_) => {}
+                NetEvent::Snapshot(_) => {
                     live.link = Link::Connected;
                     live.setup_stage_from_room();
                     reveal = live.observe_setup(None);
                 }
-                NetEvent::Room { seq, event } => {
-                    if let Some(room) = live.room.as_mut() {
-                        apply(room, seq, &event);
-                        if matches!(
-                            event,
-                            RoomEvent::GameStarted { .. }
-                                | RoomEvent::Moved { .. }
-                                | RoomEvent::Paused { .. }
-                                | RoomEvent::Resumed { .. }
-                                | RoomEvent::GameOver { .. }
-                        ) {
-                            live.clock_at = live.time.now_ms();
-                        }
-                        if matches!(event, RoomEvent::Paused { .. }) {
-                            live.pause_at = live.time.now_ms();
-                        }
-                    }
+                NetEvent::Room { event, .. } => {
                     if matches!(event, RoomEvent::SetupStarted) && live.hidden.is_none() {
                         live.stage = SetupStage::Build;
                     }
@@ -842,7 +807,6 @@ impl NetPlay {
             tokio::spawn(async move {
                 if let Err(e) = conn.reveal(&army, &nonce).await {
                     me.with_live(generation, |live| {
-                        live.revision += 1;
                         live.notice = Some(Notice { code: net_code(&e), message: e.to_string() });
                     });
                     me.push();
@@ -863,8 +827,9 @@ impl NetPlay {
         self.answer()
     }
 
-    /// The view after an action. The action's room event may still be on its way through the
-    /// pump: the pushed view that follows has a higher `revision`.
+    /// The view after an action, read from the replica, which took the action's room event
+    /// before the server's answer came: so it shows the action, and its `revision` and `seq` are
+    /// at least those of every view pushed before it.
     fn answer(&self) -> Result<NetView, NetPlayError> {
         self.view().ok_or(NetPlayError::NoGame)
     }
@@ -939,7 +904,7 @@ impl NetPlay {
         let (conn, commitment, generation, reveal) = {
             let mut guard = self.lock();
             let live = guard.as_mut().ok_or(NetPlayError::NoGame)?;
-            let seat = live.seat.as_ref().ok_or(NetPlayError::Net(NetError::NotSeated))?.seat;
+            let seat = live.seat().ok_or(NetPlayError::Net(NetError::NotSeated))?.seat;
             if army.color() != seat {
                 return Err(NetPlayError::BadArmy(format!(
                     "this seat plays {seat:?}; the army is the other colour's"
@@ -948,7 +913,6 @@ impl NetPlay {
             let setup = HiddenSetup::new(seat, &army_text(army))
                 .map_err(|e| NetPlayError::BadArmy(e.to_string()))?;
             let commitment = setup.commitment().to_owned();
-            live.revision += 1;
             live.hidden = Some(setup);
             live.stage = SetupStage::Committed;
             live.notice = None;
@@ -958,7 +922,6 @@ impl NetPlay {
         };
         if let Err(e) = conn.commit(&commitment).await {
             self.with_live(generation, |live| {
-                live.revision += 1;
                 live.hidden = None;
                 live.stage = SetupStage::Build;
             });
@@ -1001,6 +964,7 @@ fn no_seats() -> ByColor<SeatView> {
 fn unreachable_view(url: &str) -> NetView {
     NetView {
         revision: 0,
+        seq: 0,
         url: url.to_owned(),
         link: Link::Closed { reason: "left".into() },
         server_version: None,
@@ -1041,7 +1005,7 @@ async fn ticker(net: NetPlay, generation: u64) {
         return;
     };
     loop {
-        let tick = net.with_live(generation, |live| live.is_ticking().then(|| live.tick()));
+        let tick = net.with_live(generation, Live::tick);
         match tick {
             None => break,
             Some(None) => changed.notified().await,
@@ -1116,7 +1080,7 @@ mod tests {
 
     #[test]
     fn armies_become_protocol_text() {
-        let text = army_text(&Army::orthodox(maharajah_engine::Color::White));
+        let text = army_text(&Army::orthodox(Color::White));
         assert!(text.starts_with("Ra1,Nb1,Bc1,Qd1,Ke1,Bf1,Ng1,Rh1,Pa2"), "{text}");
         assert!(maharajah_net::setup::validate_army(Color::White, &text).is_ok());
     }
@@ -1124,10 +1088,10 @@ mod tests {
     #[test]
     fn results_name_their_reason() {
         let r = |outcome, reason| NetResult::of(GameResult { outcome, reason });
-        assert_eq!(r(Outcome::BlackWins, EndReason::Timeout).reason, "time");
+        assert_eq!(r(Outcome::BlackWins, EndReason::Timeout).reason, "timeout");
         assert_eq!(r(Outcome::BlackWins, EndReason::Timeout).winner, Some(Color::Black));
         let annulled = r(Outcome::Annulled, EndReason::TimeoutBeforeFirstMove);
-        assert_eq!((annulled.winner, annulled.reason), (None, "time_before_first_move"));
+        assert_eq!((annulled.winner, annulled.reason), (None, "timeout_before_first_move"));
         assert_eq!(r(Outcome::Annulled, EndReason::Resignation).reason, "left_before_start");
     }
 }

@@ -2,156 +2,16 @@
 //! Plain Rust with injected time (`now` in milliseconds), so every rule of a local game is tested
 //! without a window. The UI receives [`GameView`] snapshots; it implements no rules itself.
 
+use maharajah_analysis::{to_annotated_pgn, MoveTree};
+use maharajah_engine::clock::{Clock, TimeControl};
 use maharajah_engine::{
-    from_pgn, to_pgn, Color, DrawReason, Game, Move, Outcome, PgnTags, Piece, Position, Role,
-    Square, Status, Variant, WinReason,
+    from_pgn, to_pgn, ByColor, Color, Game, Move, PgnTags, Piece, Position, Role, Square, Status,
+    Variant,
 };
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::clock::{Clock, TimeControl};
-
-/// Who plays against the person holding the device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Opponent {
-    /// Pass-and-play: two people share the device.
-    Human,
-    /// The computer plays `color` at `level` (1 beginner … 8 strongest).
-    Computer {
-        /// The computer's colour.
-        color: Color,
-        /// Difficulty, 1 to 8.
-        level: u8,
-    },
-}
-
-/// Why a game ended, as the result dialog names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EndReason {
-    /// The loser is checkmated.
-    Checkmate,
-    /// Horde: every white piece is gone.
-    AllPiecesCaptured,
-    /// No legal move, not in check.
-    Stalemate,
-    /// Neither side can checkmate.
-    InsufficientMaterial,
-    /// 75 moves without capture or pawn move.
-    SeventyFiveMoves,
-    /// The same position five times.
-    FivefoldRepetition,
-    /// Claimed: 50 moves without capture or pawn move.
-    FiftyMoves,
-    /// Claimed: the same position three times.
-    ThreefoldRepetition,
-    /// A flag fell.
-    Time,
-    /// A flag fell but the opponent has no mating material: a draw.
-    TimeVsInsufficientMaterial,
-    /// A player resigned.
-    Resignation,
-    /// Both players agreed to a draw.
-    Agreement,
-}
-
-impl From<DrawReason> for EndReason {
-    fn from(reason: DrawReason) -> EndReason {
-        match reason {
-            DrawReason::Stalemate => EndReason::Stalemate,
-            DrawReason::InsufficientMaterial => EndReason::InsufficientMaterial,
-            DrawReason::SeventyFiveMoves => EndReason::SeventyFiveMoves,
-            DrawReason::FivefoldRepetition => EndReason::FivefoldRepetition,
-            DrawReason::FiftyMoves => EndReason::FiftyMoves,
-            DrawReason::ThreefoldRepetition => EndReason::ThreefoldRepetition,
-        }
-    }
-}
-
-/// How a game ended: the winner (none for a draw) and the reason.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GameResult {
-    /// The winner, `None` for a draw.
-    pub winner: Option<Color>,
-    /// Why it ended.
-    pub reason: EndReason,
-}
-
-impl GameResult {
-    fn from_outcome(outcome: Outcome) -> GameResult {
-        match outcome {
-            Outcome::Decisive { winner, reason } => GameResult {
-                winner: Some(winner),
-                reason: match reason {
-                    WinReason::Checkmate => EndReason::Checkmate,
-                    WinReason::AllPiecesCaptured => EndReason::AllPiecesCaptured,
-                },
-            },
-            Outcome::Draw { reason } => GameResult { winner: None, reason: reason.into() },
-        }
-    }
-
-    /// The PGN result token.
-    #[must_use]
-    pub const fn pgn(self) -> &'static str {
-        match self.winner {
-            Some(Color::White) => "1-0",
-            Some(Color::Black) => "0-1",
-            None => "1/2-1/2",
-        }
-    }
-}
-
-/// Why an action on a session was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SessionError {
-    /// The text is not a move (UCI or SAN) in this position.
-    BadMove(String),
-    /// The move is not legal here.
-    Illegal(String),
-    /// The game is over.
-    Finished,
-    /// It is the computer's turn.
-    NotYourTurn,
-    /// No draw can be claimed now.
-    NothingToClaim,
-    /// There is no move to take back.
-    NothingToTakeBack,
-    /// A PGN or FEN could not be read.
-    Import(String),
-}
-
-impl SessionError {
-    /// The stable code the UI branches on.
-    #[must_use]
-    pub const fn code(&self) -> &'static str {
-        match self {
-            SessionError::BadMove(_) => "bad_move",
-            SessionError::Illegal(_) => "illegal_move",
-            SessionError::Finished => "game_over",
-            SessionError::NotYourTurn => "not_your_turn",
-            SessionError::NothingToClaim => "nothing_to_claim",
-            SessionError::NothingToTakeBack => "nothing_to_take_back",
-            SessionError::Import(_) => "bad_import",
-        }
-    }
-}
-
-impl std::fmt::Display for SessionError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SessionError::BadMove(text) => write!(f, "{text:?} is not a move here"),
-            SessionError::Illegal(text) => write!(f, "{text} is not legal here"),
-            SessionError::Finished => f.write_str("the game is over"),
-            SessionError::NotYourTurn => f.write_str("it is the computer's turn"),
-            SessionError::NothingToClaim => f.write_str("no draw can be claimed now"),
-            SessionError::NothingToTakeBack => f.write_str("there is no move to take back"),
-            SessionError::Import(why) => write!(f, "could not read the game: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for SessionError {}
+pub use crate::error::SessionError;
+pub use crate::record::{AidKind, AidUse, EndReason, GameRecord, GameResult, Opponent};
 
 /// A piece on a square, for drawing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -186,6 +46,19 @@ pub struct BoardView {
     pub turn: Color,
     /// Plies played to reach this board.
     pub ply: usize,
+}
+
+/// A board of the move list under review, with what had been captured by then: the player bars
+/// follow the move shown, not the live game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReviewView {
+    /// The board after `ply` moves.
+    #[serde(flatten)]
+    pub board: BoardView,
+    /// Pieces each side had captured by then.
+    pub captured: Captured,
+    /// Material balance then, White minus Black, in army points.
+    pub material: i32,
 }
 
 /// The clock as the UI shows it.
@@ -233,6 +106,8 @@ pub struct GameView {
     pub claimable: Option<EndReason>,
     /// A standing draw offer by this side.
     pub draw_offer: Option<Color>,
+    /// The clock is paused (a local game; a move or Resume starts it again).
+    pub paused: bool,
     /// The result, once the game is over.
     pub result: Option<GameResult>,
     /// The clock, when the game has one.
@@ -243,6 +118,8 @@ pub struct GameView {
     pub thinking: bool,
     /// Each side's Maharajah status (classic or variant); `None` outside Maharajah games.
     pub statuses: Option<Statuses>,
+    /// The hint and the threat view; `None` outside games against the computer.
+    pub aids: Option<crate::chess::aids::AidsView>,
 }
 
 /// Both sides' Maharajah status, fixed at the start (rules/maharajah.md §4).
@@ -252,29 +129,6 @@ pub struct Statuses {
     pub white: Status,
     /// Black's status.
     pub black: Status,
-}
-
-/// A saved game's row: what storage keeps and gives back.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GameRecord {
-    /// Row id.
-    pub id: i64,
-    /// The variant.
-    pub variant: Variant,
-    /// The opponent.
-    pub opponent: Opponent,
-    /// FEN of the start position.
-    pub start_fen: String,
-    /// Moves in UCI, in order.
-    pub moves: Vec<Move>,
-    /// Result, once over.
-    pub result: Option<GameResult>,
-    /// Time control, if any.
-    pub time_control: Option<TimeControl>,
-    /// Remaining times when saved.
-    pub clock_ms: Option<(u64, u64)>,
-    /// Unix seconds of creation.
-    pub created_at: i64,
 }
 
 /// A game in progress or finished on this device.
@@ -287,9 +141,12 @@ pub struct Session {
     result: Option<GameResult>,
     draw_offer: Option<Color>,
     created_at: i64,
+    aids: Vec<AidUse>,
+    /// The clock is stopped by the person (the menu opened, the app went to the background).
+    paused: bool,
 }
 
-fn board_of(position: &Position, last: Option<Move>, ply: usize) -> BoardView {
+pub(crate) fn board_of(position: &Position, last: Option<Move>, ply: usize) -> BoardView {
     let check = if position.is_check() { position.king_of(position.turn()) } else { None };
     BoardView {
         pieces: position
@@ -300,6 +157,61 @@ fn board_of(position: &Position, last: Option<Move>, ply: usize) -> BoardView {
         check,
         turn: position.turn(),
         ply,
+    }
+}
+
+/// Material balance of `position`, White minus Black, in army points.
+fn material(position: &Position) -> i32 {
+    let mut balance = 0i32;
+    for (_, piece) in position.pieces() {
+        let value = i32::try_from(piece.role.cost()).unwrap_or(0);
+        balance += if piece.color == Color::White { value } else { -value };
+    }
+    balance
+}
+
+impl GameView {
+    /// The view of `game` with its moves in SAN (`history`) and the pieces each side took, as
+    /// its owner keeps them: the board, the legal moves and a claimable draw (none once
+    /// `finished`), material, FEN and statuses. What only the owner knows is left empty: the id
+    /// (0), the opponent (a person), the draw offer, the result and the clock.
+    #[must_use]
+    pub fn of_game(
+        game: &Game,
+        history: Vec<String>,
+        captured: Captured,
+        finished: bool,
+    ) -> GameView {
+        let position = game.position();
+        GameView {
+            id: 0,
+            variant: game.start().rules().variant,
+            opponent: Opponent::Human,
+            board: board_of(position, game.moves().last().copied(), game.moves().len()),
+            legal: if finished {
+                Vec::new()
+            } else {
+                position.legal_moves().iter().copied().collect()
+            },
+            history,
+            captured,
+            material: material(position),
+            claimable: if finished { None } else { game.claimable_draw().map(Into::into) },
+            draw_offer: None,
+            paused: false,
+            result: None,
+            clock: None,
+            fen: position.to_string(),
+            thinking: false,
+            statuses: match (
+                position.rules().side(Color::White).status,
+                position.rules().side(Color::Black).status,
+            ) {
+                (Some(white), Some(black)) => Some(Statuses { white, black }),
+                _ => None,
+            },
+            aids: None,
+        }
     }
 }
 
@@ -321,6 +233,8 @@ impl Session {
             result: None,
             draw_offer: None,
             created_at,
+            aids: Vec::new(),
+            paused: false,
         }
     }
 
@@ -337,7 +251,7 @@ impl Session {
         }
         let clock = record.time_control.map(|control| {
             let (white, black) = record.clock_ms.unwrap_or((control.base_ms, control.base_ms));
-            let mut clock = Clock::with_remaining(control, white, black);
+            let mut clock = Clock::with_remaining(control, ByColor { white, black });
             if record.result.is_none() && !game.moves().is_empty() {
                 clock.start(game.position().turn(), now);
             }
@@ -349,8 +263,10 @@ impl Session {
             game,
             clock,
             result: record.result,
-            draw_offer: None,
+            draw_offer: record.draw_offer.filter(|_| record.result.is_none()),
             created_at: record.created_at,
+            aids: record.aids.clone(),
+            paused: false,
         })
     }
 
@@ -370,7 +286,26 @@ impl Session {
                 .as_ref()
                 .map(|c| (c.remaining(Color::White, now), c.remaining(Color::Black, now))),
             created_at: self.created_at,
+            aids: self.aids.clone(),
+            draw_offer: self.draw_offer,
         }
+    }
+
+    /// Records that `kind` was shown in the position as it stands (once per position and
+    /// kind); `true` if it was not recorded before.
+    pub fn record_aid(&mut self, kind: AidKind) -> bool {
+        let used = AidUse { ply: self.game.moves().len(), kind };
+        if self.aids.contains(&used) {
+            return false;
+        }
+        self.aids.push(used);
+        true
+    }
+
+    /// The hints and threats shown so far.
+    #[must_use]
+    pub fn aids(&self) -> &[AidUse] {
+        &self.aids
     }
 
     /// The saved game's id.
@@ -452,14 +387,23 @@ impl Session {
         if self.check_flag(now) || self.result.is_some() {
             return Err(SessionError::Finished);
         }
+        // A move plays on: the paused clock starts again for the mover, then is pressed.
+        self.resume(now);
         self.game.play(mv).map_err(|e| SessionError::Illegal(e.mv.to_string()))?;
         // A move answers (declines) any standing offer by the opponent.
         if self.draw_offer != Some(self.game.position().turn().other()) {
             self.draw_offer = None;
         }
-        let next = self.game.position().turn();
         if let Some(clock) = &mut self.clock {
-            clock.press(next, now);
+            if clock.running().is_some() {
+                // The mover's time runs: charge it, add the increment, start the opponent's.
+                // `check_flag` above ended the game if that flag had fallen, so the press is
+                // never refused.
+                let _ = clock.press(now);
+            } else {
+                // The clock starts after White's first move, without an increment.
+                clock.start(self.game.position().turn(), now);
+            }
         }
         if let Some(outcome) = self.game.outcome() {
             self.finish(GameResult::from_outcome(outcome), now);
@@ -477,9 +421,9 @@ impl Session {
         };
         let winner = loser.other();
         let result = if self.game.position().has_mating_material(winner) {
-            GameResult { winner: Some(winner), reason: EndReason::Time }
+            GameResult { winner: Some(winner), reason: EndReason::Timeout }
         } else {
-            GameResult { winner: None, reason: EndReason::TimeVsInsufficientMaterial }
+            GameResult { winner: None, reason: EndReason::TimeoutVsInsufficientMaterial }
         };
         self.finish(result, now);
         true
@@ -555,6 +499,54 @@ impl Session {
         Ok(())
     }
 
+    /// Stops a running clock at `now` (the person opened the menu or left the app); `true` when
+    /// it was running. Nothing changes in a game without a running clock or after the end.
+    pub fn pause(&mut self, now: u64) -> bool {
+        if self.paused || self.result.is_some() {
+            return false;
+        }
+        let Some(clock) = self.clock.as_mut().filter(|c| c.running().is_some()) else {
+            return false;
+        };
+        clock.stop(now);
+        self.paused = true;
+        true
+    }
+
+    /// Starts the paused clock again at `now` for the side to move; `true` when it was paused.
+    pub fn resume(&mut self, now: u64) -> bool {
+        if !self.paused {
+            return false;
+        }
+        self.paused = false;
+        if let Some(clock) = &mut self.clock {
+            clock.start(self.game.position().turn(), now);
+        }
+        true
+    }
+
+    /// Whether the clock is paused.
+    #[must_use]
+    pub fn is_paused(&self) -> bool {
+        self.paused
+    }
+
+    /// Declines the standing draw offer (pass-and-play: the other player taps "decline"); the
+    /// game goes on.
+    ///
+    /// # Errors
+    /// [`SessionError::NothingToClaim`] when no offer stands, [`SessionError::Finished`] after
+    /// the end.
+    pub fn decline_draw(&mut self) -> Result<(), SessionError> {
+        if self.result.is_some() {
+            return Err(SessionError::Finished);
+        }
+        if self.draw_offer.take().is_none() {
+            return Err(SessionError::NothingToClaim);
+        }
+        Ok(())
+    }
+
     /// Takes back the last move (against the computer: back to the person's turn).
     ///
     /// # Errors
@@ -584,18 +576,18 @@ impl Session {
     /// Material balance, White minus Black, in army points.
     #[must_use]
     pub fn material(&self) -> i32 {
-        let mut balance = 0i32;
-        for (_, piece) in self.game.position().pieces() {
-            let value = i32::try_from(piece.role.cost()).unwrap_or(0);
-            balance += if piece.color == Color::White { value } else { -value };
-        }
-        balance
+        material(self.game.position())
     }
 
     fn captured(&self) -> Captured {
+        self.captured_in(self.game.moves().len())
+    }
+
+    /// What each side had captured in the first `plies` moves.
+    fn captured_in(&self, plies: usize) -> Captured {
         let mut captured = Captured::default();
         let mut position = self.game.start().clone();
-        for mv in self.game.moves() {
+        for mv in &self.game.moves()[..plies] {
             let taken = if position.is_en_passant(*mv) {
                 Some(Role::Pawn)
             } else {
@@ -627,16 +619,21 @@ impl Session {
             .collect()
     }
 
-    /// The board after `ply` moves (clamped to the moves played), for reviewing.
+    /// The board after `ply` moves (clamped to the moves played), for reviewing, with the
+    /// captures and material of that moment.
     #[must_use]
-    pub fn board_at(&self, ply: usize) -> BoardView {
+    pub fn review_at(&self, ply: usize) -> ReviewView {
         let ply = ply.min(self.game.moves().len());
         let mut position = self.game.start().clone();
         for mv in &self.game.moves()[..ply] {
             position.play_unchecked(*mv);
         }
         let last = ply.checked_sub(1).map(|i| self.game.moves()[i]);
-        board_of(&position, last, ply)
+        ReviewView {
+            board: board_of(&position, last, ply),
+            captured: self.captured_in(ply),
+            material: material(&position),
+        }
     }
 
     /// The clock as shown at `now`, when the game has one.
@@ -653,34 +650,14 @@ impl Session {
     /// The snapshot the game screen draws at `now`.
     #[must_use]
     pub fn view(&self, now: u64) -> GameView {
-        let position = self.game.position();
-        let finished = self.result.is_some();
         GameView {
             id: self.id,
-            variant: self.variant(),
             opponent: self.opponent,
-            board: board_of(position, self.game.moves().last().copied(), self.game.moves().len()),
-            legal: if finished {
-                Vec::new()
-            } else {
-                position.legal_moves().iter().copied().collect()
-            },
-            history: self.history(),
-            captured: self.captured(),
-            material: self.material(),
-            claimable: if finished { None } else { self.game.claimable_draw().map(Into::into) },
             draw_offer: self.draw_offer,
+            paused: self.paused,
             result: self.result,
             clock: self.clock_view(now),
-            fen: position.to_string(),
-            thinking: false,
-            statuses: match (
-                position.rules().side(Color::White).status,
-                position.rules().side(Color::Black).status,
-            ) {
-                (Some(white), Some(black)) => Some(Statuses { white, black }),
-                _ => None,
-            },
+            ..GameView::of_game(&self.game, self.history(), self.captured(), self.result.is_some())
         }
     }
 
@@ -706,6 +683,9 @@ impl Session {
                 format!("{}+{}", control.base_ms / 1000, control.increment_ms / 1000),
             ));
         }
+        if !self.aids.is_empty() {
+            return self.pgn_with_aids(extra);
+        }
         let text = to_pgn(&self.game, &PgnTags { extra });
         match self.result {
             // The engine only knows board outcomes; resignations, time and claims are ours.
@@ -719,6 +699,31 @@ impl Session {
             }
             _ => text,
         }
+    }
+
+    /// The PGN of a game where hints or threats were shown: a tag counting each kind used
+    /// (`[Hints "2"]`, `[Threats "1"]`) and a comment `{hint}` / `{threat}` on the position
+    /// where it was shown (after the move that led there; before the first move for the start).
+    fn pgn_with_aids(&self, mut extra: Vec<(String, String)>) -> String {
+        for kind in AidKind::ALL {
+            let used = self.aids.iter().filter(|a| a.kind == kind).count();
+            if used > 0 {
+                extra.push((kind.tag().to_owned(), used.to_string()));
+            }
+        }
+        if let Some(result) = self.result {
+            extra.push(("Result".to_owned(), result.pgn().to_owned()));
+        }
+        let mut tree = MoveTree::from_game(&self.game);
+        let main = tree.main_line();
+        for aid in &self.aids {
+            let node =
+                if aid.ply == 0 { Some(tree.root()) } else { main.get(aid.ply - 1).copied() };
+            if let Some(node) = node.and_then(|n| tree.get_mut(n)) {
+                node.comments.push(aid.kind.name().to_owned());
+            }
+        }
+        to_annotated_pgn(&tree, &PgnTags { extra })
     }
 
     /// Reads a PGN (moves) or a FEN (a position) into a new pass-and-play game.
@@ -750,7 +755,7 @@ impl Session {
 
 /// A FEN in whichever variant it describes: eight fields or compound pieces mean Maharajah, a
 /// board without a white king means Horde, anything else is chess.
-fn position_from_fen(fen: &str) -> Result<Position, SessionError> {
+pub(crate) fn position_from_fen(fen: &str) -> Result<Position, SessionError> {
     let board = fen.split_whitespace().next().unwrap_or("");
     let variant =
         if fen.split_whitespace().count() == 8 || board.contains(['M', 'C', 'A', 'm', 'c', 'a']) {
@@ -809,6 +814,51 @@ mod tests {
         assert_eq!(s.view(0).draw_offer, Some(Color::White));
         s.accept_draw(0).expect("offer stands");
         assert_eq!(s.result(), Some(GameResult { winner: None, reason: EndReason::Agreement }));
+    }
+
+    #[test]
+    fn a_paused_clock_stands_still_until_resumed_or_a_move() {
+        let mut s = pass_and_play(Variant::Chess, Some(TimeControl::new(1, 0)));
+        assert!(!s.pause(0), "nothing runs before White's first move");
+        s.play("e2e4".parse().expect("uci"), 1_000).expect("legal");
+        assert!(s.pause(3_000), "Black's clock ran 2 s");
+        assert!(s.view(3_000).paused);
+        assert_eq!(
+            s.view(50_000).clock.map(|c| (c.black_ms, c.running)),
+            Some((58_000, None)),
+            "frozen while paused"
+        );
+        assert!(!s.check_flag(500_000), "no flag falls while paused");
+        assert!(s.resume(50_000));
+        assert_eq!(
+            s.view(51_000).clock.map(|c| c.black_ms),
+            Some(57_000),
+            "runs again from where it stood"
+        );
+        assert!(s.pause(51_000));
+        s.play("e7e5".parse().expect("uci"), 90_000).expect("a move plays on");
+        let clock = s.view(90_500).clock.expect("a clock");
+        assert_eq!(
+            (clock.black_ms, clock.white_ms, clock.running),
+            (57_000, 59_500, Some(Color::White))
+        );
+        assert!(!s.view(90_500).paused);
+    }
+
+    #[test]
+    fn a_draw_offer_survives_a_restart_and_can_be_declined() {
+        let mut s = pass_and_play(Variant::Chess, None);
+        play_all(&mut s, &["e4"]);
+        s.offer_draw(Color::Black, 0, |_, _| unreachable!("no computer")).expect("running");
+        let record = s.to_record(0);
+        assert_eq!(record.draw_offer, Some(Color::Black));
+        let mut back = Session::from_record(&record, 0).expect("restores");
+        assert_eq!(back.view(0).draw_offer, Some(Color::Black), "the offer stands after a restart");
+        back.decline_draw().expect("an offer to decline");
+        assert_eq!(back.view(0).draw_offer, None);
+        assert_eq!(back.result(), None, "declined: the game goes on");
+        assert_eq!(back.decline_draw(), Err(SessionError::NothingToClaim));
+        assert_eq!(back.to_record(0).draw_offer, None);
     }
 
     #[test]
@@ -894,7 +944,7 @@ mod tests {
         assert!(s.check_flag(185_000));
         assert_eq!(
             s.result(),
-            Some(GameResult { winner: Some(Color::White), reason: EndReason::Time })
+            Some(GameResult { winner: Some(Color::White), reason: EndReason::Timeout })
         );
     }
 
@@ -907,7 +957,7 @@ mod tests {
         assert!(s.check_flag(60_000), "black's flag falls; White has a lone king");
         assert_eq!(
             s.result(),
-            Some(GameResult { winner: None, reason: EndReason::TimeVsInsufficientMaterial })
+            Some(GameResult { winner: None, reason: EndReason::TimeoutVsInsufficientMaterial })
         );
     }
 
@@ -919,10 +969,21 @@ mod tests {
         assert_eq!(view.captured.white, [Role::Pawn]);
         assert_eq!(view.captured.black, [Role::Pawn]);
         assert_eq!(view.material, 0);
-        let review = s.board_at(2);
+        let review = s.review_at(2).board;
         assert_eq!(review.ply, 2);
         assert_eq!(review.last_move.map(|m| m.to.to_string()).as_deref(), Some("d5"));
         assert_eq!(review.turn, Color::White);
+        // Under review the captures follow the move shown: after 3. exd5 only White has taken.
+        let review = s.review_at(3);
+        assert_eq!(review.board.ply, 3);
+        assert_eq!(review.captured.white, [Role::Pawn]);
+        assert!(review.captured.black.is_empty());
+        assert_eq!(review.material, 1);
+        assert_eq!(s.review_at(0).captured, Captured::default());
+        assert_eq!(s.review_at(9).board.ply, 4, "clamped to the moves played");
+        let json = serde_json::to_value(s.review_at(3)).expect("serialises");
+        assert_eq!(json["ply"], 3, "the board's fields stay at the top: {json}");
+        assert_eq!(json["captured"]["white"], serde_json::json!(["pawn"]));
     }
 
     #[test]

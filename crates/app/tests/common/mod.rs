@@ -1,6 +1,6 @@
 //! Helpers shared by the app's integration tests: the network-namespace scaffolding (from
-//! `maharajah-net`'s tests, included by path), a `Lan` whose pushes arrive on a channel, waiting
-//! for a push or a condition, and playing a Chaturaji network table to its end.
+//! `maharajah-testkit`), a `Lan` whose pushes arrive on a channel, waiting for a push or a
+//! condition, and playing a Chaturaji network table to its end.
 #![allow(clippy::unwrap_used, dead_code)]
 
 use std::sync::Arc;
@@ -12,11 +12,15 @@ use maharajah_app::lan::{HostList, Lan, LanConfig, LanPush, LanStatus};
 use maharajah_chaturaji::{Phase, Seat};
 use tokio::sync::mpsc;
 
-#[path = "../../../net/tests/namespaces/mod.rs"]
-mod namespaces;
-// Not every test file uses all three (dead_code does not cover re-exports).
+// Not every test file uses both (dead_code does not cover re-exports).
 #[allow(unused_imports)]
-pub use namespaces::{advertise_future_host, in_namespace, runtime};
+pub use maharajah_testkit::netns::{in_namespace, runtime};
+
+/// Advertises on loopback, by hand, a host of a future protocol version under the app's service
+/// type; call `shutdown` on the daemon when done. Only inside a namespace.
+pub fn advertise_future_host() -> mdns_sd::ServiceDaemon {
+    maharajah_testkit::mdns::advertise_future_host(maharajah_net::SERVICE_TYPE)
+}
 
 /// Longest wait for one step (CI shares two cores with builds).
 pub const WAIT: Duration = Duration::from_secs(15);
