@@ -1,11 +1,13 @@
 //! The commands the web-view UI invokes, grouped by area; each forwards to `maharajah-app` and
 //! returns `Result<T, AppError>`, which serialises as `{ code, message }`.
 //!
+//! - [`analysis`]: the analysis board and game review.
 //! - [`chess`]: local games, saved games, settings, the army builder, the Learn board.
 //! - [`online`]: a network game (online server or LAN host).
 //! - [`lan`]: hosting, browsing and joining on the Wi-Fi.
 //! - [`chaturaji`]: local, network and Wi-Fi Chaturaji tables.
 
+pub mod analysis;
 pub mod chaturaji;
 pub mod chess;
 pub mod lan;

@@ -5,10 +5,13 @@
 //! - [`builder`]: the Tauri builder with every service managed and every command registered.
 //! - [`commands`]: the commands the UI invokes, grouped by area, each forwarding to the app.
 //! - `android`: the Android plugin for the Wi-Fi multicast lock.
+//! - `ios`: the iOS Bonjour plugin, installed as LAN discovery (mdns-sd cannot run there).
 
 #[cfg(target_os = "android")]
 mod android;
 pub mod commands;
+#[cfg(target_os = "ios")]
+mod ios;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -38,6 +41,8 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
     let builder = tauri::Builder::<R>::new();
     #[cfg(target_os = "android")]
     let builder = builder.plugin(android::init());
+    #[cfg(target_os = "ios")]
+    let builder = builder.plugin(ios::init());
     builder
         .setup(|app| {
             let data_dir = std::env::var_os(DATA_DIR_ENV)
@@ -71,8 +76,12 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
             commands::chess::claim_draw,
             commands::chess::offer_draw,
             commands::chess::accept_draw,
+            commands::chess::decline_draw,
+            commands::chess::pause_game,
+            commands::chess::resume_game,
             commands::chess::resign,
             commands::chess::takeback,
+            commands::chess::set_aid,
             commands::chess::rematch,
             commands::chess::leave_game,
             commands::chess::history,
@@ -132,6 +141,19 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
             commands::chaturaji::chaturaji_lan_host,
             commands::chaturaji::chaturaji_lan_hosted,
             commands::chaturaji::chaturaji_lan_join,
+            commands::analysis::analysis_open,
+            commands::analysis::analysis_view,
+            commands::analysis::analysis_play,
+            commands::analysis::analysis_step,
+            commands::analysis::analysis_go,
+            commands::analysis::analysis_promote,
+            commands::analysis::analysis_delete,
+            commands::analysis::analysis_lines,
+            commands::analysis::analysis_review,
+            commands::analysis::analysis_stop_review,
+            commands::analysis::analysis_pgn,
+            commands::analysis::analysis_save_pgn,
+            commands::analysis::analysis_close,
         ])
 }
 

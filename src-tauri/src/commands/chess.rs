@@ -2,12 +2,13 @@
 //! Pushed events: `game` (a new `GameView` the UI did not ask for: the computer moved, a flag
 //! fell) and `clock` (the running clock, a few times a second).
 
+use maharajah_app::chess::aids::AidKind;
 use maharajah_app::chess::army::{self, ArmyView, Problem, Reach};
 use maharajah_app::chess::local::{custom_start, StartInfo};
-use maharajah_app::chess::session::{BoardView, GameView, Opponent};
-use maharajah_app::clock::TimeControl;
+use maharajah_app::chess::session::{GameView, Opponent, ReviewView};
 use maharajah_app::store::{GameSummary, SavedArmy};
 use maharajah_app::{App, AppError};
+use maharajah_engine::clock::TimeControl;
 use maharajah_engine::{Army, Color, Role, Square, Variant};
 use serde::Serialize;
 use tauri::State;
@@ -57,6 +58,16 @@ pub fn new_game(
         .act(|core, now, unix| core.new_variant_game(variant, opponent, time_control, now, unix))
 }
 
+/// Turns the hint or the threat view on or off in a game against the computer (the engine
+/// looks in the background; its answer comes as a `game` event).
+///
+/// # Errors
+/// `no_game`, `no_aids` outside games against the computer.
+#[tauri::command]
+pub fn set_aid(app: State<'_, App>, kind: AidKind, on: bool) -> Result<GameView, AppError> {
+    app.chess.set_aid(kind, on)
+}
+
 /// Opens a saved game (continue or look at it).
 ///
 /// # Errors
@@ -89,7 +100,7 @@ pub fn play_move(app: State<'_, App>, mv: String) -> Result<GameView, AppError> 
 /// # Errors
 /// `no_game`.
 #[tauri::command]
-pub fn review(app: State<'_, App>, ply: usize) -> Result<BoardView, AppError> {
+pub fn review(app: State<'_, App>, ply: usize) -> Result<ReviewView, AppError> {
     Ok(app.chess.core().review(ply)?)
 }
 
@@ -119,6 +130,34 @@ pub fn offer_draw(app: State<'_, App>) -> Result<GameView, AppError> {
 #[tauri::command]
 pub fn accept_draw(app: State<'_, App>) -> Result<GameView, AppError> {
     app.chess.act(|core, now, unix| core.accept_draw(now, unix))
+}
+
+/// Pauses the running clock of the open game (the app went to the background, or the person
+/// asked); the computer waits too.
+///
+/// # Errors
+/// `no_game`, `storage`.
+#[tauri::command]
+pub fn pause_game(app: State<'_, App>) -> Result<GameView, AppError> {
+    app.chess.act(|core, now, unix| core.pause(now, unix))
+}
+
+/// Starts the paused clock again.
+///
+/// # Errors
+/// `no_game`, `storage`.
+#[tauri::command]
+pub fn resume_game(app: State<'_, App>) -> Result<GameView, AppError> {
+    app.chess.act(|core, now, unix| core.resume(now, unix))
+}
+
+/// Declines the standing draw offer; the game goes on.
+///
+/// # Errors
+/// `nothing_to_claim`, `game_over`, `no_game`.
+#[tauri::command]
+pub fn decline_draw(app: State<'_, App>) -> Result<GameView, AppError> {
+    app.chess.act(|core, now, unix| core.decline_draw(now, unix))
 }
 
 /// The person resigns.

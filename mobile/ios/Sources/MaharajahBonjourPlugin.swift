@@ -1,0 +1,292 @@
+// The iOS side of LAN discovery (issue 22): Bonjour through Apple's own stack, which needs no
+// multicast entitlement (mdns-sd's raw sockets do). A Tauri 2 mobile plugin; its Rust side is
+// crates/net/src/bonjour.rs (the commands and event shapes are documented there, and a
+// scripted stand-in of exactly these shapes tests the Rust side on the desktop).
+//
+// Browsing: NWBrowser for `_maharajah._tcp` with its TXT record; each result is resolved to an
+// IPv4 address and port with a short NWConnection (the host's server sees one connection that
+// closes at once). Advertising: NetService, because NWListener can only announce a port it
+// listens on itself, and the embedded server (tokio) already holds the game's port.
+//
+// NOT COMPILED on the machine this was written on (Linux, no Xcode): written against Tauri 2's
+// iOS plugin API (Plugin, Invoke.parseArgs, Invoke.resolve/reject, Channel.send) and Apple's
+// Network framework / Foundation NetService documentation. See mobile/README.md.
+
+import Foundation
+import Network
+import SwiftRs
+import Tauri
+import UIKit
+import WebKit
+
+/// `kDNSServiceErr_PolicyDenied` (dns_sd.h): the person refused local-network access.
+private let policyDenied: Int32 = -65570
+
+private let serviceType = "_maharajah._tcp"
+
+class BrowseArgs: Decodable {
+  let id: UInt32
+  let onEvent: Channel
+}
+
+class IdArgs: Decodable {
+  let id: UInt32
+}
+
+class AdvertiseArgs: Decodable {
+  let id: UInt32
+  let name: String
+  let port: UInt16
+  let txt: [String: String]
+  let onEvent: Channel
+}
+
+class UpdateArgs: Decodable {
+  let id: UInt32
+  let txt: [String: String]
+}
+
+/// One event on a channel; absent fields are left out of the JSON.
+struct BonjourEvent: Encodable {
+  let event: String
+  var name: String? = nil
+  var port: UInt16? = nil
+  var addresses: [String]? = nil
+  var txt: [String: String]? = nil
+  var message: String? = nil
+}
+
+private func send(_ channel: Channel, _ event: BonjourEvent) {
+  do {
+    try channel.send(event)
+  } catch {
+    NSLog("maharajah bonjour: cannot send \(event.event): \(error)")
+  }
+}
+
+private func isPolicyDenied(_ error: NWError) -> Bool {
+  if case .dns(let code) = error, code == policyDenied {
+    return true
+  }
+  return false
+}
+
+/// One running browse.
+final class Browse {
+  let browser: NWBrowser
+  let channel: Channel
+  /// Resolving connections by instance name.
+  var resolving: [String: NWConnection] = [:]
+
+  init(channel: Channel, queue: DispatchQueue) {
+    self.channel = channel
+    let descriptor = NWBrowser.Descriptor.bonjourWithTXTRecord(type: serviceType, domain: nil)
+    let parameters = NWParameters()
+    parameters.includePeerToPeer = false
+    browser = NWBrowser(for: descriptor, using: parameters)
+    browser.stateUpdateHandler = { [weak self] state in self?.stateChanged(state) }
+    browser.browseResultsChangedHandler = { [weak self] _, changes in
+      self?.resultsChanged(changes, queue: queue)
+    }
+    browser.start(queue: queue)
+  }
+
+  func stateChanged(_ state: NWBrowser.State) {
+    switch state {
+    case .ready:
+      send(channel, BonjourEvent(event: "searching"))
+    case .waiting(let error), .failed(let error):
+      if isPolicyDenied(error) {
+        send(channel, BonjourEvent(event: "permissionDenied"))
+      } else {
+        send(channel, BonjourEvent(event: "error", message: "\(error)"))
+      }
+    default:
+      break
+    }
+  }
+
+  func resultsChanged(_ changes: Set<NWBrowser.Result.Change>, queue: DispatchQueue) {
+    for change in changes {
+      switch change {
+      case .added(let result):
+        resolve(result, queue: queue)
+      case .changed(old: _, new: let result, flags: _):
+        resolve(result, queue: queue)
+      case .removed(let result):
+        if case .service(let name, _, _, _) = result.endpoint {
+          resolving.removeValue(forKey: name)?.cancel()
+          send(channel, BonjourEvent(event: "lost", name: name))
+        }
+      default:
+        break
+      }
+    }
+  }
+
+  /// Finds the result's IPv4 address and port, then reports it as `found` with its TXT record.
+  func resolve(_ result: NWBrowser.Result, queue: DispatchQueue) {
+    guard case .service(let name, _, _, _) = result.endpoint else { return }
+    var txt: [String: String] = [:]
+    if case .bonjour(let record) = result.metadata {
+      txt = record.dictionary
+    }
+    let parameters = NWParameters.tcp
+    if let ip = parameters.defaultProtocolStack.internetProtocol as? NWProtocolIP.Options {
+      ip.version = .v4
+    }
+    let connection = NWConnection(to: result.endpoint, using: parameters)
+    resolving.removeValue(forKey: name)?.cancel()
+    resolving[name] = connection
+    connection.stateUpdateHandler = { [weak self, weak connection] state in
+      guard let self = self, let connection = connection else { return }
+      switch state {
+      case .ready:
+        if case .hostPort(let host, let port) = connection.currentPath?.remoteEndpoint {
+          var addresses: [String] = []
+          switch host {
+          case .ipv4(let a):
+            addresses.append("\(a)".components(separatedBy: "%")[0])
+          case .ipv6(let a):
+            addresses.append("\(a)")
+          default:
+            break
+          }
+          send(
+            self.channel,
+            BonjourEvent(
+              event: "found", name: name, port: port.rawValue, addresses: addresses, txt: txt))
+        }
+        connection.cancel()
+        self.resolving.removeValue(forKey: name)
+      case .waiting(let error), .failed(let error):
+        if isPolicyDenied(error) {
+          send(self.channel, BonjourEvent(event: "permissionDenied"))
+        } else {
+          send(self.channel, BonjourEvent(event: "error", message: "resolving \(name): \(error)"))
+        }
+        connection.cancel()
+        self.resolving.removeValue(forKey: name)
+      default:
+        break
+      }
+    }
+    connection.start(queue: queue)
+  }
+
+  func cancel() {
+    browser.cancel()
+    for (_, c) in resolving { c.cancel() }
+    resolving.removeAll()
+  }
+}
+
+/// One advert (NetService needs a run loop: every call happens on the main thread).
+final class Advert: NSObject, NetServiceDelegate {
+  let service: NetService
+  let channel: Channel
+
+  init(name: String, port: UInt16, txt: [String: String], channel: Channel) {
+    self.channel = channel
+    service = NetService(domain: "local.", type: serviceType + ".", name: name, port: Int32(port))
+    super.init()
+    service.delegate = self
+    setTXT(txt)
+    service.publish()
+  }
+
+  func setTXT(_ txt: [String: String]) {
+    let record = NetService.data(fromTXTRecord: txt.mapValues { Data($0.utf8) })
+    if !service.setTXTRecord(record) {
+      send(channel, BonjourEvent(event: "error", message: "the TXT record was refused"))
+    }
+  }
+
+  func netServiceDidPublish(_ sender: NetService) {
+    send(channel, BonjourEvent(event: "published", name: sender.name))
+  }
+
+  func netService(_ sender: NetService, didNotPublish errorDict: [String: NSNumber]) {
+    let code = errorDict[NetService.errorCode]?.int32Value ?? 0
+    if code == policyDenied {
+      send(channel, BonjourEvent(event: "permissionDenied"))
+    } else {
+      send(channel, BonjourEvent(event: "error", message: "publishing failed (\(code))"))
+    }
+  }
+}
+
+class MaharajahBonjourPlugin: Plugin {
+  private let queue = DispatchQueue(label: "app.maharajah.chess.bonjour")
+  private var browses: [UInt32: Browse] = [:]
+  private var adverts: [UInt32: Advert] = [:]
+  /// Adverts withdrawn (stopped) but kept for `updateAdvert` to publish again.
+  private var withdrawn: Set<UInt32> = []
+
+  @objc public func browse(_ invoke: Invoke) throws {
+    let args = try invoke.parseArgs(BrowseArgs.self)
+    queue.async {
+      self.browses.removeValue(forKey: args.id)?.cancel()
+      self.browses[args.id] = Browse(channel: args.onEvent, queue: self.queue)
+    }
+    invoke.resolve()
+  }
+
+  @objc public func stopBrowse(_ invoke: Invoke) throws {
+    let args = try invoke.parseArgs(IdArgs.self)
+    queue.async {
+      self.browses.removeValue(forKey: args.id)?.cancel()
+    }
+    invoke.resolve()
+  }
+
+  @objc public func advertise(_ invoke: Invoke) throws {
+    let args = try invoke.parseArgs(AdvertiseArgs.self)
+    DispatchQueue.main.async {
+      self.adverts.removeValue(forKey: args.id)?.service.stop()
+      self.adverts[args.id] = Advert(
+        name: args.name, port: args.port, txt: args.txt, channel: args.onEvent)
+      invoke.resolve()
+    }
+  }
+
+  @objc public func updateAdvert(_ invoke: Invoke) throws {
+    let args = try invoke.parseArgs(UpdateArgs.self)
+    DispatchQueue.main.async {
+      guard let advert = self.adverts[args.id] else {
+        invoke.reject("no advert \(args.id)")
+        return
+      }
+      advert.setTXT(args.txt)
+      if self.withdrawn.remove(args.id) != nil {
+        advert.service.publish()
+      }
+      invoke.resolve()
+    }
+  }
+
+  @objc public func withdrawAdvert(_ invoke: Invoke) throws {
+    let args = try invoke.parseArgs(IdArgs.self)
+    DispatchQueue.main.async {
+      if let advert = self.adverts[args.id], !self.withdrawn.contains(args.id) {
+        advert.service.stop()
+        self.withdrawn.insert(args.id)
+      }
+      invoke.resolve()
+    }
+  }
+
+  @objc public func stopAdvert(_ invoke: Invoke) throws {
+    let args = try invoke.parseArgs(IdArgs.self)
+    DispatchQueue.main.async {
+      self.adverts.removeValue(forKey: args.id)?.service.stop()
+      self.withdrawn.remove(args.id)
+      invoke.resolve()
+    }
+  }
+}
+
+@_cdecl("init_plugin_maharajah_bonjour")
+func initPlugin() -> Plugin {
+  return MaharajahBonjourPlugin()
+}
