@@ -32,8 +32,13 @@ export const review = (ply) => call('review', { ply });
 export const claimDraw = () => call('claim_draw');
 export const offerDraw = () => call('offer_draw');
 export const acceptDraw = () => call('accept_draw');
+export const declineDraw = () => call('decline_draw');
+/** Stops / restarts the open local game's clock (the computer waits too). */
+export const pauseGame = () => call('pause_game');
+export const resumeGame = () => call('resume_game');
 export const resign = () => call('resign');
 export const takeback = () => call('takeback');
+export const setAid = (kind, on) => call('set_aid', { kind, on });
 export const rematch = () => call('rematch');
 export const leaveGame = () => call('leave_game');
 export const history = () => call('history');
@@ -131,3 +136,21 @@ export const chaturajiNetLeave = () => call('chaturaji_net_leave');
 export const chaturajiLanHost = (name, settings) => call('chaturaji_lan_host', { name, settings });
 /** Joins a Chaturaji table on the Wi-Fi: target { kind: 'host', id } | { kind: 'code', code } | { kind: 'address', address, room }. */
 export const chaturajiLanJoin = (target) => call('chaturaji_lan_join', { target });
+
+// The analysis board (pushed: `analysis-engine` as the engine deepens, `analysis` as a review runs).
+/** source: {kind:'current'} | {kind:'saved', id} | {kind:'net'} | {kind:'text', text} | {kind:'armies', white, black} | {kind:'start', variant} */
+export const analysisOpen = (source) => call('analysis_open', { source });
+export const analysisView = () => call('analysis_view');
+/** mv: UCI or SAN, at the cursor (follows the tree or makes a variation). */
+export const analysisPlay = (mv) => call('analysis_play', { mv });
+/** to: 'back' | 'forward' | 'first' | 'last' | 'main' */
+export const analysisStep = (to) => call('analysis_step', { to });
+export const analysisGo = (node) => call('analysis_go', { node });
+export const analysisPromote = (node) => call('analysis_promote', { node });
+export const analysisDelete = (node) => call('analysis_delete', { node });
+export const analysisLines = (lines) => call('analysis_lines', { lines });
+export const analysisReview = () => call('analysis_review');
+export const analysisStopReview = () => call('analysis_stop_review');
+export const analysisPgn = () => call('analysis_pgn');
+export const analysisSavePgn = () => call('analysis_save_pgn');
+export const analysisClose = () => call('analysis_close');

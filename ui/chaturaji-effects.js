@@ -61,6 +61,9 @@ function decide(store, decision) {
     case 'deselect':
       store.dispatch({ type: 'chaturaji/deselect' });
       break;
+    case 'inspect':
+      store.dispatch({ type: 'chaturaji/inspect', square: decision.square });
+      break;
     case 'move':
       tableCall(store, backend(store).move(decision.from, decision.to, decision.die));
       break;

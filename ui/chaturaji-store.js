@@ -40,6 +40,8 @@ function fresh(previous) {
     dialog: null,
     record: null,
     error: null,
+    // A roll of this device's person that no die could use: shown until tapped away.
+    stuck: null,
     hosted: previous?.hosted ?? null,
     lanTables: null,
   };
@@ -151,7 +153,11 @@ export function dieFor(table, from, to, die = null) {
 /** What a tap on `square` means on the table: select, move, or clear. */
 export function tapDecision(cj, square) {
   const table = cj.table;
-  if (!personToMove(table) || !table.dice) return { kind: 'none' };
+  if (!personToMove(table) || !table.dice) {
+    // Nothing to play now: a tap on a piece shows how it moves (again, or elsewhere: hides it).
+    const here = Boolean(table?.pieces?.some((p) => p.square === square));
+    return here && cj.inspect !== square ? { kind: 'inspect', square } : { kind: 'inspect', square: null };
+  }
   const selected = cj.selected;
   if (selected && selected !== square && destinations(table, selected, cj.die).includes(square)) {
     return { kind: 'move', from: selected, to: square, die: dieFor(table, selected, square, cj.die) };
@@ -267,16 +273,23 @@ export function reduceChaturaji(state, action) {
       const newGame = !old || old.id !== table.id;
       const ended = table.outcome && !(old && old.outcome && !newGame);
       const turned = newGame || old.to_move !== table.to_move || old.version !== table.version;
+      const stuck = newGame ? null : stuckRoll(old, table) ?? cj.stuck ?? null;
       return put({
         page: 'table',
         table,
+        stuck,
         selected: turned ? null : cj.selected,
+        inspect: newGame || (table.dice && !old.dice) ? null : cj.inspect ?? null,
         die: turned && (!table.dice || newGame || old.to_move !== table.to_move) ? null : cj.die,
         facing: facingFor(cj, table),
         dialog: ended ? 'ranking' : newGame ? null : cj.dialog,
         error: null,
       });
     }
+    case 'chaturaji/inspect':
+      return put({ inspect: action.square });
+    case 'chaturaji/stuck-seen':
+      return put({ stuck: null });
     case 'chaturaji/select':
       return put({ selected: action.square, error: null });
     case 'chaturaji/deselect':
@@ -291,6 +304,8 @@ export function reduceChaturaji(state, action) {
       return put({ facing: action.seat });
     case 'chaturaji/dialog':
       return put({ dialog: action.dialog });
+    case 'chaturaji/end-turn':
+      return cj.dialog === 'end-turn' ? put({ dialog: null }) : state;
     case 'chaturaji/record':
       return put({ record: action.record, dialog: 'record' });
     case 'chaturaji/hosted':
@@ -302,4 +317,101 @@ export function reduceChaturaji(state, action) {
     default:
       return state;
   }
+}
+
+/** The last move of each seat since the seat to move had its previous turn (oldest first). */
+export function recentMoves(table) {
+  const log = table.log;
+  const seat = table.to_move;
+  let start = 0;
+  let others = false;
+  for (let i = log.length - 1; i >= 0; i -= 1) {
+    if (log[i].t !== 'rolled') continue;
+    if (log[i].seat !== seat) others = true;
+    else if (others) {
+      start = i;
+      break;
+    }
+  }
+  const bySeat = new Map();
+  for (const e of log.slice(start)) if (e.t === 'moved') bySeat.set(e.seat, e);
+  return [...bySeat.values()];
+}
+
+/** Whether `seat` is played on this device (a person seat here, or this device's network seat). */
+function mine(table, seat) {
+  return table.remote ? table.remote.seat === seat : isPerson(table, seat);
+}
+
+/**
+ * A roll of this device's person that no die could use, new in `table` since `old`: the turn
+ * passed at once, so the dice and why stay on screen until the person taps on. `{ seat, dice:
+ * [{ face, reason }] }`, or null.
+ */
+export function stuckRoll(old, table) {
+  const seen = old && old.id === table.id ? old.log?.length ?? 0 : 0;
+  const log = table.log ?? [];
+  let found = null;
+  for (let i = 0; i < log.length; i += 1) {
+    const e = log[i];
+    if (e.t !== 'rolled' || !mine(table, e.seat)) continue;
+    const discarded = [];
+    let moved = false;
+    let last = i;
+    for (let j = i + 1; j < log.length && log[j].t !== 'rolled'; j += 1) {
+      if (log[j].t === 'moved') moved = true;
+      if (log[j].t === 'die_discarded' && (log[j].reason === 'blocked' || log[j].reason === 'no_piece')) {
+        discarded.push({ face: log[j].face, class: e.dice[log[j].die]?.class ?? null, reason: log[j].reason });
+        last = j;
+      }
+    }
+    if (!moved && discarded.length === e.dice.length && last >= seen) found = { seat: e.seat, dice: discarded };
+  }
+  return found;
+}
+
+const STEPS = {
+  king: [[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [1, -1], [-1, 1], [-1, -1]],
+  horse: [[1, 2], [2, 1], [-1, 2], [-2, 1], [1, -2], [2, -1], [-1, -2], [-2, -1]],
+  boat: [[2, 2], [2, -2], [-2, 2], [-2, -2]],
+};
+
+/**
+ * Where the piece on `square` could go on this board if its die came up (the rules, not the dice):
+ * `{ role, seat, moves: [square], captures: [square] }`, or null on an empty square. The elephant
+ * slides like a rook; king, horse and boat step or jump; a pawn goes one square ahead in its
+ * seat's direction and takes one square diagonally ahead. Never onto a piece of its own seat.
+ */
+export function reachOf(table, square) {
+  const at = new Map(table.pieces.map((p) => [p.square, p]));
+  const piece = at.get(square);
+  if (!piece) return null;
+  const file = FILES.indexOf(square[0]);
+  const rank = Number(square.slice(1)) - 1;
+  const name = (f, r) => (f >= 0 && f < 8 && r >= 0 && r < 8 ? `${FILES[f]}${r + 1}` : null);
+  const moves = [];
+  const captures = [];
+  const land = (target, { quiet = true, take = true } = {}) => {
+    if (!target) return false;
+    const other = at.get(target);
+    if (!other) {
+      if (quiet) moves.push(target);
+      return true;
+    }
+    if (take && other.seat !== piece.seat) captures.push(target);
+    return false;
+  };
+  if (piece.role === 'elephant') {
+    for (const [df, dr] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+      for (let k = 1; land(name(file + df * k, rank + dr * k)); k += 1);
+    }
+  } else if (piece.role === 'pawn') {
+    const [df, dr] = PAWN_DIRECTION[piece.seat];
+    land(name(file + df, rank + dr), { take: false });
+    const sides = df === 0 ? [[1, 0], [-1, 0]] : [[0, 1], [0, -1]];
+    for (const [sf, sr] of sides) land(name(file + df + sf, rank + dr + sr), { quiet: false });
+  } else {
+    for (const [df, dr] of STEPS[piece.role] ?? []) land(name(file + df, rank + dr));
+  }
+  return { role: piece.role, seat: piece.seat, moves, captures };
 }

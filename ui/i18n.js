@@ -16,11 +16,15 @@ export function pickLanguage(saved, systemLanguages = []) {
 }
 
 /**
- * Looks a key up; `{name}` placeholders are filled from `params`. A missing key shows itself in
- * brackets so it is noticed (tests check both catalogues have every key).
+ * Looks a key up; `{name}` placeholders are filled from `params`, and `{name|one|other}` picks
+ * the word for the number `params[name]` ("1 point", "2 points"; English and Spanish both use
+ * the singular for exactly one). A missing key shows itself in brackets so it is noticed (tests
+ * check both catalogues have every key).
  */
 export function t(language, key, params = {}) {
   const text = (CATALOGUES[language] && CATALOGUES[language][key]) ?? CATALOGUES.en[key];
   if (text === undefined) return `[${key}]`;
-  return text.replace(/\{(\w+)\}/g, (_, name) => String(params[name] ?? `{${name}}`));
+  return text
+    .replace(/\{(\w+)\|([^|{}]*)\|([^|{}]*)\}/g, (_, name, one, other) => (Number(params[name]) === 1 ? one : other))
+    .replace(/\{(\w+)\}/g, (_, name) => String(params[name] ?? `{${name}}`));
 }

@@ -1,8 +1,9 @@
 // Boots the UI: one store, one render function, and the effects that talk to the backend.
 import * as api from './api.js';
 import { play as playSound } from './sound.js';
+import { setPieceSet } from './pieces.js';
 import {
-  announcement, buildTap, createStore, dropDecision, initialState, opponentOf, soundFor, tapDecision, timeControlOf,
+  announcement, buildTap, createStore, dropDecision, initialState, opponentOf, personColor, premoveToPlay, soundFor, stepPly, tapDecision, timeControlOf,
 } from './store.js';
 import { pickLanguage, t as translate } from './i18n.js';
 import { renderMenu } from './views/menu.js';
@@ -22,6 +23,8 @@ import { renderOnline } from './views/online.js';
 import { renderNetGame, patchNetClocks } from './views/netgame.js';
 import { netEffects, netLockArmy, netMove, subscribeNet } from './neteffects.js';
 import { warmUpGameScreen } from './warmup.js';
+import { patchAnalysisEngine, patchAnalysisReview, renderAnalysis } from './views/analysis.js';
+import { analysisEffects, subscribeAnalysis } from './analysis-effects.js';
 
 const LANGUAGE_KEY = 'maharajah.language';
 
@@ -42,6 +45,15 @@ function gameLoaded(game) {
   store.dispatch({ type: 'game/loaded', game });
   // The board is drawn first: the audio system's first start can take a few hundred ms.
   if (sound && store.state.settings.sounds) requestAnimationFrame(() => setTimeout(() => playSound(sound)));
+}
+
+/** Plays a move (UCI or SAN); a refusal carries the move, which its sentence names. */
+async function playMove(mv) {
+  try {
+    return await api.playMove(mv);
+  } catch (error) {
+    throw error && typeof error === 'object' ? { ...error, params: { move: mv } } : error;
+  }
 }
 
 /** Runs a backend call that answers with a game snapshot; errors show on the game screen. */
@@ -71,6 +83,16 @@ async function loadHistory() {
   }
 }
 
+/** Plays `uci` now, or, with "Confirm moves" on, leaves it waiting for Confirm. */
+function sendMove(uci, confirmed = false) {
+  if (store.state.settings.confirmMove && !confirmed) {
+    store.dispatch({ type: 'move/pending', uci });
+    return;
+  }
+  if (store.state.screen === 'netgame') netMove(store, uci);
+  else gameCall(playMove(uci));
+}
+
 function decide(decision) {
   switch (decision.kind) {
     case 'select':
@@ -80,11 +102,13 @@ function decide(decision) {
       store.dispatch({ type: 'deselect' });
       break;
     case 'move':
-      if (store.state.screen === 'netgame') netMove(store, decision.uci);
-      else gameCall(api.playMove(decision.uci));
+      sendMove(decision.uci);
       break;
     case 'promote':
       store.dispatch({ type: 'promotion/open', from: decision.from, to: decision.to, letters: decision.letters });
+      break;
+    case 'premove':
+      store.dispatch({ type: 'premove', premove: decision.premove });
       break;
     default:
       break;
@@ -92,17 +116,18 @@ function decide(decision) {
 }
 
 /** Runs a builder call answering with an army view; a failure shows on the builder. */
-async function armyCall(promise) {
+async function armyCall(promise, undoable = false) {
   try {
-    store.dispatch({ type: 'build/army', view: await promise });
+    store.dispatch({ type: 'build/army', view: await promise, undoable });
   } catch (error) {
     store.dispatch({ type: 'build/error', error });
   }
 }
 
-async function savedCall(promise) {
+/** Runs a call answering with the saved armies; `saving` when it saved one just now. */
+async function savedCall(promise, saving = false) {
   try {
-    store.dispatch({ type: 'build/saved', saved: await promise });
+    store.dispatch({ type: 'build/saved', saved: await promise, saving });
   } catch (error) {
     store.dispatch({ type: 'build/error', error });
   }
@@ -145,13 +170,14 @@ async function buildEffects(action, state) {
       if (view) armyCall(api.armyPlace(side, view.army, action.square, action.role));
       break;
     case 'build/preset':
-      if (action.preset === 'saved') armyCall(api.armyPreset(side, 'mirror', action.army));
-      else if (action.preset === 'mirror') armyCall(api.armyPreset(side, 'mirror', build.white?.army ?? null));
-      else armyCall(api.armyPreset(side, action.preset));
+      // A preset replaces the army at once; the builder offers Undo to get the old one back.
+      if (action.preset === 'saved') armyCall(api.armyPreset(side, 'mirror', action.army), true);
+      else if (action.preset === 'mirror') armyCall(api.armyPreset(side, 'mirror', build.white?.army ?? null), true);
+      else armyCall(api.armyPreset(side, action.preset), true);
       break;
     case 'build/save':
       if (view) {
-        await savedCall(api.saveArmy(build.saveName.trim() || translate(state.language, 'build.saved.default', { n: build.saved.length + 1 }), view.army));
+        await savedCall(api.saveArmy(build.saveName.trim() || translate(state.language, 'build.saved.default', { n: build.saved.length + 1 }), view.army), true);
         store.dispatch({ type: 'build/name', text: '' });
       }
       break;
@@ -206,6 +232,10 @@ async function effects(action) {
   }
   if (action.type.startsWith('lan/')) {
     lanEffects(action, store);
+    return;
+  }
+  if (action.type.startsWith('analysis/')) {
+    analysisEffects(action, store);
     return;
   }
   if (action.type.startsWith('net/') || action.type.startsWith('online/') || (action.type === 'navigate' && action.screen === 'online')) {
@@ -277,14 +307,19 @@ async function effects(action) {
       decide(dropDecision(state, action.from, action.to));
       break;
     case 'promote':
-      if (state.screen === 'netgame') netMove(store, action.uci);
-      else gameCall(api.playMove(action.uci));
+      sendMove(action.uci);
       break;
+    case 'move/confirm': {
+      const uci = state.ui.pending;
+      store.dispatch({ type: 'move/cancel' });
+      if (uci) sendMove(uci, true);
+      break;
+    }
     case 'typed-move': {
       const text = state.ui.moveText.trim();
       if (!text) break;
       try {
-        gameLoaded(await api.playMove(text));
+        gameLoaded(await playMove(text));
         store.dispatch({ type: 'move/text', text: '' });
         render(store.state);
       } catch (error) {
@@ -292,6 +327,10 @@ async function effects(action) {
       }
       break;
     }
+    case 'review/step':
+      if (!state.game) break;
+      intent({ type: 'review', ply: stepPly(state.game.history.length, state.ui.review ? state.ui.review.ply : null, action.to) });
+      break;
     case 'review':
       if (!state.game) break;
       if (action.ply === state.game.history.length) {
@@ -308,10 +347,20 @@ async function effects(action) {
       gameCall(api.claimDraw());
       break;
     case 'offer-draw':
+      store.dispatch({ type: 'dialog', dialog: null });
       gameCall(api.offerDraw());
       break;
     case 'accept-draw':
       gameCall(api.acceptDraw());
+      break;
+    case 'decline-draw':
+      gameCall(api.declineDraw());
+      break;
+    case 'pause':
+      gameCall(api.pauseGame());
+      break;
+    case 'resume':
+      gameCall(api.resumeGame());
       break;
     case 'resign':
       store.dispatch({ type: 'dialog', dialog: null });
@@ -319,6 +368,9 @@ async function effects(action) {
       break;
     case 'takeback':
       gameCall(api.takeback());
+      break;
+    case 'aid':
+      gameCall(api.setAid(action.kind, action.on));
       break;
     case 'rematch':
       gameCall(api.rematch());
@@ -394,6 +446,8 @@ function view(state) {
     case 'netgame':
       if (state.net) return renderNetGame(state, ctx);
       return renderOnline(state, ctx);
+    case 'analysis':
+      return renderAnalysis(state, ctx);
     case 'game':
       if (state.game) return renderGame(state, ctx);
       return renderMenu(state, ctx);
@@ -405,16 +459,33 @@ function view(state) {
 let renderedScreen = null;
 
 function render(state) {
+  setPieceSet(state.settings.pieceSet);
   document.documentElement.lang = state.language;
   document.title = translate(state.language, 'app.title');
   const scroll = state.screen === renderedScreen ? window.scrollY : 0;
   root.replaceChildren(view(state));
   if (state.screen === renderedScreen) window.scrollTo(0, scroll);
+  keepCurrentMoveInView(root);
   renderedScreen = state.screen;
   const heading = root.querySelector('h1');
   if (heading && state.screen !== 'menu') heading.setAttribute('tabindex', '-1');
   root.querySelector('.dialog button')?.focus();
   announce(state);
+}
+
+/** Scrolls each move strip sideways (never the page) so the move shown is in view. */
+function keepCurrentMoveInView(within) {
+  for (const strip of within.querySelectorAll('.move-strip')) {
+    const current = strip.querySelector('.current');
+    if (!current) {
+      strip.scrollLeft = strip.querySelector('.san') && !store.state.ui.review ? strip.scrollWidth : 0;
+      continue;
+    }
+    const box = strip.getBoundingClientRect();
+    const item = current.getBoundingClientRect();
+    if (item.left < box.left) strip.scrollLeft -= box.left - item.left + 24;
+    else if (item.right > box.right) strip.scrollLeft += item.right - box.right + 24;
+  }
 }
 
 // Only the announcer is a live region, so a screen reader hears the move, not the whole page.
@@ -424,12 +495,26 @@ function announce(state) {
   if (announcer && announcer.textContent !== text) announcer.textContent = text;
 }
 
+// A premove is played as soon as the person's turn comes (and dropped if it is not legal then).
+store.subscribe((state) => {
+  if (!state.ui.premove || !state.game || state.game.board.turn !== personColor(state.game)) return;
+  const uci = premoveToPlay(state);
+  store.dispatch({ type: 'premove', premove: null });
+  if (uci) sendMove(uci, true);
+});
+
 // Typing only updates state (the field already shows the text); clock ticks patch the clocks.
 store.subscribe((state, action) => {
-  if (action.type === 'move/text' || action.type === 'import/text' || action.type === 'build/name' || action.quiet) return;
+  if (action.type === 'move/text' || action.type === 'import/text' || action.type === 'build/name' || action.type === 'analysis/import-text' || action.quiet) return;
   if ((action.type === 'lan/field' || (action.type === 'lan/form' && action.key === 'name'))) return;
   if (action.type === 'clock' && state.screen === 'game') {
     patchClocks(root, state);
+    return;
+  }
+  if (action.type === 'analysis/engine' || (action.type === 'analysis/loaded' && action.pushed && state.analysis?.view?.review?.running)) {
+    const ctx = { t: (key, params) => translate(state.language, key, params), intent };
+    if (state.screen === 'analysis' && action.type === 'analysis/engine') patchAnalysisEngine(root, state, ctx);
+    else if (state.screen === 'analysis') patchAnalysisReview(root, state, ctx);
     return;
   }
   if (action.type === 'net/tick') {
@@ -461,9 +546,45 @@ async function boot() {
   subscribeChaturaji(store);
   subscribeLan(store);
   subscribeNet(store);
+  subscribeAnalysis(store);
   performance.mark('maharajah:ready');
 }
 boot().then(() => warmUpGameScreen(() => store.state, (key, params) => translate(store.state.language, key, params)));
+
+// A local game's running clock stops when the app goes to the background (the phone locks,
+// another app opens); the person resumes it with a tap.
+document.addEventListener('visibilitychange', () => {
+  const game = store.state.game;
+  if (document.hidden && store.state.screen === 'game' && game && !game.result && !game.paused && game.clock?.running) {
+    intent({ type: 'pause' });
+  }
+});
+
+// On the game screen the arrow keys step through the moves (Home/End: the start, the game).
+const STEP_KEYS = { ArrowLeft: 'prev', ArrowRight: 'next', Home: 'first', End: 'last' };
+document.addEventListener('keydown', (event) => {
+  const to = STEP_KEYS[event.key];
+  if (!to || store.state.screen !== 'game' || store.state.ui.dialog || store.state.ui.promotion) return;
+  // Not while typing, nor while the arrows walk the board's squares.
+  if (event.target instanceof Element && event.target.closest('input, textarea, select, .board')) return;
+  event.preventDefault();
+  intent({ type: 'review/step', to });
+});
+
+// While a move is under review, a swipe across the board steps: right to left forward, left to
+// right back (a tap or a drag of a piece is not a review swipe: moves are off in review).
+let swipe = null;
+document.addEventListener('pointerdown', (event) => {
+  swipe = store.state.screen === 'game' && store.state.ui.review && event.target instanceof Element && event.target.closest('#board')
+    ? { x: event.clientX, y: event.clientY } : null;
+});
+document.addEventListener('pointerup', (event) => {
+  if (!swipe) return;
+  const dx = event.clientX - swipe.x;
+  const dy = event.clientY - swipe.y;
+  swipe = null;
+  if (Math.abs(dx) > 40 && Math.abs(dx) > 2 * Math.abs(dy)) intent({ type: 'review/step', to: dx < 0 ? 'next' : 'prev' });
+});
 
 // The Escape key and the browser/Android back gesture return to the menu.
 document.addEventListener('keydown', (event) => {
@@ -472,6 +593,13 @@ document.addEventListener('keydown', (event) => {
     if (store.state.ui.promotion) intent({ type: 'promotion/cancel' });
     else if (store.state.ui.dialog) intent({ type: 'dialog', dialog: null });
     else intent({ type: 'leave' });
+  } else if (store.state.screen === 'builder' && store.state.build?.stage === 'handover' && !store.state.build.net) {
+    // As the Back button: leaving would throw White's locked army away, so it asks (Escape again: stay).
+    intent({ type: 'build/confirm', confirm: store.state.build.confirm ? null : 'discard' });
+  } else if (store.state.screen === 'analysis') {
+    if (store.state.analysis?.promotion) intent({ type: 'analysis/promotion-cancel' });
+    else if (store.state.analysis?.dialog) intent({ type: 'analysis/dialog', dialog: null });
+    else intent({ type: 'analysis/closed' });
   } else {
     intent({ type: 'back' });
   }

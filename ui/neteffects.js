@@ -83,6 +83,7 @@ export async function netEffects(action, store) {
       netCall(store, api.netResign());
       break;
     case 'net/offer-draw':
+      if (store.state.ui.dialog === 'net-draw') store.dispatch({ type: 'dialog', dialog: null });
       netCall(store, api.netOfferDraw());
       break;
     case 'net/decline-draw':

@@ -72,15 +72,47 @@ function medallion(ink) {
       s('circle', { cx: 19.8, cy: 14.4, r: 1.8, fill: ink.detail })));
 }
 
+/** The piece sets a player can choose (Settings): drawn, high contrast, letters. */
+export const PIECE_SETS = ['classic', 'contrast', 'letters'];
+
+/** High contrast: white pieces pure white with a heavy black outline, black ones the reverse. */
+const CONTRAST = {
+  white: { fill: '#ffffff', stroke: '#000000', detail: '#000000' },
+  black: { fill: '#000000', stroke: '#ffffff', detail: '#ffffff' },
+};
+
+/** The letter each role wears in the letters set (the FEN letter, the compounds' own). */
+const LETTER = { pawn: 'P', knight: 'N', bishop: 'B', rook: 'R', queen: 'Q', king: 'K', archbishop: 'A', chancellor: 'C', maharajah: 'M' };
+
+let pieceSet = 'classic';
+
+/** Chooses the set every later drawing uses (an unknown name: the drawn set). */
+export function setPieceSet(name) {
+  pieceSet = PIECE_SETS.includes(name) ? name : 'classic';
+}
+
+/** The letters set: a disc in the side's colour with the role's letter; compounds ringed gold. */
+function letterShape(color, role) {
+  const ink = INK[color];
+  return [
+    s('circle', { cx: 22.5, cy: 23, r: 17, fill: ink.fill, stroke: COMPOUND[role] ? '#e2a72e' : ink.stroke, 'stroke-width': COMPOUND[role] ? 3.5 : 2 }),
+    s('text', {
+      x: 22.5, y: 23, 'text-anchor': 'middle', 'dominant-baseline': 'central', fill: ink.detail,
+      'font-family': 'system-ui, sans-serif', 'font-weight': 800, 'font-size': 21,
+    }, LETTER[role] ?? '?'),
+  ];
+}
+
 /**
- * The SVG drawing of a piece in a 45×45 box: a <g> to place with a transform.
+ * The SVG drawing of a piece in a 45×45 box, in the chosen set: a <g> to place with a transform.
  * @param {'white'|'black'} color
  * @param {string} role  pawn knight bishop rook queen king archbishop chancellor maharajah
  */
 export function pieceShape(color, role) {
-  const ink = INK[color];
+  if (pieceSet === 'letters') return s('g', { class: `piece-art ${color} ${role} set-letters` }, letterShape(color, role));
+  const ink = pieceSet === 'contrast' ? CONTRAST[color] : INK[color];
   const base = COMPOUND[role] ?? role;
-  return s('g', { class: `piece-art ${color} ${role}` },
+  return s('g', { class: `piece-art ${color} ${role}${pieceSet === 'contrast' ? ' set-contrast' : ''}` },
     s('path', { d: BASE, fill: ink.fill, stroke: ink.stroke, 'stroke-width': 1.5 }),
     shape(base, ink),
     COMPOUND[role] ? medallion(ink) : null);

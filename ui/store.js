@@ -1,19 +1,21 @@
 // One state object; dispatch(action) runs the pure reducer and re-renders the views.
 // The helpers below read the backend's snapshot (legal moves, results); they implement no rules.
 import { reduceChaturaji } from './chaturaji-store.js';
+import { reduceAnalysis } from './analysis-store.js';
 import { newLan, reduceLan } from './lanstate.js';
 import { newOnline, reduceNet } from './net.js';
 
 /** Menu entries in the order people see them. `ready` marks a feature that has landed. */
 export const MENU = [
+  // A newcomer's two starting points come first: learning, and a game against the computer.
+  { id: 'learn', ready: true },
+  { id: 'computer', ready: true },
   { id: 'classic', ready: true },
   { id: 'custom', ready: true },
-  { id: 'computer', ready: true },
   { id: 'lan', ready: true },
   { id: 'online', ready: true },
   { id: 'horde', ready: true },
   { id: 'chaturaji', ready: true },
-  { id: 'learn', ready: true },
   { id: 'settings', ready: true },
   { id: 'about', ready: true },
 ];
@@ -23,7 +25,15 @@ export const TIME_CONTROLS = ['none', '3+2', '5+3', '10+5', '15+10', 'custom'];
 export const THEMES = ['wood', 'green', 'slate'];
 export const LEVELS = [1, 2, 3, 4, 5, 6, 7, 8];
 
-export const DEFAULT_SETTINGS = { theme: 'wood', sounds: true, autoTurn: false, animation: true, timeControl: 'none' };
+export const DEFAULT_SETTINGS = {
+  theme: 'wood', sounds: true, autoTurn: false, animation: true, timeControl: 'none', confirmResign: true,
+  coordinates: true, confirmMove: false, zen: false, pieceSet: 'classic',
+};
+
+/** Whether resigning, offering a draw or ending a turn with usable dice asks first (on by default, as lichess). */
+export function confirmsActions(settings) {
+  return settings.confirmResign !== false;
+}
 
 /** @returns the state the app starts in. */
 export function initialState(language) {
@@ -80,9 +90,15 @@ export function newBuild(setup, person = 'white') {
     refused: null,
     problems: [],
     saved: [],
+    // Ids of the armies White saved during a hidden setup: kept out of Black's list until the reveal.
+    secret: [],
     saveName: '',
     renaming: null,
     error: null,
+    // The army before the last preset (Random, Orthodox, Clear, Mirror, a saved army): { color, view }.
+    undo: null,
+    // A question asked before a step that throws work away ('discard': Back on the hand-over).
+    confirm: null,
   };
 }
 
@@ -94,6 +110,15 @@ export function visibleArmies(build) {
   return ['white', 'black'];
 }
 
+/** The saved armies the builder offers now: in hidden pass-and-play, Black is not offered an army
+ * White saved during this setup (it would give White's army away). */
+export function shownSaved(build) {
+  if (!build) return [];
+  if (build.side !== 'black' || !build.hidden) return build.saved;
+  const secret = new Set(build.secret);
+  return build.saved.filter((a) => !secret.has(a.id));
+}
+
 /** What a tap on a builder square means for the army `view` with `role` selected. */
 export function buildTap(view, role, square) {
   const here = view.pieces.find((p) => p.square === square);
@@ -103,13 +128,14 @@ export function buildTap(view, role, square) {
 }
 
 function freshUi() {
-  return { selected: null, promotion: null, review: null, flipped: false, dialog: null, pgn: null, savedPath: null, moveText: '', error: null };
+  return { selected: null, promotion: null, review: null, flipped: false, dialog: null, pgn: null, savedPath: null, moveText: '', error: null, pending: null, premove: null };
 }
 
 /** The setup a menu entry opens. */
 export function setupFor(entry, settings) {
   if (entry === 'horde') return newSetup('horde', 'human', settings.timeControl);
-  if (entry === 'computer') return newSetup('chess', 'computer', settings.timeControl);
+  // Against the computer: classic chess or Maharajah, where the computer builds its own army.
+  if (entry === 'computer') return { ...newSetup('chess', 'computer', settings.timeControl), variants: ['chess', 'maharajah'] };
   if (entry === 'custom') return newSetup('maharajah', 'human', settings.timeControl);
   return newSetup('chess', 'human', settings.timeControl);
 }
@@ -154,12 +180,53 @@ export function canMove(state) {
   return true;
 }
 
+/** The colour the person plays against the computer or a network opponent; null at one board. */
+export function personColor(game) {
+  if (!game || !game.opponent || (game.opponent.kind !== 'computer' && game.opponent.kind !== 'net')) return null;
+  return game.opponent.color === 'white' ? 'black' : 'white';
+}
+
+/** Whether a tap now sets up a premove: the opponent (computer or network) is to move. */
+export function premoving(state) {
+  const game = state.game;
+  const side = personColor(game);
+  return Boolean(side && !game.result && !state.ui.review && game.board.turn !== side);
+}
+
+/** A premove in the opponent's time: pick one of the person's pieces, then any other square. */
+function premoveDecision(state, square) {
+  const game = state.game;
+  if (state.ui.premove) return { kind: 'premove', premove: null };
+  const selected = state.ui.selected;
+  const piece = pieceOn(game.board, square);
+  const mine = piece && piece.color === personColor(game);
+  if (selected && selected !== square && !mine) return { kind: 'premove', premove: { from: selected, to: square } };
+  if (mine && square !== selected) return { kind: 'select', square };
+  // The opponent's pieces are never the person's to move.
+  return selected ? { kind: 'deselect' } : { kind: 'none' };
+}
+
+/**
+ * The premove to play now that it is the person's turn: its UCI (a pawn reaching the last rank
+ * becomes the strongest piece offered), or null when it is not legal here (then it is dropped).
+ */
+export function premoveToPlay(state) {
+  const game = state.game;
+  const premove = state.ui.premove;
+  if (!premove || !game || game.result || game.board.turn !== personColor(game)) return null;
+  if (!destinations(game, premove.from).includes(premove.to)) return null;
+  const letters = promotionLetters(game, premove.from, premove.to);
+  const promotion = letters.length ? (['m', 'q'].find((l) => letters.includes(l)) ?? letters[0]) : '';
+  return premove.from + premove.to + promotion;
+}
+
 /**
  * What a tap on `square` means: select a piece, move the selected one, open the promotion
- * picker, or clear the selection.
+ * picker, set up a premove in the opponent's time, or clear the selection.
  */
 export function tapDecision(state, square) {
   const game = state.game;
+  if (premoving(state)) return premoveDecision(state, square);
   if (!canMove(state)) return { kind: 'none' };
   const selected = state.ui.selected;
   if (selected && selected !== square && destinations(game, selected).includes(square)) {
@@ -248,8 +315,18 @@ export function reduce(state, action) {
       return { ...state, setup: { ...state.setup, [action.key]: action.value } };
     case 'game/loaded': {
       const sameGame = state.game && state.game.id === action.game.id;
+      // The same position again (a hint found, an aid turned on) keeps the piece in hand.
+      const samePosition = sameGame && state.game.fen === action.game.fen;
       const ui = sameGame
-        ? { ...state.ui, selected: null, promotion: null, review: null, error: null, dialog: action.game.result && !state.game.result ? 'result' : state.ui.dialog }
+        ? {
+          ...state.ui,
+          selected: samePosition ? state.ui.selected : null,
+          promotion: samePosition ? state.ui.promotion : null,
+          pending: samePosition ? state.ui.pending : null,
+          review: samePosition ? state.ui.review : null,
+          error: null,
+          dialog: action.game.result && !state.game.result ? 'result' : state.ui.dialog,
+        }
         : freshUi();
       return { ...state, screen: 'game', game: action.game, ui, error: null };
     }
@@ -262,6 +339,13 @@ export function reduce(state, action) {
       return { ...state, ui: { ...state.ui, selected: action.square, error: null } };
     case 'deselect':
       return state.ui.selected || state.ui.error ? { ...state, ui: { ...state.ui, selected: null, error: null } } : state;
+    case 'move/pending':
+      // "Confirm moves" is on: the move waits on the board for a second tap.
+      return { ...state, ui: { ...state.ui, pending: action.uci, selected: null, promotion: null } };
+    case 'premove':
+      return { ...state, ui: { ...state.ui, premove: action.premove, selected: null } };
+    case 'move/cancel':
+      return { ...state, ui: { ...state.ui, pending: null } };
     case 'promotion/open':
       return { ...state, ui: { ...state.ui, promotion: { from: action.from, to: action.to, letters: action.letters } } };
     case 'promotion/cancel':
@@ -297,20 +381,38 @@ export function reduce(state, action) {
     case 'build/army': {
       if (!state.build) return state;
       const view = action.view;
-      return { ...state, build: { ...state.build, [view.color]: view, refused: view.refused ?? null, problems: [], error: null } };
+      // A preset replaces the whole army: the one before it can be restored (build/undo); any
+      // other change starts from the new army, so the undo goes.
+      const before = state.build[view.color];
+      const undo = action.undoable && before ? { color: view.color, view: before } : null;
+      return { ...state, build: { ...state.build, [view.color]: view, refused: view.refused ?? null, problems: [], error: null, undo } };
     }
+    case 'build/undo': {
+      const undo = state.build && state.build.undo;
+      if (!undo) return state;
+      return { ...state, build: { ...state.build, [undo.color]: { ...undo.view, refused: null }, refused: null, problems: [], error: null, undo: null } };
+    }
+    case 'build/confirm':
+      if (!state.build) return state;
+      return { ...state, build: { ...state.build, confirm: action.confirm } };
     case 'build/role':
       if (!state.build) return state;
       return { ...state, build: { ...state.build, role: state.build.role === action.role ? null : action.role, refused: null } };
     case 'build/stage':
       if (!state.build) return state;
-      return { ...state, build: { ...state.build, stage: action.stage, side: action.side ?? state.build.side, role: null, refused: null, problems: [] } };
+      return { ...state, build: { ...state.build, stage: action.stage, side: action.side ?? state.build.side, role: null, refused: null, problems: [], undo: null, confirm: null } };
     case 'build/problems':
       if (!state.build) return state;
       return { ...state, build: { ...state.build, problems: action.problems } };
-    case 'build/saved':
+    case 'build/saved': {
       if (!state.build) return state;
-      return { ...state, build: { ...state.build, saved: action.saved, renaming: null } };
+      const build = state.build;
+      const known = new Set(build.saved.map((a) => a.id));
+      const secret = action.saving && build.hidden && build.side === 'white'
+        ? [...build.secret, ...action.saved.filter((a) => !known.has(a.id)).map((a) => a.id)]
+        : build.secret;
+      return { ...state, build: { ...build, saved: action.saved, secret, renaming: null } };
+    }
     case 'build/name':
       if (!state.build) return state;
       return { ...state, build: { ...state.build, saveName: action.text } };
@@ -341,6 +443,7 @@ export function reduce(state, action) {
       return { ...state, learn: { ...state.learn, reach: action.reach } };
     default:
       if (action.type.startsWith('chaturaji/')) return reduceChaturaji(state, action);
+      if (action.type.startsWith('analysis/')) return reduceAnalysis(state, action);
       if (action.type.startsWith('lan/')) return { ...state, lan: reduceLan(state.lan, action) };
       if (action.type.startsWith('net/') || action.type.startsWith('online/')) return reduceNet(state, action);
       return state;
@@ -389,6 +492,24 @@ export function plyLabels(fen, count) {
   return labels;
 }
 
+/** The result spoken to the person: "You won" / "You lost" against the computer, "White wins"
+ * between two people at one board, "Draw". */
+export function resultHeadline(result, person, t) {
+  if (!result.winner) return t('result.draw');
+  if (person) return t(result.winner === person ? 'result.you.won' : 'result.you.lost');
+  return t('result.wins', { color: t(`color.${result.winner}`) });
+}
+
+/** The ply a move-list step goes to: 'first' (the start), 'prev', 'next', 'last' (the live game).
+ * `shown` is the ply on the board now (null when live). */
+export function stepPly(count, shown, to) {
+  const at = shown ?? count;
+  if (to === 'first') return 0;
+  if (to === 'prev') return Math.max(0, at - 1);
+  if (to === 'next') return Math.min(count, at + 1);
+  return count;
+}
+
 /**
  * What a screen reader should hear after a change on the game screen: the last move with the
  * side that played it, or the result. Empty elsewhere. `t` is the catalogue lookup.
@@ -397,7 +518,7 @@ export function announcement(state, t) {
   const game = state.screen === 'game' || state.screen === 'netgame' ? state.game : null;
   if (!game) return '';
   if (game.result) {
-    let title = game.result.winner ? t('result.wins', { color: t(`color.${game.result.winner}`) }) : t('result.draw');
+    let title = resultHeadline(game.result, state.screen === 'game' ? personColor(game) : null, t);
     // A network game can end with no result at all.
     if (game.result.outcome === 'annulled') title = t('net.result.annulled');
     return `${title}, ${t(`reason.${game.result.reason}`)}`;

@@ -50,6 +50,31 @@ function onSquareKey(event, square, flipped, intent) {
 /** Plays the last move's slide once per new snapshot (remembered across re-renders). */
 let lastAnimated = null;
 
+/**
+ * An arrow from `move`'s origin to its destination (UCI or {from, to}), drawn over the pieces;
+ * `attrs` gives its class, id and data.
+ */
+export function moveArrow(move, flipped, attrs) {
+  const from = typeof move === 'string' ? move.slice(0, 2) : move.from;
+  const to = typeof move === 'string' ? move.slice(2, 4) : move.to;
+  const [x1, y1] = squareXY(from, flipped).map((v) => v + 50);
+  const [x2, y2] = squareXY(to, flipped).map((v) => v + 50);
+  const angle = Math.atan2(y2 - y1, x2 - x1);
+  const head = 34;
+  const bx = x2 - Math.cos(angle) * head;
+  const by = y2 - Math.sin(angle) * head;
+  const side = (sign) => `${bx + Math.cos(angle + sign * Math.PI / 2) * 22},${by + Math.sin(angle + sign * Math.PI / 2) * 22}`;
+  return s('g', { ...attrs, 'pointer-events': 'none' },
+    s('line', { x1, y1, x2: bx, y2: by, 'stroke-width': 16, 'stroke-linecap': 'round' }),
+    s('polygon', { points: `${x2},${y2} ${side(1)} ${side(-1)}` }));
+}
+
+/** A ring around `square` (the hint's piece), drawn over the pieces. */
+export function squareRing(square, flipped, attrs) {
+  const [x, y] = squareXY(square, flipped);
+  return s('circle', { ...attrs, cx: x + 50, cy: y + 50, r: 44, 'pointer-events': 'none' });
+}
+
 export function renderBoard(state, { t, intent }) {
   const game = state.game;
   const reviewing = Boolean(state.ui.review);
@@ -59,6 +84,9 @@ export function renderBoard(state, { t, intent }) {
   const targets = new Set(reviewing ? [] : destinations(game, selected));
   const occupied = new Map(board.pieces.map((p) => [p.square, p]));
   const last = board.last_move;
+  const pending = state.ui.pending ?? null;
+  const premove = state.ui.premove ?? null;
+  const coordinates = state.settings.coordinates !== false;
 
   const squares = [];
   const pieces = [];
@@ -74,6 +102,8 @@ export function renderBoard(state, { t, intent }) {
       const marks = [];
       if (last && (last.from === square || last.to === square)) marks.push(s('rect', { x, y, width: 100, height: 100, class: 'hl-last' }));
       if (selected === square) marks.push(s('rect', { x, y, width: 100, height: 100, class: 'hl-selected' }));
+      if (pending && !reviewing && (pending.slice(0, 2) === square || pending.slice(2, 4) === square)) marks.push(s('rect', { x, y, width: 100, height: 100, class: 'hl-pending' }));
+      if (premove && !reviewing && (premove.from === square || premove.to === square)) marks.push(s('rect', { x, y, width: 100, height: 100, class: 'hl-premove' }));
       if (board.check === square) marks.push(s('circle', { cx: x + 50, cy: y + 50, r: 48, class: 'hl-check' }));
       if (targets.has(square)) {
         marks.push(piece
@@ -95,7 +125,7 @@ export function renderBoard(state, { t, intent }) {
       },
       s('rect', { x, y, width: 100, height: 100, class: light ? 'light' : 'dark' }),
       marks,
-      cornerLabels(x, y, light, showRank ? String(rank) : null, showFile ? FILES[f] : null)));
+      coordinates ? cornerLabels(x, y, light, showRank ? String(rank) : null, showFile ? FILES[f] : null) : null));
       if (piece) pieces.push(pieceOn(square, piece, x, y));
     }
   }

@@ -3,7 +3,7 @@
 // (costs aside, which are printed on the palette) comes from the backend's answers.
 import { h, screen } from './dom.js';
 import { pieceIcon } from '../pieces.js';
-import { PALETTE, visibleArmies } from '../store.js';
+import { PALETTE, shownSaved, visibleArmies } from '../store.js';
 import { renderPlainBoard, squareAtPoint } from './plainboard.js';
 import { errorText } from './errors.js';
 
@@ -26,9 +26,37 @@ export function problemText(t, p) {
 /** A drag from the palette ends on a board square: that piece is placed there. */
 let suppressClickUntil = 0;
 
+/** What a drag shows: the piece above the finger, and the square it would land on outlined. */
+function dragFeedback(color, role) {
+  const ghost = h('div', { class: 'drag-ghost', 'aria-hidden': 'true' }, pieceIcon(color, role, 56));
+  document.body.append(ghost);
+  let target = null;
+  return {
+    move(x, y) {
+      ghost.style.transform = `translate(${x - 28}px, ${y - 64}px)`;
+      const square = squareAtPoint(x, y);
+      const node = square ? document.querySelector(`#builder-board g.sq[data-square="${square}"]`) : null;
+      if (node === target) return;
+      target?.classList.remove('drop-target');
+      node?.classList.add('drop-target');
+      target = node;
+    },
+    end() {
+      ghost.remove();
+      target?.classList.remove('drop-target');
+    },
+  };
+}
+
 function paletteItem(state, build, role, cost, intent, t) {
   const selected = build.role === role;
   let dragging = null;
+  let feedback = null;
+  const stop = () => {
+    feedback?.end();
+    feedback = null;
+    dragging = null;
+  };
   return h('button', {
     type: 'button',
     class: `palette-item${selected ? ' on' : ''}`,
@@ -47,18 +75,24 @@ function paletteItem(state, build, role, cost, intent, t) {
         // Without capture (an unknown pointer) the drop still reads the point it ends on.
       }
     },
+    onpointermove: (event) => {
+      if (!dragging || (!feedback && Math.hypot(event.clientX - dragging.x, event.clientY - dragging.y) <= 16)) return;
+      feedback ??= dragFeedback(build.side, role);
+      feedback.move(event.clientX, event.clientY);
+    },
     onpointerup: (event) => {
       if (!dragging) return;
       const moved = Math.hypot(event.clientX - dragging.x, event.clientY - dragging.y) > 16;
-      dragging = null;
+      stop();
       if (!moved) return;
       suppressClickUntil = Date.now() + 400;
       const square = squareAtPoint(event.clientX, event.clientY);
       if (square) intent({ type: 'build/drop', role, square });
     },
-    onpointercancel: () => { dragging = null; },
+    onpointercancel: stop,
   },
   pieceIcon(build.side, role, 34),
+  h('span', { class: 'palette-name', 'aria-hidden': 'true' }, t(`role.${role}`)),
   h('span', { class: 'palette-cost' }, String(cost)));
 }
 
@@ -71,30 +105,48 @@ function withPieceDrag(svg, view, intent) {
   svg.addEventListener('click', (event) => {
     if (Date.now() < suppressUntil) event.stopPropagation();
   }, { capture: true });
+  let feedback = null;
+  const stop = () => {
+    feedback?.end();
+    feedback = null;
+    drag = null;
+  };
   svg.addEventListener('pointerdown', (event) => {
     const from = squareOf(event);
     if (from && own.has(from)) drag = { from, x: event.clientX, y: event.clientY, pointer: event.pointerId };
   });
+  svg.addEventListener('pointermove', (event) => {
+    if (!drag || event.pointerId !== drag.pointer) return;
+    if (!feedback && Math.hypot(event.clientX - drag.x, event.clientY - drag.y) < 16) return;
+    const piece = view.pieces.find((p) => p.square === drag.from);
+    feedback ??= dragFeedback(piece.color, piece.role);
+    feedback.move(event.clientX, event.clientY);
+  });
   svg.addEventListener('pointerup', (event) => {
     if (!drag || event.pointerId !== drag.pointer) return;
     const { from, x, y } = drag;
-    drag = null;
+    stop();
     if (Math.hypot(event.clientX - x, event.clientY - y) < 16) return; // a tap
     suppressUntil = Date.now() + 400;
     const to = squareAtPoint(event.clientX, event.clientY);
     if (to && to !== from) intent({ type: 'build/move', from, to });
   });
-  svg.addEventListener('pointercancel', () => { drag = null; });
+  svg.addEventListener('pointercancel', stop);
   return svg;
 }
 
 function savedList(build, intent, t) {
+  const saved = shownSaved(build);
   return h('div', { class: 'saved-armies', id: 'saved-armies' },
-    build.saved.length ? null : h('p', { class: 'muted' }, t('build.saved.none')),
-    h('ul', { class: 'saved-list' }, build.saved.map((a) => h('li', { class: 'saved-army', 'data-army-id': a.id },
+    saved.length ? null : h('p', { class: 'muted' }, t('build.saved.none')),
+    h('ul', { class: 'saved-list' }, saved.map((a) => h('li', { class: 'saved-army', 'data-army-id': a.id },
       build.renaming && build.renaming.id === a.id
         ? h('form', { class: 'rename', onsubmit: (e) => { e.preventDefault(); intent({ type: 'build/rename', id: a.id, name: e.target.elements.name.value }); } },
-          h('input', { name: 'name', class: 'rename-input', value: build.renaming.text, 'aria-label': t('build.saved.name') }),
+          h('input', {
+            name: 'name', class: 'rename-input', value: build.renaming.text, maxlength: 40, 'aria-label': t('build.saved.name'),
+            // Kept in the state as typed, so a re-render (a push arriving) does not undo it.
+            oninput: (e) => intent({ type: 'build/renaming', renaming: { id: a.id, text: e.target.value }, quiet: true }),
+          }),
           h('button', { type: 'submit', class: 'action', id: `rename-ok-${a.id}` }, t('build.saved.ok')))
         : h('button', { type: 'button', class: 'action saved-load', onclick: () => intent({ type: 'build/preset', preset: 'saved', army: a.army }) },
           h('span', { class: 'saved-name' }, a.name), h('span', { class: 'muted' }, ` · ${t(`army.status.${a.status}`)}`)),
@@ -109,7 +161,19 @@ function handover(build, intent, t) {
   return h('div', { class: 'handover', id: 'handover' },
     h('p', { class: 'handover-big' }, t('build.handover.title')),
     h('p', {}, t('build.handover.body')),
-    h('button', { type: 'button', class: 'action accent big', id: 'handover-go', onclick: () => intent({ type: 'build/handover-done' }) }, t('build.handover.go')));
+    h('button', { type: 'button', class: 'action accent big', id: 'handover-go', onclick: () => intent({ type: 'build/handover-done' }) }, t('build.handover.go')),
+    build.confirm === 'discard' ? discardDialog(intent, t) : null);
+}
+
+/** Back on the hand-over would throw White's locked army away: it asks first. */
+function discardDialog(intent, t) {
+  return h('div', { class: 'overlay' },
+    h('div', { class: 'dialog', id: 'discard-dialog', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'discard-dialog-title' },
+      h('h2', { id: 'discard-dialog-title' }, t('build.discard.title')),
+      h('p', {}, t('build.discard.body')),
+      h('div', { class: 'dialog-actions' },
+        h('button', { type: 'button', class: 'action', id: 'discard-stay', onclick: () => intent({ type: 'build/confirm', confirm: null }) }, t('build.discard.stay')),
+        h('button', { type: 'button', class: 'action danger', id: 'discard-leave', onclick: () => intent({ type: 'back' }) }, t('build.discard.leave')))));
 }
 
 export function renderBuilder(state, { t, intent }) {
@@ -118,14 +182,19 @@ export function renderBuilder(state, { t, intent }) {
   const title = t(`build.title.${side}`);
   // A network room's builder returns to the room, not the menu.
   const back = () => intent(build.net ? { type: 'net/return' } : { type: 'back' });
-  if (build.stage === 'handover') return screen('builder', t('build.handover.heading'), t('nav.back'), back, handover(build, intent, t));
+  if (build.stage === 'handover') {
+    const ask = build.net ? back : () => intent({ type: 'build/confirm', confirm: 'discard' });
+    return screen('builder', t('build.handover.heading'), t('nav.back'), ask, handover(build, intent, t));
+  }
   const view = build[side];
   if (!view) return screen('builder', title, t('nav.back'), back, h('p', { class: 'muted' }, t('build.loading')));
 
   const pieces = visibleArmies(build).flatMap((c) => (build[c] ? build[c].pieces : []));
   const marks = {};
   const mark = (sq, kind) => { (marks[sq] ??= []).push(kind); };
-  if (build.role) view.placeable.forEach((sq) => mark(sq, 'place'));
+  // The squares a piece may go to next, when the points left pay for it (a full budget shows none).
+  const cost = build.role ? PALETTE.find(([role]) => role === build.role)?.[1] ?? 0 : 0;
+  if (build.role && cost <= view.budget - view.spent) view.placeable.forEach((sq) => mark(sq, 'place'));
   const refusal = build.refused;
   if (refusal) [...refusal.squares, ...refusal.empty].forEach((sq) => mark(sq, 'refused'));
   build.problems.forEach((p) => [...p.squares, ...p.empty].forEach((sq) => mark(sq, 'refused')));
@@ -164,6 +233,17 @@ export function renderBuilder(state, { t, intent }) {
           h('li', {}, t(`army.status.${view.status}.castling`)),
           h('li', {}, t(`army.status.${view.status}.promotion`)),
           h('li', {}, t(`army.status.${view.status}.double`)))),
+      h('h2', {}, t('build.presets')),
+      h('div', { class: 'actions presets' },
+        h('button', { type: 'button', class: 'action', id: 'preset-orthodox', onclick: () => intent({ type: 'build/preset', preset: 'orthodox' }) }, t('build.preset.orthodox')),
+        h('button', { type: 'button', class: 'action', id: 'preset-random', onclick: () => intent({ type: 'build/preset', preset: 'random' }) }, t('build.preset.random')),
+        h('button', { type: 'button', class: 'action', id: 'preset-empty', onclick: () => intent({ type: 'build/preset', preset: 'empty' }) }, t('build.preset.empty')),
+        showMirror ? h('button', { type: 'button', class: 'action', id: 'preset-mirror', onclick: () => intent({ type: 'build/preset', preset: 'mirror' }) }, t('build.preset.mirror')) : null,
+        build.undo && build.undo.color === side
+          ? h('button', { type: 'button', class: 'action accent', id: 'preset-undo', onclick: () => intent({ type: 'build/undo' }) }, t('build.undo'))
+          : null),
+      h('h2', {}, t('build.saved')),
+      savedList(build, intent, t),
       build.problems.length
         ? h('div', { class: 'error', id: 'start-problems', role: 'alert' }, build.problems.map((p) => h('p', {}, problemText(t, p))))
         : null,
@@ -173,12 +253,10 @@ export function renderBuilder(state, { t, intent }) {
         onclick: () => intent({ type: 'build/lock' }),
       }, build.net ? t('net.setup.lock') : lastStep ? t('build.start') : t(build.hidden ? 'build.lock.hidden' : 'build.lock')),
       ready ? null : h('p', { class: 'muted', id: 'lock-why' }, problemText(t, view.problems[0])),
-      h('h2', {}, t('build.presets')),
-      h('div', { class: 'actions presets' },
-        h('button', { type: 'button', class: 'action', id: 'preset-orthodox', onclick: () => intent({ type: 'build/preset', preset: 'orthodox' }) }, t('build.preset.orthodox')),
-        h('button', { type: 'button', class: 'action', id: 'preset-random', onclick: () => intent({ type: 'build/preset', preset: 'random' }) }, t('build.preset.random')),
-        h('button', { type: 'button', class: 'action', id: 'preset-empty', onclick: () => intent({ type: 'build/preset', preset: 'empty' }) }, t('build.preset.empty')),
-        showMirror ? h('button', { type: 'button', class: 'action', id: 'preset-mirror', onclick: () => intent({ type: 'build/preset', preset: 'mirror' }) }, t('build.preset.mirror')) : null),
-      h('h2', {}, t('build.saved')),
-      savedList(build, intent, t)));
+      ready && !build.net
+        ? h('button', {
+          type: 'button', class: 'action', id: 'analyse-start',
+          onclick: () => intent({ type: 'analysis/armies', side: build.side, army: view.army, other: build[build.side === 'white' ? 'black' : 'white']?.army ?? null }),
+        }, t('analysis.openStart'))
+        : null));
 }

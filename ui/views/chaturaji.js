@@ -7,10 +7,11 @@ import { inkedShape } from '../pieces.js';
 import { cornerLabels } from './boardart.js';
 import { attachDrag } from './pointer.js';
 import {
-  CPU_LEVELS, SEATS, SYMBOLS, destinations, hostedFor, movable, personToMove, promotionMarks,
+  CPU_LEVELS, SEATS, SYMBOLS, destinations, hostedFor, movable, personToMove, promotionMarks, reachOf, recentMoves,
   screenDirection, sharedPlaces, squareAtCell, viewCell,
 } from '../chaturaji-store.js';
 import { errorText } from './errors.js';
+import { confirmsActions } from '../store.js';
 
 /** Seat inks: fill, outline, details. */
 const INK = {
@@ -19,8 +20,9 @@ const INK = {
   yellow: { fill: '#f0c531', stroke: '#3d2c00', detail: '#3d2c00' },
   green: { fill: '#36a05a', stroke: '#0a2a14', detail: '#effff3' },
 };
-/** Chaturaji roles drawn with the app's shapes; the boat has its own. */
-const SHAPE_OF = { pawn: 'pawn', horse: 'knight', elephant: 'rook', king: 'king' };
+/** Chaturaji roles drawn with the app's shapes; the boat and the elephant have their own, so
+ * neither reads as a chess piece that moves differently. */
+const SHAPE_OF = { pawn: 'pawn', horse: 'knight', king: 'king' };
 const BOAT = ['M8 27.5h29l-5.5 8h-18z', 'M21.5 8.5h2.4v19h-2.4z', 'M24.5 10.5l10 14.5h-10z', 'M20.5 12.5l-8 12.5h8z'];
 const PIECE_SCALE = 2.1;
 
@@ -31,7 +33,24 @@ function pieceArt(seat, role) {
       BOAT.map((d) => s('path', { d, fill: ink.fill, stroke: ink.stroke, 'stroke-width': 1.5, 'stroke-linejoin': 'round' })),
       s('path', { d: 'M12 31.5h21', stroke: ink.detail, 'stroke-width': 1.4, fill: 'none' }));
   }
+  if (role === 'elephant') return elephantArt(ink);
   return inkedShape(ink, SHAPE_OF[role]);
+}
+
+/** An elephant seen from the side, facing left: body, legs, head, ear, trunk, tusk, eye. */
+function elephantArt(ink) {
+  const solid = { fill: ink.fill, stroke: ink.stroke, 'stroke-width': 1.5, 'stroke-linejoin': 'round' };
+  return s('g', { class: 'piece-art elephant' },
+    s('path', { d: 'M38.5 20.5l2 5.5', stroke: ink.stroke, 'stroke-width': 1.5, 'stroke-linecap': 'round', fill: 'none' }),
+    s('rect', { x: 19, y: 29, width: 4.5, height: 8.5, rx: 1.2, ...solid }),
+    s('rect', { x: 31, y: 29, width: 4.5, height: 8.5, rx: 1.2, ...solid }),
+    s('path', { d: 'M18 14.5h15a6 6 0 0 1 6 6v6.5a5 5 0 0 1-5 5H18z', ...solid }),
+    s('path', { d: 'M10.5 21c-2.4 4.2-3 8.5-1.2 13', stroke: ink.stroke, 'stroke-width': 5, 'stroke-linecap': 'round', fill: 'none' }),
+    s('path', { d: 'M10.5 21c-2.4 4.2-3 8.5-1.2 13', stroke: ink.fill, 'stroke-width': 2.4, 'stroke-linecap': 'round', fill: 'none' }),
+    s('circle', { cx: 14.5, cy: 19, r: 7, ...solid }),
+    s('ellipse', { cx: 19.5, cy: 19.5, rx: 4, ry: 6, ...solid }),
+    s('path', { d: 'M10.8 25.2l-4 2.3', stroke: ink.detail, 'stroke-width': 1.8, 'stroke-linecap': 'round', fill: 'none' }),
+    s('circle', { cx: 12.2, cy: 17.2, r: 1.1, fill: ink.detail, stroke: ink.stroke, 'stroke-width': 0.5 }));
 }
 
 /** The seat's symbol as an SVG shape (so it reads without colour). */
@@ -103,6 +122,14 @@ function renderSetupPage(state, { t, intent }) {
       h('p', { class: 'muted hint' }, t('cj.setup.players.hint'))),
     radios('dice', [['cubic', t('cj.dice.cubic')], ['long', t('cj.dice.long')]], setup.dice, t('cj.setup.dice'), set('dice')),
     h('p', { class: 'muted hint' }, t(setup.dice === 'long' ? 'cj.dice.long.hint' : 'cj.dice.cubic.hint')),
+    cj.error ? h('p', { class: 'error', role: 'alert', id: 'cj-error' }, cjErrorText(cj.error, t)) : null,
+    h('button', { type: 'button', class: 'action accent big', id: 'cj-start', onclick: () => intent({ type: 'chaturaji/start' }) }, t('cj.setup.start')),
+    // The rest of the table's rules, folded: a newcomer starts with the defaults.
+    h('details', {
+      class: 'group cj-advanced', id: 'cj-advanced', open: setup.advanced || cj.error ? true : null,
+      ontoggle: (e) => intent({ type: 'chaturaji/setting', key: 'advanced', value: e.target.open, quiet: true }),
+    },
+    h('summary', { id: 'cj-advanced-toggle' }, t('cj.setup.advanced')),
     radios('promotion', [['only_missing_types', t('cj.promotion.missing')], ['always', t('cj.promotion.always')]], setup.promotion, t('cj.setup.promotion'), set('promotion')),
     toggle('cj-boat-triumph', setup.boat_triumph, t('cj.setup.triumph'), t('cj.setup.triumph.hint'), set('boat_triumph')),
     toggle('cj-throne-points', setup.throne_points, t('cj.setup.throne'), t('cj.setup.throne.hint'), set('throne_points')),
@@ -115,9 +142,7 @@ function renderSetupPage(state, { t, intent }) {
     radios('first-rule', [['rotating', t('cj.first.rotating')], ['fixed', t('cj.first.fixed')]], setup.first_seat_rule, t('cj.setup.firstRule'), set('first_seat_rule')),
     h('dl', { class: 'cj-fixed' },
       h('dt', {}, t('cj.setup.leave')), h('dd', {}, t('cj.setup.leave.value')),
-      h('dt', {}, t('cj.setup.ties')), h('dd', {}, t('cj.setup.ties.value'))),
-    cj.error ? h('p', { class: 'error', role: 'alert', id: 'cj-error' }, cjErrorText(cj.error, t)) : null,
-    h('button', { type: 'button', class: 'action accent big', id: 'cj-start', onclick: () => intent({ type: 'chaturaji/start' }) }, t('cj.setup.start')),
+      h('dt', {}, t('cj.setup.ties')), h('dd', {}, t('cj.setup.ties.value')))),
     h('fieldset', { class: 'group cj-net', id: 'cj-net' },
       h('legend', {}, t('cj.net.title')),
       h('p', { class: 'muted hint' }, t('cj.net.hint')),
@@ -183,6 +208,13 @@ function renderBoardSvg(state, { t, intent }) {
   const movers = canAct ? movable(table, cj.die) : new Set();
   const occupied = new Map(table.pieces.map((p) => [p.square, p]));
   const last = [...table.log].reverse().find((e) => e.t === 'moved');
+  // A piece tapped while there is nothing to play: where it could go.
+  const reach = cj.inspect && !canAct ? reachOf(table, cj.inspect) : null;
+  // Every seat's last move since the seat to move last had the dice, outlined in its colour.
+  const recent = new Map();
+  for (const m of recentMoves(table)) {
+    for (const square of [m.mv.from, m.mv.to]) recent.set(square, [...(recent.get(square) ?? []), m.seat]);
+  }
   const marks = new Map();
   for (const m of promotionMarks()) {
     if (!marks.has(m.square)) marks.set(m.square, []);
@@ -211,8 +243,17 @@ function renderBoardSvg(state, { t, intent }) {
         layers.push(s('g', { class: 'cj-promo', 'data-promo': `${m.seat}-${m.role}`, transform: `translate(${mx - 11} ${my - 11}) scale(0.5)`, opacity: 0.55, 'pointer-events': 'none' }, pieceArt(m.seat, m.role)));
       });
       if (last && (last.mv.from === square || last.mv.to === square)) layers.push(s('rect', { x, y, width: 100, height: 100, class: 'hl-last' }));
+      (recent.get(square) ?? []).forEach((seat, i) => layers.push(s('rect', {
+        x: x + 5 + i * 6, y: y + 5 + i * 6, width: 90 - i * 12, height: 90 - i * 12, rx: 6,
+        class: 'cj-recent', 'data-recent': seat, stroke: INK[seat].fill,
+      })));
       if (selected === square) layers.push(s('rect', { x, y, width: 100, height: 100, class: 'hl-selected' }));
       else if (movers.has(square) && !selected) layers.push(s('rect', { x: x + 4, y: y + 4, width: 92, height: 92, class: 'cj-movable' }));
+      if (reach) {
+        if (square === cj.inspect) layers.push(s('rect', { x, y, width: 100, height: 100, class: 'hl-selected cj-inspected' }));
+        if (reach.moves.includes(square)) layers.push(s('circle', { cx: x + 50, cy: y + 50, r: 15, class: 'hl-dest cj-reach' }));
+        if (reach.captures.includes(square)) layers.push(s('circle', { cx: x + 50, cy: y + 50, r: 44, class: 'hl-capture cj-reach' }));
+      }
       if (targets.has(square)) {
         layers.push(piece
           ? s('circle', { cx: x + 50, cy: y + 50, r: 44, class: 'hl-capture' })
@@ -291,9 +332,12 @@ function dieCard(table, die, cj, { t, intent }) {
       ? t('cj.die.allows', { count: die.moves.length, pieces })
       : t('cj.die.unusable', { reason: t(`cj.unusable.${die.reason ?? 'blocked'}`) });
   const chosen = cj.die === die.index;
+  // With a piece picked, the dice that move it say so.
+  const forSelected = !used && cj.selected && die.moves.some((m) => m.from === cj.selected);
   return h('button', {
     type: 'button',
-    class: `cj-die${used ? ' used' : ''}${dead ? ' unusable' : ''}${chosen ? ' chosen' : ''}`,
+    class: `cj-die${used ? ' used' : ''}${dead ? ' unusable' : ''}${chosen ? ' chosen' : ''}${forSelected ? ' for-selected' : ''}`,
+    'data-for-selected': forSelected ? 'true' : null,
     id: `cj-die-${die.index}`,
     'data-face': die.face,
     'data-class': die.class,
@@ -305,7 +349,8 @@ function dieCard(table, die, cj, { t, intent }) {
   dieFace(die.face),
   h('span', { class: 'cj-die-text' },
     h('strong', { class: 'cj-die-class' }, t('cj.die.face', { face: die.face, class: t(`cj.class.${die.class}`) })),
-    h('span', { class: 'cj-die-status' }, status)));
+    h('span', { class: 'cj-die-status' }, status),
+    forSelected ? h('span', { class: 'cj-die-for' }, t('cj.die.forSelected', { square: cj.selected })) : null));
 }
 
 function diceBar(state, ctx) {
@@ -315,6 +360,20 @@ function diceBar(state, ctx) {
   const mine = personToMove(table);
   const seat = table.to_move;
   const children = [];
+  const reach = cj.inspect && !(mine && table.dice) ? reachOf(table, cj.inspect) : null;
+  if (reach) {
+    children.push(h('p', { class: 'cj-inspect', id: 'cj-inspect', 'data-role': reach.role },
+      t('cj.inspect', { seat: seatName(reach.seat, t), square: cj.inspect }), ' ', h('strong', {}, t(`cj.moves.${reach.role}`))));
+  }
+  if (cj.stuck && !(mine && table.dice)) {
+    // The turn passed at once; the roll and why stay here until the person taps on.
+    children.push(h('div', { class: 'cj-stuck', id: 'cj-stuck', role: 'status', 'data-seat': cj.stuck.seat },
+      h('p', {}, h('strong', {}, t('cj.stuck.title', { seat: seatName(cj.stuck.seat, t) }))),
+      h('ul', {}, cj.stuck.dice.map((d) => h('li', {},
+        d.class ? t('cj.die.face', { face: d.face, class: t(`cj.class.${d.class}`) }) : String(d.face),
+        ' — ', t(`cj.unusable.${d.reason}`)))),
+      h('button', { type: 'button', class: 'action accent', id: 'cj-stuck-ok', onclick: () => intent({ type: 'chaturaji/stuck-seen' }) }, t('cj.stuck.ok'))));
+  }
   if (table.outcome) {
     children.push(h('p', { class: 'cj-turn', id: 'cj-turn' }, t('cj.over', { reason: endText(table.outcome.reason, t) })));
   } else if (table.remote && !table.remote.started) {
@@ -330,7 +389,9 @@ function diceBar(state, ctx) {
   const buttons = [];
   if (mine && !table.dice) buttons.push(h('button', { type: 'button', class: 'action accent big', id: 'cj-roll', onclick: () => intent({ type: 'chaturaji/roll' }) }, t('cj.roll')));
   if (mine && table.dice) {
-    buttons.push(h('button', { type: 'button', class: 'action', id: 'cj-end-turn', disabled: !table.can_end_turn, onclick: () => intent({ type: 'chaturaji/end-turn' }) },
+    // Ending the turn while a die could still move a piece gives that move away: it asks first.
+    const ask = confirmsActions(state.settings) && table.dice.some((d) => d.usable);
+    buttons.push(h('button', { type: 'button', class: 'action', id: 'cj-end-turn', disabled: !table.can_end_turn, onclick: () => intent(ask ? { type: 'chaturaji/dialog', dialog: 'end-turn' } : { type: 'chaturaji/end-turn' }) },
       t(table.can_end_turn ? 'cj.endTurn' : 'cj.endTurn.mustUse')));
   }
   if (buttons.length) children.push(h('div', { class: 'actions' }, buttons));
@@ -359,6 +420,15 @@ function endText(reason, t) {
 }
 
 /** One line of the table's log, or null for events not worth a line. */
+/** The alarm of a network table whose server or host showed a roll that does not verify. */
+export function diceAlarm(table, t) {
+  const alarm = table.remote?.dice_alarm;
+  if (!alarm) return null;
+  return h('p', { class: 'cj-dice-alarm error', id: 'cj-dice-alarm', role: 'alert', title: alarm.detail },
+    h('strong', {}, t('cj.net.diceAlarmTitle')), ' ',
+    t('cj.net.diceAlarm', { roll: alarm.roll }));
+}
+
 export function eventText(e, t) {
   const who = (seat) => `${SYMBOLS[seat]} ${t(`cj.seat.${seat}`)}`;
   switch (e.t) {
@@ -416,8 +486,12 @@ function recordDialog(state, { t, intent }) {
   return h('div', { class: 'overlay' },
     h('div', { class: 'dialog', id: 'cj-record-dialog', role: 'dialog', 'aria-modal': 'true' },
       h('h2', {}, t('cj.record.title')),
-      h('p', { class: 'muted' }, t('cj.record.hint')),
-      h('textarea', { id: 'cj-record', rows: 10, readonly: true, class: 'pgn' }, state.chaturaji.record ?? ''),
+      h('ol', { class: 'cj-record-list', id: 'cj-record-list' },
+        state.chaturaji.table.log.map((e) => eventText(e, t)).filter(Boolean).map((line) => h('li', {}, line))),
+      h('details', { class: 'cj-record-export' },
+        h('summary', {}, t('cj.record.export')),
+        h('p', { class: 'muted' }, t('cj.record.hint')),
+        h('textarea', { id: 'cj-record', rows: 10, readonly: true, class: 'pgn' }, state.chaturaji.record ?? '')),
       h('div', { class: 'dialog-actions' },
         h('button', { type: 'button', class: 'action', id: 'cj-record-close', onclick: () => intent({ type: 'chaturaji/dialog', dialog: null }) }, t('cj.close')))));
 }
@@ -433,17 +507,29 @@ function resignDialog(state, { t, intent }) {
         h('button', { type: 'button', class: 'action', id: 'cj-resign-cancel', onclick: () => intent({ type: 'chaturaji/dialog', dialog: null }) }, t('cj.cancel')))));
 }
 
+function endTurnDialog(state, { t, intent }) {
+  return h('div', { class: 'overlay' },
+    h('div', { class: 'dialog', id: 'cj-end-turn-dialog', role: 'dialog', 'aria-modal': 'true' },
+      h('h2', {}, t('cj.endTurn.confirm')),
+      h('p', {}, t('cj.endTurn.confirm.body')),
+      h('div', { class: 'dialog-actions' },
+        h('button', { type: 'button', class: 'action accent', id: 'cj-end-turn-yes', onclick: () => intent({ type: 'chaturaji/end-turn' }) }, t('cj.endTurn')),
+        h('button', { type: 'button', class: 'action', id: 'cj-end-turn-cancel', onclick: () => intent({ type: 'chaturaji/dialog', dialog: null }) }, t('cj.cancel')))));
+}
+
 function renderTablePage(state, ctx) {
   const { t, intent } = ctx;
   const cj = state.chaturaji;
   const table = cj.table;
   const dialog = cj.dialog === 'ranking' && table.outcome ? rankingDialog(state, ctx)
     : cj.dialog === 'record' ? recordDialog(state, ctx)
-      : cj.dialog === 'resign' && personToMove(table) ? resignDialog(state, ctx) : null;
+      : cj.dialog === 'resign' && personToMove(table) ? resignDialog(state, ctx)
+        : cj.dialog === 'end-turn' && personToMove(table) && table.dice ? endTurnDialog(state, ctx) : null;
   return screen('chaturaji', t('cj.title'), t('nav.back'), () => intent({ type: 'chaturaji/leave' }),
     h('p', { class: 'cj-status', id: 'cj-status' },
       h('span', { id: 'cj-round' }, t('cj.round', { round: table.round, limit: table.settings.round_limit })),
       ' · ', t(`cj.dice.${table.settings.dice}`)),
+    diceAlarm(table, t),
     table.remote
       ? h('p', { class: 'cj-remote', id: 'cj-remote' },
         t('cj.net.room', { code: table.remote.code, seat: seatName(table.remote.seat, t) }),

@@ -13,7 +13,7 @@ function when(unix, language) {
 export function renderHistory(state, { t, intent }) {
   const { status, games, error } = state.history;
   let list;
-  if (status === 'error') list = h('p', { class: 'error', role: 'alert' }, error.message);
+  if (status === 'error') list = h('p', { class: 'error', role: 'alert' }, errorText(error, t));
   else if (status !== 'ready') list = h('p', { class: 'muted' }, t('history.loading'));
   else if (!games.length) list = h('p', { class: 'muted', id: 'history-empty' }, t('history.empty'));
   else {
@@ -22,10 +22,11 @@ export function renderHistory(state, { t, intent }) {
       const result = g.result
         ? `${g.result.winner ? t('result.wins', { color: t(`color.${g.result.winner}`) }) : t('result.draw')} · ${t(`reason.${g.result.reason}`)}`
         : t('history.unfinished');
-      return h('li', {},
+      return h('li', { class: 'history-row' },
         h('button', { type: 'button', class: 'history-item', 'data-game': g.id, onclick: () => intent({ type: 'open-game', id: g.id }) },
           h('span', { class: 'menu-title' }, `${t(`variant.${g.variant}`)} · ${opponent}`),
-          h('span', { class: 'menu-hint' }, `${result} · ${t('history.plies', { count: g.plies })} · ${when(g.updated_at, state.language)}`)));
+          h('span', { class: 'menu-hint' }, `${result} · ${t('history.plies', { count: g.plies })} · ${when(g.updated_at, state.language)}`)),
+        h('button', { type: 'button', class: 'chip history-analyse', 'data-analyse': g.id, onclick: () => intent({ type: 'analysis/open', source: { kind: 'saved', id: g.id } }) }, t('analysis.open')));
     }));
   }
   return screen('history', t('history.title'), t('nav.back'), () => intent({ type: 'back' }),

@@ -4,7 +4,7 @@ import { h, s, screen } from './dom.js';
 import { customTime, segmented } from './forms.js';
 import { TIME_CONTROLS } from '../store.js';
 import { LAN_COLORS, LAN_VARIANTS, shownHosts, statusKey } from '../lanstate.js';
-import { errorTitle } from './errors.js';
+import { errorDetail, errorTitle } from './errors.js';
 
 const radios = (name, ...choice) => segmented({ group: `lan-${name}`, input: `lan-${name}` }, ...choice);
 
@@ -36,9 +36,11 @@ function errorLine(lan, t) {
   const error = lan.error;
   if (!error) return null;
   const title = errorTitle(error, t);
+  // The backend's detail (English) shows where the language shows it, or when no sentence exists.
+  const detail = title ? errorDetail(error, t) : error.message;
   return h('div', { class: 'error', id: 'lan-error', role: 'alert' },
     title ? h('p', { class: 'lan-error-title' }, title) : null,
-    h('p', { class: 'lan-error-detail' }, error.message));
+    detail ? h('p', { class: 'lan-error-detail' }, detail) : null);
 }
 
 function hostForm(lan, { t, intent }) {
@@ -109,6 +111,9 @@ function joinTab(lan, { t, intent }) {
   let listBody;
   if (hosts.length) {
     listBody = h('ul', { class: 'lan-hosts', id: 'lan-hosts' }, hosts.map((host) => hostEntry(host, t, intent)));
+  } else if (list.problem) {
+    // Discovery stopped (e.g. iOS local-network access refused): say why; the fallbacks follow.
+    listBody = h('p', { class: 'error', id: 'lan-hosts-problem', role: 'alert' }, t(`error.${list.problem.code}`));
   } else {
     listBody = h('p', { class: 'muted', id: 'lan-hosts-empty' }, t(list.browsing ? 'lan.list.searching' : 'lan.list.off'));
   }

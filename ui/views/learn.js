@@ -6,8 +6,10 @@ import { LEARN_ROLES } from '../store.js';
 import { renderPlainBoard } from './plainboard.js';
 
 const PAGES = ['board', 'rules', 'path'];
-const RULES = ['pieces', 'army', 'start', 'status', 'hidden', 'end'];
-const PATH = [['classic', 'computer'], ['learn', null], ['custom', 'custom'], ['lan', null], ['online', null]];
+// Maharajah's rules, then Chaturaji's (how its five pieces move, the dice, the score).
+const RULES = ['pieces', 'army', 'start', 'status', 'hidden', 'end', 'chaturaji', 'chaturaji_dice'];
+// Each step and what its Go opens: a setup (by menu entry), this screen's board, or a screen.
+const PATH = [['classic', { setup: 'computer' }], ['learn', { learn: 'board' }], ['custom', { setup: 'custom' }], ['lan', { screen: 'lan' }], ['online', { screen: 'online' }]];
 
 function boardPage(state, { t, intent }) {
   const learn = state.learn;
@@ -51,13 +53,18 @@ function rulesPage(t) {
     t(`rules.${key}.body`).split('\n').map((line) => h('p', {}, line))));
 }
 
+/** What the Go of a learning-path step dispatches. */
+export function pathAction(go) {
+  if (go.setup) return { type: 'setup/open', entry: go.setup };
+  if (go.learn) return { type: 'learn/open', page: go.learn };
+  return { type: 'navigate', screen: go.screen };
+}
+
+// The list numbers the steps (the texts carry no numbers of their own).
 function pathPage(t, intent) {
-  return h('ol', { class: 'learning-path', id: 'learning-path' }, PATH.map(([step, entry]) => h('li', {},
+  return h('ol', { class: 'learning-path', id: 'learning-path' }, PATH.map(([step, go]) => h('li', {},
     h('strong', {}, t(`path.${step}`)), h('p', { class: 'muted' }, t(`path.${step}.hint`)),
-    step === 'learn'
-      ? h('button', { type: 'button', class: 'action', onclick: () => intent({ type: 'learn/open', page: 'board' }) }, t('path.go'))
-      : entry ? h('button', { type: 'button', class: 'action', id: `path-${step}`, onclick: () => intent({ type: 'setup/open', entry }) }, t('path.go'))
-        : h('span', { class: 'badge' }, t('menu.soon')))));
+    h('button', { type: 'button', class: 'action', id: `path-${step}`, onclick: () => intent(pathAction(go)) }, t('path.go')))));
 }
 
 export function renderLearn(state, ctx) {

@@ -3,8 +3,9 @@
 // draws, resignation and the result. The board and its taps are the local game's.
 import { h, screen } from './dom.js';
 import { renderBoard } from './board.js';
+import { confirmBar } from './game.js';
 import { pieceIcon } from '../pieces.js';
-import { formatClock, isFlipped, plyLabels } from '../store.js';
+import { confirmsActions, formatClock, isFlipped, plyLabels } from '../store.js';
 import { formatCountdown, pauseControl } from '../net.js';
 import { errorText } from './errors.js';
 
@@ -74,7 +75,7 @@ function setupPanel(state, { t, intent }) {
   if (stage === 'build') {
     body = h('button', { type: 'button', class: 'action accent big', id: 'net-build', onclick: () => intent({ type: 'net/build' }) }, t('net.setup.build'));
   } else if (stage === 'refused') {
-    body = h('p', { class: 'error', id: 'net-refused', role: 'alert' }, net.notice ? net.notice.message : '');
+    body = h('p', { class: 'error', id: 'net-refused', role: 'alert' }, net.notice ? errorText(net.notice, t) : '');
   } else {
     body = h('p', { id: 'net-setup-stage', 'data-stage': stage }, t(`net.setup.${stage}`));
   }
@@ -108,8 +109,10 @@ function actions(state, { t, intent }) {
     pause === 'pause' ? btn('net-pause', t('net.pause'), { type: 'net/pause' }) : null,
     pause === 'resume' ? btn('net-resume', t('net.resume'), { type: 'net/resume' }, { accent: true }) : null,
     btn('flip', t('game.flip'), { type: 'flip' }),
-    btn('net-offer-draw', t('game.offerDraw'), { type: 'net/offer-draw' }, { disabled: over || net.draw_offer === net.seat }),
-    btn('net-resign', t('game.resign'), { type: 'dialog', dialog: 'net-resign' }, { disabled: over }));
+    // An offer asks first (the setting); the same button accepts the opponent's offer at once.
+    btn('net-offer-draw', t('game.offerDraw'), confirmsActions(state.settings) && !net.draw_offer ? { type: 'dialog', dialog: 'net-draw' } : { type: 'net/offer-draw' }, { disabled: over || net.draw_offer === net.seat }),
+    btn('net-resign', t('game.resign'), confirmsActions(state.settings) ? { type: 'dialog', dialog: 'net-resign' } : { type: 'net/resign' }, { disabled: over }),
+    btn('net-analyse', t('analysis.open'), { type: 'analysis/open', source: { kind: 'net' } }));
 }
 
 function pauseBanner(net, { t }) {
@@ -161,6 +164,13 @@ function overlays(state, { t, intent }) {
         h('button', { type: 'button', class: 'action', id: 'net-result-close', onclick: () => intent({ type: 'dialog', dialog: null }) }, t('dialog.viewBoard')),
         h('button', { type: 'button', class: 'action accent', id: 'net-result-leave', onclick: () => intent({ type: 'net/leave' }) }, t('net.leave'))));
   }
+  if (state.ui.dialog === 'net-draw' && !net.result) {
+    return dialog('net-draw-dialog', t('draw.title'),
+      h('p', {}, t('draw.body')),
+      h('div', { class: 'dialog-actions' },
+        h('button', { type: 'button', class: 'action accent', id: 'net-draw-confirm', onclick: () => intent({ type: 'net/offer-draw' }) }, t('game.offerDraw')),
+        h('button', { type: 'button', class: 'action', id: 'net-draw-cancel', onclick: () => intent({ type: 'dialog', dialog: null }) }, t('dialog.cancel'))));
+  }
   if (state.ui.dialog === 'net-resign') {
     return dialog('net-resign-dialog', t('resign.title'),
       h('p', {}, t('resign.body')),
@@ -194,6 +204,7 @@ export function renderNetGame(state, ctx) {
         playerStrip(state, top, t),
         h('div', { class: 'board-frame' }, renderBoard(state, ctx)),
         playerStrip(state, bottom, t),
+        confirmBar(state, ctx),
         status,
         state.ui.error ? h('p', { class: 'error', id: 'game-error', role: 'alert' }, errorText(state.ui.error, t)) : null),
       h('div', { class: 'side-column' },
@@ -204,7 +215,7 @@ export function renderNetGame(state, ctx) {
   }
   const body = screen('netgame', title, t('net.leave'), leave,
     linkBanner(net, t),
-    net.notice && net.setup !== 'refused' ? h('p', { class: 'error', id: 'net-notice', role: 'alert' }, net.notice.message) : null,
+    net.notice && net.setup !== 'refused' ? h('p', { class: 'error', id: 'net-notice', role: 'alert' }, errorText(net.notice, t)) : null,
     h('p', { class: 'muted small', id: 'net-room' }, t('net.room', { code: net.code ?? '' })),
     main);
   body.classList.add('game-screen');

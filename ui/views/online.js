@@ -12,6 +12,10 @@ export function renderOnline(state, { t, intent }) {
   const error = online.error;
   return screen('online', t('online.title'), t('nav.back'), () => intent({ type: 'back' }),
     h('p', { class: 'muted' }, t('online.intro')),
+    // No server saved: the address below is this device's own, which answers only if a server runs here.
+    !state.settings.serverUrl && !online.url
+      ? h('p', { class: 'banner', id: 'online-no-server' }, t('online.noServer', { url: serverUrlOf(state) }))
+      : null,
     state.net
       ? h('button', { type: 'button', class: 'action accent big', id: 'net-return', onclick: () => intent({ type: 'net/return' }) }, t('online.return', { code: state.net.code ?? '' }))
       : null,
@@ -26,6 +30,9 @@ export function renderOnline(state, { t, intent }) {
     error
       ? h('p', { class: 'error', id: 'online-error', role: 'alert', 'data-code': error.code },
         errorText(error, t))
+      : null,
+    error && error.code === 'connect_failed'
+      ? h('p', { class: 'muted', id: 'online-howto' }, t('online.howto', { url: serverUrlOf(state) }))
       : null,
     online.busy ? h('p', { class: 'muted', id: 'online-busy', role: 'status' }, t('online.busy')) : null,
     h('section', { class: 'online-join', 'aria-labelledby': 'join-title' },

@@ -14,7 +14,10 @@ export function renderSetup(state, { t, intent }) {
   const titleKey = custom ? 'setup.title.custom' : setup.variant === 'horde' ? 'setup.title.horde' : 'setup.title.chess';
   return screen('setup', t(titleKey), t('nav.back'), () => intent({ type: 'back' }),
     setup.variant === 'horde' ? h('p', { class: 'muted' }, t('setup.horde.rules')) : null,
-    custom ? h('p', { class: 'muted' }, t('setup.custom.rules')) : null,
+    setup.variants
+      ? radios('variant', setup.variants.map((v) => [v, t(`setup.variant.${v}`)]), setup.variant, t('setup.variant'), change('variant'))
+      : null,
+    custom ? h('p', { class: 'muted', id: 'setup-custom-rules' }, t(computer ? 'setup.custom.rules.computer' : 'setup.custom.rules')) : null,
     radios('opponent', [['human', t('setup.friend')], ['computer', t('setup.computer')]], setup.opponent, t('setup.opponent'), change('opponent')),
     custom && !computer
       ? h('label', { class: 'toggle', id: 'hide-army-label' },
