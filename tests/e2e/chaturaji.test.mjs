@@ -35,6 +35,13 @@ const dice = () => q(`return [...document.querySelectorAll("#cj-dice .cj-die")].
 const points = () => q('return Object.fromEntries(["red","blue","yellow","green"].map((s) => [s, document.querySelector(`#cj-points-${s}`)?.textContent]));');
 
 /** Seats the four players ("person" or a CPU level), Red, Blue, Yellow, Green in that order. */
+/** Ends the turn; with a die still usable the app asks first (the confirmation setting), and it is confirmed. */
+async function endTurn() {
+  await d.tap('#cj-end-turn');
+  await new Promise((r) => setTimeout(r, 150));
+  if (await q('return Boolean(document.querySelector("#cj-end-turn-yes"));')) await d.tap('#cj-end-turn-yes');
+}
+
 async function chooseSeats(red, blue, yellow, green) {
   for (const [seat, value] of Object.entries({ red, blue, yellow, green })) await chooseSeat(d, seat, value);
 }
@@ -60,6 +67,7 @@ async function playRedTurn() {
     await waitFor(`${from} selected`, async () => (await q('return document.querySelector(`#cj-board g.sq[data-square="${arguments[0]}"]`)?.getAttribute("aria-pressed");', [from])) === 'true');
     const to = await q('return document.querySelector("#cj-board g.sq.target")?.dataset.square ?? null;');
     assert.ok(to, 'the selected piece shows where it may go');
+    assert.ok(await q('return Boolean(document.querySelector("#cj-dice .cj-die.for-selected .cj-die-for"));'), 'a die that moves the selected piece says so');
     if (i === 0) await d.screenshot('chaturaji-selected-390x844.png');
     await d.tap(`#cj-board g.sq[data-square="${to}"] > rect`);
     await waitFor(`${from}-${to} played`, async () => (await q('return document.querySelector(`[data-piece-square="${arguments[0]}"]`)?.dataset.piece ?? null;', [to]))?.startsWith('red-')
@@ -68,7 +76,7 @@ async function playRedTurn() {
     moved = true;
   }
   if ((await turnSeat()) === 'red' && (await q('return Boolean(document.querySelector("#cj-end-turn:not([disabled])"));'))) {
-    await d.tap('#cj-end-turn');
+    await endTurn();
   }
   return { rolled, moved };
 }
@@ -99,6 +107,7 @@ test('one person and three CPU seats: roll, move, scores and the turn going roun
   assert.equal(await q('return document.querySelector(\'[data-piece-square="a5"]\').dataset.piece;'), 'blue-king');
   assert.equal(await q('return document.querySelector(\'g.sq[data-square="d1"]\').getAttribute("aria-label");'), 'd1, Red king');
   assert.equal(await q('return document.querySelectorAll("#cj-board .cj-pawn-dir").length;'), 16, 'every pawn shows its direction');
+  assert.equal(await q('return document.querySelectorAll("#cj-board .piece .piece-art.elephant").length;'), 4, 'each seat\'s elephant is drawn as an elephant');
   assert.ok((await q('return document.querySelectorAll("#cj-board .cj-promo").length;')) >= 28, 'promotion squares are marked');
   assert.equal(await roundText(), 'Round 1 of 30');
   assert.equal(await turnSeat(), 'red');
@@ -106,6 +115,12 @@ test('one person and three CPU seats: roll, move, scores and the turn going roun
   await q('window.scrollTo(0, 0);');
   await d.screenshot('chaturaji-start-390x844.png');
 
+  // Before the roll a tap on a piece shows how it moves; a second tap hides it.
+  await d.tap('#cj-board g.sq[data-square="b1"] > rect');
+  await waitFor('the horse\'s moves', () => q('return document.querySelector("#cj-inspect")?.dataset.role === "horse";'));
+  assert.deepEqual(await q('return [...document.querySelectorAll("#cj-board g.sq")].filter((g) => g.querySelector(".cj-reach")).map((g) => g.dataset.square).sort();'), ['a3', 'c3']);
+  await d.tap('#cj-board g.sq[data-square="b1"] > rect');
+  await waitFor('hidden again', async () => !(await q('return Boolean(document.querySelector("#cj-inspect"));')));
   // Red plays until it has moved a piece at least once (a roll can leave no die usable).
   let moved = false;
   let turns = 0;
@@ -137,6 +152,11 @@ test('one person and three CPU seats: roll, move, scores and the turn going roun
   assert.equal(await roundText(), `Round ${turns + 1} of 30`, 'the round counter advanced once per round');
   const log = await q('return document.getElementById("cj-log").textContent;');
   assert.match(log, /Green rolled \d and \d/, 'the last CPU seat rolled');
+  assert.ok((await q('return document.querySelectorAll("#cj-board .cj-recent[data-recent=red]").length;')) >= 2, 'Red\'s last move is outlined');
+  await d.tap('#cj-show-record');
+  await waitFor('the readable record', async () => (await q('return document.querySelectorAll("#cj-record-list li").length;')) > 2);
+  assert.match(await q('return document.getElementById("cj-record-list").textContent;'), /Red rolled \d and \d/);
+  await d.tap('#cj-record-close');
   const shown = await points();
   for (const seat of ['red', 'blue', 'yellow', 'green']) assert.match(shown[seat], /^\d+$/, `${seat}'s score is shown`);
   await q('window.scrollTo(0, 0);');
@@ -225,7 +245,7 @@ test('a person moves by dragging a piece to where it may go, on the turned board
     await waitFor('the dice or the turn passing', async () => (await dice()).length === 2 || (await turnSeat()) !== seat);
     const from = await q('return document.querySelector("#cj-board g.sq.movable")?.dataset.square ?? null;');
     if ((await turnSeat()) !== seat || !from) {
-      if (await q('return Boolean(document.querySelector("#cj-end-turn:not([disabled])"));')) await d.tap('#cj-end-turn');
+      if (await q('return Boolean(document.querySelector("#cj-end-turn:not([disabled])"));')) await endTurn();
       continue;
     }
     assert.equal(await q('return document.getElementById("cj-board").dataset.facing;'), seat, 'the board faces the person to move');

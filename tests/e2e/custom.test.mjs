@@ -1,7 +1,8 @@
 // End-to-end custom setup in the real app at phone size: the army builder's refusals (over
 // budget, a rank beyond a gap), two variant armies built by taps in hidden pass-and-play (White's
 // pieces never in the page while Black builds), a compound piece's move, the computer building
-// its own army, a saved army kept across a restart, Learn's reach diagram, and Spanish.
+// its own army, a saved army kept across a restart, Learn's reach diagram, Spanish, and the
+// ways back: a preset undone, and Back on the hand-over asking first.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp } from 'node:fs/promises';
@@ -83,11 +84,20 @@ test('the builder refuses an over-budget army and a rank beyond a gap, naming th
   await preset('orthodox', 39);
   await pick('maharajah');
   const placeable = await d.script('return [...document.querySelectorAll("#builder-board g.mark-place")].map((g) => g.dataset.square).sort().join(" ");');
-  assert.equal(placeable, 'a3 b3 c3 d3 e3 f3 g3 h3', 'with ranks 1-2 full, rank 3 is placeable next');
+  assert.equal(placeable, '', 'a full budget shows no placeable squares');
   await tapSquare('d1');
   const refusal = await d.text(await d.find('#build-refusal'));
   assert.equal(refusal, 'White spends 43 of 39 points');
   assert.equal(await pieceAt('d1'), 'white-queen', 'the refused placement changed nothing');
+  // The queen swapped for a knight leaves 6 points: with ranks 1-2 full, rank 3 is next.
+  await pick('knight');
+  await tapSquare('d1');
+  assert.equal(await spent(), 33);
+  await pick('pawn');
+  const next = await d.script('return [...document.querySelectorAll("#builder-board g.mark-place")].map((g) => g.dataset.square).sort().join(" ");');
+  assert.equal(next, 'a3 b3 c3 d3 e3 f3 g3 h3', 'with ranks 1-2 full, rank 3 is placeable next');
+  await preset('orthodox', 39);
+  await pick('maharajah');
   assert.ok(await d.script('return document.querySelector("#budget .error") === null;'));
   await d.screenshot('builder-over-budget-390x844.png');
   await d.script('window.scrollTo(0, 0);');
@@ -196,7 +206,7 @@ test('a saved army survives a restart; rename and delete', async () => {
   await waitFor('loaded', async () => (await pieceAt('d1')) === 'white-maharajah');
   await d.tap('.saved-rename');
   await waitFor('rename field', () => d.find('.rename-input'));
-  await d.script('document.querySelector(".rename-input").value = "Renamed";');
+  await d.typeInto('.rename-input', 'Renamed');
   await d.tap('.rename button');
   await waitFor('renamed', async () => (await d.script('return document.querySelector(".saved-name")?.textContent;')) === 'Renamed');
   await d.tap('.saved-delete');
@@ -248,4 +258,74 @@ test('in Spanish the builder speaks Spanish', async () => {
   await toMenu();
   await d.tap('#menu-settings');
   await d.tap('#language-en');
+});
+
+test('a preset can be undone, and Back on the hand-over asks before White\'s army is lost', async () => {
+  await openCustom(async () => {
+    await d.tap('#hide-army');
+    await waitFor('hide checked', () => d.script('return document.querySelector("#hide-army").checked;'));
+  });
+  await pick('knight');
+  await tapSquare('b1');
+  assert.equal(await spent(), 3);
+  await preset('orthodox', 39);
+  await d.tap('#preset-undo');
+  await waitFor('the army before Orthodox', async () => (await spent()) === 3 && (await pieceAt('b1')) === 'white-knight');
+  assert.equal(await d.script('return document.querySelector("#preset-undo");'), null, 'one undo');
+  await preset('empty', 0);
+  await d.tap('#preset-undo');
+  await waitFor('the army before Clear', async () => (await spent()) === 3);
+  await preset('orthodox', 39);
+  await d.tap('#lock-in');
+  await waitFor('the hand-over screen', () => d.find('#handover-go'));
+  await d.tap('#back');
+  await waitFor('the question', () => d.find('#discard-dialog'));
+  await d.tap('#discard-stay');
+  await waitFor('still on the hand-over', async () => !(await d.script('return Boolean(document.querySelector("#discard-dialog"));')));
+  assert.ok(await d.find('#handover-go'), 'White\'s army is still locked in');
+  await d.tap('#back');
+  await d.tap('#discard-leave');
+  await waitFor('the menu', async () => (await d.findAll('.menu-item')).length === 10);
+});
+
+test('"Play the computer" offers Maharajah: I build, the computer builds its own army', async () => {
+  await toMenu();
+  await d.tap('#menu-computer');
+  await waitFor('the setup', () => d.find('#variant-maharajah'));
+  await d.tap('#variant-maharajah');
+  await waitFor('the custom rules', async () => /computer builds its own/.test(await d.text(await d.find('#setup-custom-rules'))));
+  await d.tap('#color-white');
+  await d.tap('#start-game');
+  await waitFor('the builder', async () => (await spent()) !== null);
+  await preset('orthodox', 39);
+  await d.tap('#lock-in');
+  await waitFor('the game', () => d.find('#screen-game'));
+  const black = await d.script('return document.querySelectorAll("[data-piece^=\'black-\']").length;');
+  assert.ok(black > 1, `the computer's army is on the board (${black} black pieces)`);
+});
+
+test('hidden pass-and-play: an army White saves during the setup is not offered to Black', async () => {
+  await openCustom(async () => {
+    await d.tap('#hide-army');
+    await waitFor('hide checked', () => d.script('return document.querySelector("#hide-army").checked;'));
+  });
+  const names = () => d.script('return [...document.querySelectorAll(".saved-name")].map((e) => e.textContent);');
+  const before = await names();
+  await buildVariant(2);
+  await d.typeInto('#save-name', 'White secret');
+  await d.tap('#save-army');
+  await waitFor('saved', async () => (await names()).includes('White secret'));
+  await d.tap('#lock-in');
+  await waitFor('the hand-over screen', () => d.find('#handover-go'));
+  await d.tap('#handover-go');
+  await waitFor('Black builds', async () => (await d.script('return document.querySelector(".builder")?.dataset.side;')) === 'black');
+  await waitFor('Black\'s list', () => d.find('#saved-armies'));
+  assert.deepEqual(await names(), before, 'Black is offered only what was saved before this setup');
+  assert.equal(await whitePiecesInPage(), 0);
+  // After the reveal the army is there for the next setup.
+  await buildVariant(7);
+  await d.tap('#lock-in');
+  await waitFor('the game', () => d.find('#board'));
+  await openCustom();
+  await waitFor('the saved army', async () => (await names()).includes('White secret'));
 });

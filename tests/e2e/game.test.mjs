@@ -186,6 +186,8 @@ test('drag a piece, review the move list, take back, offer a draw and resign', a
   await waitFor('Nf3 taken back', async () => (await plies()) === 2 && (await pieceAt('g1')) === 'white-knight');
   // White offers a draw, Black sees it after White's move and may accept; here Black plays on.
   await d.tap('#offer-draw');
+  // The offer asks first (the "Confirm resign and draw offers" setting, on by default).
+  await d.tap('#draw-confirm');
   await waitFor('the offer', () => d.find('#draw-offer'));
   await move('d2', 'd4');
   await waitFor('the accept button for Black', () => d.find('#accept-draw'));
@@ -285,4 +287,151 @@ test('a Maharajah variant side is offered the compound pieces when promoting', a
   await d.screenshot('game-promotion-variant-390x844.png');
   await d.tap('#promotion .promo[data-role="maharajah"]');
   await waitFor('the Maharajah on a8', async () => (await pieceAt('a8')) === 'white-maharajah');
+});
+
+test('the move strip above the board steps through the game; the captures follow the move shown', async () => {
+  await newGame('classic');
+  await move('e2', 'e4');
+  await move('d7', 'd5');
+  await move('e4', 'd5');
+  await move('d8', 'd5');
+  const taken = (color) => d.script('return document.querySelectorAll(`#player-${arguments[0]} .captured .piece-icon`).length;', [color]);
+  const current = () => d.script('return document.querySelector("#moves .san.current")?.dataset.ply ?? null;');
+  assert.ok(await d.script('return document.querySelector(".move-strip").getBoundingClientRect().bottom <= document.querySelector("#board").getBoundingClientRect().top;'),
+    'the strip is above the board');
+  assert.equal(await current(), '4', 'the live move is marked');
+  assert.deepEqual([await taken('white'), await taken('black')], [1, 1]);
+  await d.tap('#nav-prev');
+  await waitFor('the move before', async () => (await current()) === '3');
+  assert.equal(await pieceAt('d5'), 'white-pawn');
+  assert.deepEqual([await taken('white'), await taken('black')], [1, 0], 'after 2.exd5 only White has taken');
+  await d.tap('#nav-first');
+  await waitFor('the start', async () => (await pieceAt('e2')) === 'white-pawn');
+  assert.equal(await current(), null);
+  assert.deepEqual([await taken('white'), await taken('black')], [0, 0]);
+  assert.equal(await d.script('return document.querySelector("#nav-prev").disabled;'), true, 'nothing before the start');
+  await d.tap('#nav-next');
+  await waitFor('the first move', async () => (await current()) === '1');
+  await d.tap('#nav-last');
+  await waitFor('the live game', async () => (await pieceAt('d5')) === 'black-queen' && !(await d.script('return Boolean(document.querySelector("#live"));')));
+  assert.equal(await d.script('return document.querySelector("#nav-next").disabled;'), true);
+  await d.screenshot('game-move-strip-390x844.png');
+});
+
+test('against the computer the result speaks to the person', async () => {
+  await newGame('computer', async () => {
+    await d.tap('#color-white');
+    await d.tap('#level-1');
+  });
+  await d.tap('#resign');
+  await d.tap('#resign-confirm');
+  const title = await waitFor('the result dialog', async () => d.text(await d.find('#result-dialog h2')));
+  assert.equal(title, 'You lost');
+  assert.equal(await d.text(await d.find('#result-reason')), 'by resignation');
+  await d.tap('#result-close');
+});
+
+test('settings: confirm moves, coordinates off, zen mode', async () => {
+  await toMenu();
+  await d.tap('#menu-settings');
+  await waitFor('the settings', () => d.find('#setting-confirmMove'));
+  assert.equal(await d.script('return document.querySelector("#setting-coordinates").checked;'), true, 'coordinates are on by default');
+  await d.tap('#setting-confirmMove');
+  await d.tap('#setting-coordinates');
+  await d.tap('#setting-zen');
+  await waitFor('saved', () => d.script('return document.querySelector("#setting-zen").checked;'));
+  await d.tap('#back');
+  await newGame('classic');
+  assert.equal(await d.script('return document.querySelectorAll("#board .coord").length;'), 0, 'no coordinates');
+  assert.ok(await d.script('return document.querySelector(".game-screen").classList.contains("zen") && getComputedStyle(document.querySelector(".move-strip")).display === "none";'), 'zen hides the move strip');
+  await d.tap('g.sq[data-square="e2"] > rect');
+  await d.tap('g.sq[data-square="e4"] > rect');
+  await waitFor('the question', () => d.find('#move-confirm-bar'));
+  assert.equal(await d.text(await d.find('#move-confirm-bar span')), 'Play e2–e4?');
+  assert.equal(await pieceAt('e2'), 'white-pawn', 'not played before it is confirmed');
+  await d.tap('#move-cancel');
+  await waitFor('cancelled', async () => !(await d.script('return Boolean(document.querySelector("#move-confirm-bar"));')));
+  assert.equal(await pieceAt('e4'), null);
+  await d.tap('g.sq[data-square="e2"] > rect');
+  await d.tap('g.sq[data-square="e4"] > rect');
+  await d.tap('#move-confirm');
+  await waitFor('played', async () => (await pieceAt('e4')) === 'white-pawn');
+  await toMenu();
+  await d.tap('#menu-settings');
+  for (const key of ['confirmMove', 'coordinates', 'zen']) await d.tap(`#setting-${key}`);
+  await waitFor('restored', () => d.script('return document.querySelector("#setting-coordinates").checked && !document.querySelector("#setting-zen").checked;'));
+  await d.tap('#back');
+});
+
+test('a premove in the computer\'s time is played the moment the turn comes', async () => {
+  await newGame('computer', async () => {
+    await d.tap('#color-black');
+    await d.tap('#level-8');
+  });
+  // The computer (White, level 8) thinks for about three seconds: the person premoves e7–e5.
+  await waitFor('the computer thinking', () => d.find('#thinking'));
+  await d.tap('g.sq[data-square="e7"] > rect');
+  await d.tap('g.sq[data-square="e5"] > rect');
+  assert.equal(await d.script('return document.querySelectorAll("#board .hl-premove").length;'), 2, 'the premove is marked');
+  assert.ok(await d.find('#thinking'), 'set while the computer was still thinking');
+  await waitFor('the premove played after the computer\'s move', async () => (await plies()) >= 2 && (await pieceAt('e5')) === 'black-pawn', 30000);
+  assert.equal(await d.script('return document.querySelectorAll("#board .hl-premove").length;'), 0);
+  await d.tap('#resign');
+  await d.tap('#resign-confirm');
+  await waitFor('the result dialog', () => d.find('#result-dialog'));
+  await d.tap('#result-close');
+});
+
+test('a draw offer survives closing the app, and the other player declines it', async () => {
+  await newGame('classic');
+  await move('e2', 'e4');
+  await move('e7', 'e5');
+  await d.tap('#offer-draw');
+  await d.tap('#draw-confirm');
+  await waitFor('the offer', () => d.find('#draw-offer'));
+  await move('g1', 'f3');
+  await waitFor('Black may answer it', () => d.find('#decline-draw'));
+  await d.close();
+  await d.open(390, 844);
+  await d.tap('#continue', 15000);
+  await waitFor('the offer still stands after the restart', () => d.find('#decline-draw'));
+  await d.tap('#decline-draw');
+  await waitFor('declined', async () => !(await d.script('return Boolean(document.querySelector("#draw-offer"));')));
+  await move('b8', 'c6');
+  assert.equal(await d.script('return document.querySelector("#status").textContent;'), 'White to move', 'the game goes on');
+});
+
+test('a clocked game pauses: the clock stands still until Resume', async () => {
+  await newGame('classic', async () => {
+    await d.tap('#time-5\\+3');
+  });
+  await move('e2', 'e4');
+  await waitFor('the clock running', () => d.find('#pause'));
+  await d.tap('#pause');
+  await waitFor('paused', () => d.find('#paused-banner'));
+  const frozen = await d.text(await d.find('#clock-black'));
+  await new Promise((resolve) => setTimeout(resolve, 2200));
+  assert.equal(await d.text(await d.find('#clock-black')), frozen, 'the clock does not run while paused');
+  assert.equal(await d.script('return document.querySelector("#clock-black.running");'), null);
+  await d.tap('#resume');
+  await waitFor('running again', () => d.script('return document.querySelector("#clock-black.running") !== null;'));
+  await waitFor('time passes again', async () => (await d.text(await d.find('#clock-black'))) !== frozen, 5000);
+  await move('e7', 'e5');
+});
+
+test('a piece set chosen in the settings draws the board', async () => {
+  await toMenu();
+  await d.tap('#menu-settings');
+  await waitFor('the piece sets', () => d.find('#pieces-letters'));
+  await d.tap('#pieces-letters');
+  await waitFor('chosen', () => d.script('return document.querySelector("#pieces-letters").checked;'));
+  await d.tap('#back');
+  await newGame('classic');
+  assert.equal(await d.script('return document.querySelector(\'[data-piece-square="e1"]\').textContent;'), 'K', 'the king wears its letter');
+  await d.screenshot('game-letters-390x844.png');
+  await toMenu();
+  await d.tap('#menu-settings');
+  await d.tap('#pieces-classic');
+  await waitFor('back to the drawn set', () => d.script('return document.querySelector("#pieces-classic").checked;'));
+  await d.tap('#back');
 });

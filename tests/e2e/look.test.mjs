@@ -93,14 +93,15 @@ for (const [width, height] of SIZES) {
   });
 }
 
-test('the computer accepts a draw offered in the level start position', async () => {
+test('the computer declines a draw offered in the opening of a level game', async () => {
   await resize(390, 844);
   await newGame('computer', async () => {
     await d.tap('#color-white');
     await d.tap('#level-3');
   });
   await d.tap('#offer-draw');
-  await waitFor('the result dialog', () => d.find('#result-dialog'));
-  assert.equal(await d.text(await d.find('#result-dialog h2')), 'Draw');
-  assert.equal(await d.text(await d.find('#result-reason')), 'by agreement');
+  await d.tap('#draw-confirm');
+  const banner = await waitFor('the answer', async () => d.text(await d.find('#draw-offer')));
+  assert.match(banner, /declines the draw/);
+  assert.equal(await d.script('return document.querySelector("#result-dialog");'), null, 'the game goes on');
 });

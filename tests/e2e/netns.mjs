@@ -33,8 +33,24 @@ export function runInsidePrivateNetwork(title, fileUrl, passes, timeoutMs) {
     });
     console.log(run.stdout);
     console.error(run.stderr);
-    assert.equal(run.status, 0, 'the tests inside the namespace pass');
+    assert.equal(run.status, 0, `the tests inside the namespace pass; failed in there:\n${failures(run.stdout)}`);
     assert.match(run.stdout, new RegExp(`^# pass ${passes}$`, 'm'), `all ${passes} ran inside the namespace`);
     assert.match(run.stdout, /^# fail 0$/m);
   });
+}
+
+/**
+ * The failing subtests of a TAP run with their error blocks (`not ok` up to the next result), so
+ * the reason shows in the outer failure even where only the end of a long log is kept.
+ */
+function failures(tap) {
+  const lines = String(tap ?? '').split('\n');
+  const out = [];
+  let inside = false;
+  for (const line of lines) {
+    if (/^\s*not ok /.test(line)) inside = true;
+    else if (/^\s*ok /.test(line) || /^\s*# Subtest:/.test(line)) inside = false;
+    if (inside) out.push(line);
+  }
+  return out.length ? out.join('\n').slice(0, 6000) : '(no failing subtest reported: the run itself failed or timed out)';
 }

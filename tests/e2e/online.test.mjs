@@ -271,3 +271,28 @@ test('the app closes mid-game; opened again, it takes its seat back and plays on
   await waitFor('the Online screen after leaving', () => exists('#create-room'));
   assert.equal(await exists('#net-rejoin'), false, 'a left room is no longer offered');
 });
+
+test('a finished online game opens on the analysis board with an evaluation and a best line', async () => {
+  const { black } = await chessAgainstBot('none');
+  await move('f2', 'f3');
+  await black.cmd('play e7e5');
+  await waitFor('the reply', async () => (await plies()) === 2);
+  await move('g2', 'g4');
+  await black.waitLine('the bot sees g2g4', /^moved 2 g2g4$/);
+  await black.cmd('play d8h4');
+  await waitFor('the result dialog', () => textOf('#net-result-title'));
+  await d.tap('#net-result-close');
+  await d.tap('#net-analyse');
+  await waitFor('the analysis board', () => exists('#screen-analysis #board'));
+  const sans = await d.script('return [...document.querySelectorAll("#tree .san")].map((b) => b.dataset.san);');
+  assert.deepEqual(sans, ['f3', 'e5', 'g4', 'Qh4#'], 'the network game\'s moves');
+  await waitFor('the game over note', () => exists('#engine-over'));
+  // One move back the engine finds the mate the opponent played.
+  await d.tap('#an-back');
+  const best = () => d.script('const pv = document.querySelector("#engine-lines .engine-line .pv"); return pv ? pv.textContent.split(" ")[0] : null;');
+  await waitFor('a best line', async () => (await best()) === 'Qh4#', 30000);
+  assert.match(await attr('#eval-bar', 'aria-valuetext'), /^#−\d+$/, 'the bar gives Black the mate');
+  await d.screenshot('analysis-online-390x844.png');
+  await d.tap('#back');
+  await waitFor('the menu', () => exists('#menu-online'));
+});

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { waitFor } from './webdriver.mjs';
 
 /** The closing buttons of the game screen's dialogs, tried in this order on the way out. */
-const DIALOG_CLOSERS = ['#result-close', '#export-close', '#promotion-cancel', '#resign-cancel'];
+const DIALOG_CLOSERS = ['#result-close', '#export-close', '#promotion-cancel', '#resign-cancel', '#draw-cancel'];
 
 /** Whether an element matches `css` now. */
 export const exists = (d, css) => d.script('return Boolean(document.querySelector(arguments[0]));', [css]);
@@ -25,7 +25,9 @@ export async function toMenu(d) {
     if (await exists(d, close)) await d.tap(close);
   }
   while (!(await exists(d, '#screen-menu'))) {
-    await d.tap('#back');
+    // Back on the builder's hand-over asks before White's army is thrown away: here it is.
+    if (await exists(d, '#discard-leave')) await d.tap('#discard-leave');
+    else await d.tap('#back');
     await new Promise((r) => setTimeout(r, 150));
   }
   await menuShown(d);

@@ -125,10 +125,19 @@ export async function startDriver(env = {}) {
       }, timeoutMs);
     },
     /** Types into the element matching `css` (found again if a re-render replaced it). */
+    /**
+     * Replaces the text of the field `css` with `value`. Each try clears the field first and
+     * reads it back: a re-render in the middle of typing can leave part of the text, and a
+     * retry that only typed again would append to it (seen as "ws://ws://…" in a server field).
+     */
     async typeInto(css, value, timeoutMs = 10000) {
+      const plain = (text) => String(text ?? '').toLowerCase().replace(/[^0-9a-z]/g, '');
       await waitFor(`${css} to take text`, async () => {
-        await d.type(await d.find(css), value);
-        return true;
+        const field = await d.find(css);
+        await wd('POST', `/session/${d.session}/element/${field}/clear`, {});
+        await d.type(field, value);
+        const now = await d.script('const n = document.querySelector(arguments[0]); return n ? n.value : null;', [css]);
+        return plain(now) === plain(value);
       }, timeoutMs);
     },
     async screenshot(name) {

@@ -46,3 +46,22 @@ test('the setup page offers hosting on the Wi-Fi, the Chaturaji tables found, an
   assert.equal(list.children.length, 1, 'only the Chaturaji table');
   assert.match(text(list), /cj.lan.joinEntry \{"name":"Bea"\}/);
 });
+
+test('a network table whose server showed a roll that does not verify shows the dice alarm', async () => {
+  const { diceAlarm } = await import('../../ui/views/chaturaji.js');
+  const t = (k, args) => (args ? `${k} ${JSON.stringify(args)}` : k);
+  const remote = { code: 'ABCD1234', seat: 'red', started: true, connected: true, seats: null, dice_alarm: null };
+  assert.equal(diceAlarm({ remote }, t), null, 'no alarm while every roll verifies');
+  assert.equal(diceAlarm({ remote: null }, t), null, 'a table on this device has seeded dice');
+  const alarm = diceAlarm({ remote: { ...remote, dice_alarm: { roll: 3, detail: 'faces differ' } } }, t);
+  assert.equal(alarm.attrs.id, 'cj-dice-alarm');
+  assert.equal(alarm.attrs.role, 'alert');
+  assert.match(text(alarm), /cj\.net\.diceAlarmTitle/);
+  assert.match(text(alarm), /cj\.net\.diceAlarm \{"roll":3\}/);
+  const en = (await import('../../ui/i18n/chaturaji.en.js')).default;
+  const es = (await import('../../ui/i18n/chaturaji.es.js')).default;
+  for (const cat of [en, es]) {
+    assert.ok(cat['cj.net.diceAlarm'].includes('{roll}'));
+    assert.ok(cat['cj.net.diceAlarmTitle']);
+  }
+});

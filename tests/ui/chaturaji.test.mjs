@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   SEATS, defaultSetup, destinations, dieFor, nextGameSetup, promotionMarks, reduceChaturaji, screenDirection,
-  settingsOf, sharedPlaces, squareAtCell, tapDecision, viewCell,
+  reachOf, recentMoves, settingsOf, stuckRoll, sharedPlaces, squareAtCell, tapDecision, viewCell,
 } from '../../ui/chaturaji-store.js';
 
 test('each seat sits at the bottom when the board faces it', () => {
@@ -73,7 +73,11 @@ test('taps select a movable piece, then move it with the die that allows it', ()
   assert.deepEqual(tapDecision({ ...cj, selected: 'b1' }, 'c3'), { kind: 'move', from: 'b1', to: 'c3', die: 0 });
   assert.equal(dieFor(cj.table, 'b1', 'c3', 1), null, 'the unusable die cannot play it');
   const cpuTurn = { ...cj, table: table({ to_move: 'blue', cpu_to_move: true }) };
-  assert.deepEqual(tapDecision(cpuTurn, 'b1'), { kind: 'none' }, 'no taps for a CPU seat');
+  const pieces = [{ square: 'b1', seat: 'red', role: 'horse' }];
+  const watching = { ...cj, table: table({ to_move: 'blue', cpu_to_move: true, pieces }) };
+  assert.deepEqual(tapDecision(watching, 'b1'), { kind: 'inspect', square: 'b1' }, 'no move for a CPU seat: a tap only shows how the piece moves');
+  assert.deepEqual(tapDecision({ ...watching, inspect: 'b1' }, 'b1'), { kind: 'inspect', square: null }, 'tapped again: hidden');
+  assert.deepEqual(tapDecision(cpuTurn, 'c5'), { kind: 'inspect', square: null }, 'an empty square hides it');
 });
 
 test('the reducer keeps the newest snapshot and opens the ranking when the game ends', () => {
@@ -125,4 +129,71 @@ test('the LAN list keeps its Chaturaji tables, and the host line shows on the ho
   state = reduceChaturaji(state, { type: 'chaturaji/open' });
   assert.equal(state.chaturaji.hosted, hosted);
   assert.equal(state.chaturaji.lanTables, null);
+});
+
+test('the moves of every seat since the seat to move last had the dice', () => {
+  const rolled = (seat) => ({ t: 'rolled', seat, dice: [] });
+  const moved = (seat, from, to) => ({ t: 'moved', seat, role: 'pawn', mv: { from, to } });
+  const log = [
+    rolled('red'), moved('red', 'a2', 'a3'),
+    rolled('blue'), moved('blue', 'b7', 'c7'), moved('blue', 'b6', 'c6'),
+    rolled('yellow'),
+    rolled('green'), moved('green', 'g4', 'f4'),
+    rolled('red'), moved('red', 'b2', 'b3'),
+    rolled('blue'), moved('blue', 'a8', 'b8'),
+  ];
+  // Red to move: since Red's last roll, Red and Blue moved (Blue's last), Yellow had no move.
+  const shown = recentMoves({ log, to_move: 'red' }).map((e) => `${e.seat} ${e.mv.from}${e.mv.to}`);
+  assert.deepEqual(shown, ['red b2b3', 'blue a8b8']);
+  // Yellow to move: back to Yellow's previous roll, Green's and both later seats' last moves.
+  const yellow = recentMoves({ log, to_move: 'yellow' }).map((e) => `${e.seat} ${e.mv.from}${e.mv.to}`);
+  assert.deepEqual(yellow, ['green g4f4', 'red b2b3', 'blue a8b8']);
+  assert.deepEqual(recentMoves({ log: [], to_move: 'red' }), []);
+});
+
+test('a roll no die of the person could use is kept to show, once, until tapped away', () => {
+  const players = { red: { kind: 'person' }, blue: { kind: 'cpu' }, yellow: { kind: 'cpu' }, green: { kind: 'cpu' } };
+  const table = (log) => ({ id: 1, settings: { players }, log });
+  const rolled = (seat) => ({ t: 'rolled', seat, dice: [{ face: 4, class: 'elephant' }, { face: 2, class: 'boat' }] });
+  const discard = (die, reason) => ({ t: 'die_discarded', die, face: die ? 2 : 4, reason });
+  const stuck = [rolled('red'), discard(0, 'blocked'), discard(1, 'no_piece'), { t: 'turn_ended', seat: 'red' }];
+  assert.deepEqual(stuckRoll(table([]), table(stuck)), {
+    seat: 'red',
+    dice: [{ face: 4, class: 'elephant', reason: 'blocked' }, { face: 2, class: 'boat', reason: 'no_piece' }],
+  });
+  // Already seen in the table before: not news.
+  assert.equal(stuckRoll(table(stuck), table([...stuck, rolled('blue')])), null);
+  // A CPU seat's stuck roll is not the person's to acknowledge.
+  assert.equal(stuckRoll(table([]), table([rolled('blue'), discard(0, 'blocked'), discard(1, 'blocked')])), null);
+  // A die used, or the turn ended on purpose: nothing to explain.
+  const moved = { t: 'moved', seat: 'red', role: 'pawn', mv: { from: 'a2', to: 'a3' } };
+  assert.equal(stuckRoll(table([]), table([rolled('red'), moved, discard(1, 'blocked')])), null);
+  assert.equal(stuckRoll(table([]), table([rolled('red'), discard(0, 'declined'), discard(1, 'declined')])), null);
+  // Through the reducer: kept across later pushes, cleared by the tap.
+  let state = reduceChaturaji({ chaturaji: null }, { type: 'chaturaji/loaded', table: { ...table([]), version: 1, to_move: 'red', pieces: [], dice: null } });
+  const after = { ...table(stuck), version: 2, to_move: 'blue', pieces: [], dice: null, cpu_to_move: true };
+  state = reduceChaturaji(state, { type: 'chaturaji/loaded', table: after });
+  assert.equal(state.chaturaji.stuck?.seat, 'red');
+  state = reduceChaturaji(state, { type: 'chaturaji/loaded', table: { ...after, version: 3, log: [...stuck, rolled('blue')] } });
+  assert.equal(state.chaturaji.stuck?.seat, 'red', 'still shown while the other seats play');
+  state = reduceChaturaji(state, { type: 'chaturaji/stuck-seen' });
+  assert.equal(state.chaturaji.stuck, null);
+});
+
+test('a tapped piece shows how it moves by the rules: blocked slides, jumps, pawn captures', () => {
+  const piece = (square, seat, role) => ({ square, seat, role });
+  const table = { pieces: [
+    piece('c1', 'red', 'elephant'), piece('c3', 'red', 'pawn'), piece('f1', 'yellow', 'king'),
+    piece('b1', 'red', 'horse'), piece('a1', 'red', 'boat'), piece('b2', 'blue', 'pawn'), piece('d4', 'green', 'pawn'),
+  ] };
+  const elephant = reachOf(table, 'c1');
+  assert.deepEqual(elephant.moves.sort(), ['c2', 'd1', 'e1'], 'up to its own pawn, right up to the king');
+  assert.deepEqual(elephant.captures, ['f1']);
+  assert.deepEqual(reachOf(table, 'a1').moves, [], 'the boat\'s jump lands on its own pawn c3');
+  assert.deepEqual(reachOf(table, 'b1').moves.sort(), ['a3', 'd2']);
+  const pawn = reachOf(table, 'c3');
+  assert.deepEqual(pawn.moves, ['c4']);
+  assert.deepEqual(pawn.captures, ['d4'], 'diagonally ahead only');
+  assert.deepEqual(reachOf({ pieces: [piece('b2', 'blue', 'pawn')] }, 'b2').moves, ['c2'], 'Blue\'s pawns go right');
+  assert.equal(reachOf(table, 'h8'), null);
 });

@@ -9,7 +9,7 @@ import { CATALOGUES, pickLanguage, t } from '../../ui/i18n.js';
 import {
   MENU, initialState, reduce, destinations, promotionLetters, tapDecision, dropDecision, isFlipped,
   soundFor, timeControlOf, opponentOf, formatClock, TIME_CONTROLS, THEMES,
-  buildTap, visibleArmies, newBuild, setupFor, PALETTE, plyLabels, announcement,
+  buildTap, visibleArmies, shownSaved, newBuild, stepPly, resultHeadline, personColor, premoveToPlay, setupFor, PALETTE, plyLabels, announcement,
 } from '../../ui/store.js';
 
 const uiDir = fileURLToPath(new URL('../../ui/', import.meta.url));
@@ -55,7 +55,7 @@ test('every key the UI source uses exists in the catalogues', async () => {
   }
   for (const role of roles) used.add(`role.${role}`);
   for (const reason of ['checkmate', 'all_pieces_captured', 'stalemate', 'insufficient_material', 'seventy_five_moves',
-    'fivefold_repetition', 'fifty_moves', 'threefold_repetition', 'time', 'time_vs_insufficient_material', 'resignation', 'agreement']) {
+    'fivefold_repetition', 'fifty_moves', 'threefold_repetition', 'timeout', 'timeout_vs_insufficient_material', 'resignation', 'agreement', 'setup_failed']) {
     used.add(`reason.${reason}`);
   }
   for (const tc of TIME_CONTROLS) used.add(`time.${tc}`);
@@ -82,8 +82,9 @@ test('t fills placeholders and flags unknown keys', () => {
 });
 
 test('the menu lists the ten entries people use, in order', () => {
+  // Learn and "Play the computer" up front (issue #20, item 8: the order changed on purpose).
   assert.deepEqual(MENU.map((m) => m.id), [
-    'classic', 'custom', 'computer', 'lan', 'online', 'horde', 'chaturaji', 'learn', 'settings', 'about',
+    'learn', 'computer', 'classic', 'custom', 'lan', 'online', 'horde', 'chaturaji', 'settings', 'about',
   ]);
 });
 
@@ -140,6 +141,25 @@ test('taps select, move and open the promotion picker from the backend\'s legal 
   assert.deepEqual(tapDecision(computer, 'e2'), { kind: 'none' }, 'no moves for the computer');
   const over = withGame(snapshot({ result: { winner: 'black', reason: 'checkmate' } }));
   assert.deepEqual(tapDecision(over, 'e2'), { kind: 'none' });
+});
+
+test('a premove in the computer\'s time: own piece, any square; played when legal, dropped if not', () => {
+  const thinking = withGame(snapshot({ opponent: { kind: 'computer', color: 'black', level: 1 }, board: { ...snapshot().board, turn: 'black' } }));
+  let state = thinking;
+  const own = state.game.board.pieces.find((p) => p.color === 'white').square;
+  assert.deepEqual(tapDecision(state, own), { kind: 'select', square: own }, 'the person picks a piece in the opponent\'s time');
+  state = reduce(state, { type: 'select', square: own });
+  assert.deepEqual(tapDecision(state, 'h5'), { kind: 'premove', premove: { from: own, to: 'h5' } });
+  state = reduce(state, { type: 'premove', premove: { from: 'e2', to: 'e4' } });
+  assert.deepEqual(tapDecision(state, 'a1'), { kind: 'premove', premove: null }, 'any tap cancels a premove');
+  assert.equal(premoveToPlay(state), null, 'not yet the person\'s turn');
+  const turn = (st) => ({ ...st, game: { ...st.game, board: { ...st.game.board, turn: 'white' } } });
+  const legal = turn(state);
+  assert.equal(premoveToPlay(legal), 'e2e4');
+  assert.equal(premoveToPlay(turn(reduce(state, { type: 'premove', premove: { from: 'a7', to: 'a8' } }))), 'a7a8q', 'a premoved pawn becomes a queen');
+  const illegal = turn(reduce(state, { type: 'premove', premove: { from: 'e2', to: 'e5' } }));
+  assert.equal(premoveToPlay(illegal), null, 'an illegal premove is dropped');
+  assert.equal(tapDecision(withGame(snapshot()), 'e2').kind === 'premove', false, 'no premoves between two people at one board');
 });
 
 test('the board turns for Black against the computer and with auto-turn', () => {
@@ -207,6 +227,62 @@ test('custom setup: who builds first, what the builder may show, what a tap asks
   assert.equal(buildTap(view, null, 'b1'), null, 'an empty square with nothing picked does nothing');
   assert.deepEqual(buildTap(view, 'queen', 'e1'), { square: 'e1', role: 'king' }, 'the king square is asked about (and refused)');
   assert.deepEqual(PALETTE.map(([, cost]) => cost), [1, 3, 3, 5, 6, 8, 9, 13]);
+});
+
+test('hidden pass-and-play: an army White saves during the setup is not offered to Black', () => {
+  const older = { id: 1, name: 'Old', army: 'x', status: 'variant' };
+  const whites = { id: 2, name: 'White secret', army: 'y', status: 'variant' };
+  const blacks = { id: 3, name: 'Black one', army: 'z', status: 'classic' };
+  const begin = (hidden) => {
+    let state = reduce(initialState('en'), { type: 'setup/open', entry: 'custom' });
+    state = reduce(state, { type: 'setup/change', key: 'hidden', value: hidden });
+    state = reduce(state, { type: 'build/begin', person: 'white' });
+    state = reduce(state, { type: 'build/saved', saved: [older] });
+    return reduce(state, { type: 'build/saved', saved: [older, whites], saving: true });
+  };
+  const toBlack = (state) => reduce(reduce(state, { type: 'build/stage', stage: 'handover', side: 'white' }),
+    { type: 'build/stage', stage: 'build', side: 'black' });
+  let state = begin(true);
+  assert.deepEqual(shownSaved(state.build).map((a) => a.id), [1, 2], 'White sees what White saved');
+  state = toBlack(state);
+  assert.deepEqual(shownSaved(state.build).map((a) => a.id), [1], 'Black is not offered White\'s new army');
+  state = reduce(state, { type: 'build/saved', saved: [older, whites, blacks], saving: true });
+  assert.deepEqual(shownSaved(state.build).map((a) => a.id), [1, 3], 'Black sees its own saved army');
+  state = toBlack(begin(false));
+  assert.deepEqual(shownSaved(state.build).map((a) => a.id), [1, 2], 'without hiding nothing is kept back');
+});
+
+test('the move list steps: first, back, forward, last, from the live game or a move shown', () => {
+  assert.equal(stepPly(5, null, 'prev'), 4, 'back from the live game');
+  assert.equal(stepPly(5, null, 'next'), 5, 'forward from the live game stays there');
+  assert.equal(stepPly(5, 2, 'next'), 3);
+  assert.equal(stepPly(5, 0, 'prev'), 0, 'never before the start');
+  assert.equal(stepPly(5, 3, 'first'), 0);
+  assert.equal(stepPly(5, 3, 'last'), 5);
+});
+
+test('the result speaks to the person against the computer, names the colour between two people', () => {
+  const tr = (key, params) => t('en', key, params);
+  const computer = { opponent: { kind: 'computer', color: 'black', level: 2 } };
+  assert.equal(personColor(computer), 'white');
+  assert.equal(personColor({ opponent: { kind: 'human' } }), null);
+  assert.equal(resultHeadline({ winner: 'white' }, 'white', tr), 'You won');
+  assert.equal(resultHeadline({ winner: 'black' }, 'white', tr), 'You lost');
+  assert.equal(resultHeadline({ winner: null }, 'white', tr), 'Draw');
+  assert.equal(resultHeadline({ winner: 'black' }, null, tr), 'Black wins');
+  assert.equal(resultHeadline({ winner: 'white' }, 'white', (key, params) => t('es', key, params)), 'Has ganado');
+});
+
+test('with Confirm moves a move waits for the second tap; cancel drops it', () => {
+  let state = initialState('en');
+  assert.equal(state.settings.coordinates, true, 'coordinates on by default');
+  assert.equal(state.settings.confirmMove, false, 'moves are played at once by default');
+  state = reduce(state, { type: 'select', square: 'e2' });
+  state = reduce(state, { type: 'move/pending', uci: 'e2e4' });
+  assert.equal(state.ui.pending, 'e2e4');
+  assert.equal(state.ui.selected, null);
+  state = reduce(state, { type: 'move/cancel' });
+  assert.equal(state.ui.pending, null);
 });
 
 test('Learn: the piece moves, blockers toggle and never sit under the piece', () => {

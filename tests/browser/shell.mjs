@@ -1,0 +1,74 @@
+// Starts the web shell (src-tauri/examples/web_shell.rs: the app's command set on Tauri's mock
+// runtime, ui/ over HTTP, the IPC over a WebSocket) and Debian's Chromium through playwright-core.
+import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const SHELL = process.env.MAHARAJAH_WEB_SHELL
+  ?? path.join(process.env.CARGO_TARGET_DIR ?? path.join(root, 'target'), 'debug/examples/web_shell');
+const CHROMIUM = process.env.MAHARAJAH_CHROMIUM ?? '/usr/bin/chromium';
+export const artifacts = path.join(root, 'tests/artifacts');
+
+/** A running shell on a fresh data folder: { url, stop }. */
+export async function startShell() {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-browser-'));
+  const child = spawn(SHELL, [], {
+    env: { ...process.env, MAHARAJAH_DATA_DIR: dataDir, MAHARAJAH_EXPORT_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the web shell (${SHELL}) did not start in 60 s: ${out}`)), 60000);
+    child.on('error', (error) => { clearTimeout(timer); reject(new Error(`cannot run ${SHELL}: ${error.message}`)); });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`the web shell exited (${code}): ${out}`)); });
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const found = /listening on (http:\/\/\S+)/.exec(out);
+      if (found) { clearTimeout(timer); resolve(found[1]); }
+    });
+  });
+  return { url, dataDir, stop: () => child.kill('SIGTERM') };
+}
+
+/** Chromium as the probe starts it: headless, no sandbox (root), no background network. */
+export function launch() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** A phone-like page (touch, mobile viewport) of `width`×`height` on the shell at `url`. */
+export async function phone(browser, url, width, height) {
+  const context = await browser.newContext({
+    viewport: { width, height }, hasTouch: true, isMobile: true, deviceScaleFactor: 2, locale: 'en-US',
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(url);
+  await page.waitForSelector('#screen-menu .menu-item');
+  return { page, context, errors };
+}
+
+/** Waits until `probe()` returns a truthy value, or fails naming `what`. */
+export async function waitFor(what, probe, ms = 15000) {
+  const until = Date.now() + ms;
+  let last;
+  while (Date.now() < until) {
+    try {
+      last = await probe();
+      if (last) return last;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what} (last: ${last})`);
+}
