@@ -14,26 +14,27 @@ use tauri::Runtime;
 
 tauri::ios_plugin_binding!(init_plugin_maharajah_bonjour);
 
-/// The plugin's commands over Tauri's handle; events arrive on a channel per browse or advert.
+/// The plugin's commands over Tauri's handle.
 struct TauriBridge<R: Runtime>(PluginHandle<R>);
 
 impl<R: Runtime> Bridge for TauriBridge<R> {
-    fn call(
-        &self,
-        command: &str,
-        mut args: serde_json::Value,
-        on_event: Option<EventSink>,
-    ) -> Result<(), String> {
-        if let Some(sink) = on_event {
-            let channel: Channel = Channel::new(move |body| {
-                match body {
-                    InvokeResponseBody::Json(text) => sink(&text),
-                    InvokeResponseBody::Raw(bytes) => sink(&String::from_utf8_lossy(&bytes)),
-                }
-                Ok(())
-            });
-            args["onEvent"] = serde_json::to_value(&channel).map_err(|e| e.to_string())?;
-        }
+    /// One `tauri::ipc::Channel` for the app's whole life: on mobile, `Channel::new` registers
+    /// the channel in Tauri's process-wide table (`tauri::plugin::mobile`, where the Swift
+    /// side's `Channel.send` finds it by id), and Tauri 2 never removes an entry, so a channel per
+    /// browse or advert would leak one each. `PluginBonjour` routes the events by their `id`.
+    fn listen(&self, events: EventSink) -> Result<(), String> {
+        let channel: Channel = Channel::new(move |body| {
+            match body {
+                InvokeResponseBody::Json(text) => events(&text),
+                InvokeResponseBody::Raw(bytes) => events(&String::from_utf8_lossy(&bytes)),
+            }
+            Ok(())
+        });
+        let channel = serde_json::to_value(&channel).map_err(|e| e.to_string())?;
+        self.call("listen", serde_json::json!({ "onEvent": channel }))
+    }
+
+    fn call(&self, command: &str, args: serde_json::Value) -> Result<(), String> {
         self.0
             .run_mobile_plugin::<serde_json::Value>(command, args)
             .map(|_| ())

@@ -8,72 +8,90 @@
 //! The shell (src-tauri, iOS only) implements [`Bridge`] over Tauri's `PluginHandle` and installs
 //! it with [`crate::discovery::set_native`].
 //!
+//! ## One event channel
+//!
+//! Tauri 2 keeps every channel handed to a mobile plugin in a process-wide registry it never
+//! empties (`tauri::plugin::mobile`'s `CHANNELS`: `Channel::new` registers, nothing removes), so a
+//! channel per browse or advert would leak one registration, and everything its callback holds,
+//! per start. The plugin therefore gets **one** channel, once ([`Bridge::listen`], the command
+//! `listen`), and every event names the browse or advert it belongs to by `id`. On this side each
+//! running browse or advert is a route in [`PluginBonjour`]'s table, removed when it stops or is
+//! dropped ([`PluginBonjour::routes`] counts them); an event for an id without a route (late,
+//! after a stop) is dropped.
+//!
 //! ## The plugin's commands (Rust → Swift)
 //!
 //! | command | args |
 //! |---|---|
-//! | `browse` | `{ "id": 1, "onEvent": <Channel> }` |
+//! | `listen` | `{ "onEvent": <Channel> }`: the one channel of every event (sent once) |
+//! | `browse` | `{ "id": 1 }` |
 //! | `stopBrowse` | `{ "id": 1 }` |
-//! | `advertise` | `{ "id": 2, "name": "maharajah-1a2b3c4d", "port": 40123, "txt": { "pv": "3", … }, "onEvent": <Channel> }` |
+//! | `advertise` | `{ "id": 2, "name": "maharajah-1a2b3c4d", "port": 40123, "txt": { "pv": "3", … } }` |
 //! | `updateAdvert` | `{ "id": 2, "txt": { … } }`: publishes again (also after `withdrawAdvert`) |
 //! | `withdrawAdvert` | `{ "id": 2 }`: stops publishing (a goodbye goes out); `updateAdvert` brings it back |
 //! | `stopAdvert` | `{ "id": 2 }`: withdraws and forgets the advert |
 //!
 //! `txt` is the desktop advert's TXT record key by key ([`HostAd::txt`]); every value is a
-//! string. Ids are chosen by Rust and unique per process.
+//! string. Ids are chosen by Rust and unique per process. `browse` and `advertise` are rejected
+//! before `listen`.
 //!
-//! ## The plugin's events (Swift → Rust, on the command's channel)
+//! ## The plugin's events (Swift → Rust, on the one channel)
+//!
+//! Every event carries the `id` of its browse or advert, e.g. `{ "id": 1, "event": "searching" }`.
 //!
 //! Browse:
-//! - `{ "event": "searching" }`: the browser is ready (`NWBrowser.State.ready`).
-//! - `{ "event": "found", "name": "maharajah-1a2b3c4d", "port": 40123, "addresses": ["192.168.1.20"], "txt": { "pv": "3", … } }`:
+//! - `{ "id": 1, "event": "searching" }`: the browser is ready (`NWBrowser.State.ready`).
+//! - `{ "id": 1, "event": "found", "name": "maharajah-1a2b3c4d", "port": 40123, "addresses": ["192.168.1.20"], "txt": { "pv": "3", … } }`:
 //!   a result resolved (again when its TXT record changed); `addresses` may hold IPv6 text,
 //!   which is skipped.
-//! - `{ "event": "lost", "name": "maharajah-1a2b3c4d" }`: the result went away.
+//! - `{ "id": 1, "event": "lost", "name": "maharajah-1a2b3c4d" }`: the result went away.
 //!
-//! Both channels:
-//! - `{ "event": "permissionDenied" }`: the person refused local-network access
+//! Both:
+//! - `{ "id": 1, "event": "permissionDenied" }`: the person refused local-network access
 //!   (`kDNSServiceErr_PolicyDenied`).
-//! - `{ "event": "error", "message": "…" }`: anything else.
+//! - `{ "id": 1, "event": "error", "message": "…" }`: anything else.
 //!
-//! Advert only: `{ "event": "published", "name": "…" }` (Bonjour may rename on a clash).
+//! Advert only: `{ "id": 2, "event": "published", "name": "…" }` (Bonjour may rename on a clash).
 //!
-//! An event that is not one of these shapes is reported as an error.
+//! An event with a route that is not one of these shapes is reported as an error.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::net::Ipv4Addr;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use serde::Deserialize;
 use serde_json::json;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 use crate::discovery::{
     Advert, BrowseFailure, BrowseFeed, Discovery, DiscoveryError, HostAd, RawEvent, Sighting,
     SERVICE_TYPE,
 };
 
-/// Receives each event the plugin sends on a command's channel, as JSON text.
+/// Receives each event the plugin sends on its channel, as JSON text.
 pub type EventSink = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Calls the plugin's commands (the shell implements it over Tauri's `PluginHandle`).
 pub trait Bridge: Send + Sync {
-    /// Runs `command` with `args`; with `on_event`, a channel is added to the args as `onEvent`
-    /// and every event the plugin sends on it goes to `on_event`.
+    /// Hands the plugin the one channel every event comes on (the command `listen`, with the
+    /// channel as `onEvent`); each event goes to `events`. Called once per [`PluginBonjour`],
+    /// before its first browse or advert (again only after a failure).
     ///
     /// # Errors
     ///
     /// The plugin's rejection, for people.
-    fn call(
-        &self,
-        command: &str,
-        args: serde_json::Value,
-        on_event: Option<EventSink>,
-    ) -> Result<(), String>;
+    fn listen(&self, events: EventSink) -> Result<(), String>;
+
+    /// Runs `command` with `args`.
+    ///
+    /// # Errors
+    ///
+    /// The plugin's rejection, for people.
+    fn call(&self, command: &str, args: serde_json::Value) -> Result<(), String>;
 }
 
-/// One event of the plugin, as documented in this module.
+/// One event of the plugin, as documented in this module (its `id` is read by the router).
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(tag = "event", rename_all = "camelCase")]
 pub enum PluginEvent {
@@ -146,15 +164,43 @@ pub fn fullname(name: &str) -> String {
     format!("{name}.{SERVICE_TYPE}")
 }
 
+/// Where the one channel's events go: a sink per running browse or advert, by id.
+#[derive(Default)]
+struct Routes {
+    sinks: Mutex<HashMap<u32, EventSink>>,
+}
+
+impl Routes {
+    fn sinks(&self) -> std::sync::MutexGuard<'_, HashMap<u32, EventSink>> {
+        self.sinks.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Hands `text` to the route its `id` names (outside the lock: a sink may start or stop
+    /// another route). Events without a readable id, or for a stopped route, are dropped.
+    fn dispatch(&self, text: &str) {
+        let id = serde_json::from_str::<serde_json::Value>(text)
+            .ok()
+            .and_then(|v| v.get("id").and_then(serde_json::Value::as_u64))
+            .and_then(|id| u32::try_from(id).ok());
+        let sink = id.and_then(|id| self.sinks().get(&id).cloned());
+        if let Some(sink) = sink {
+            sink(text);
+        }
+    }
+}
+
 /// The iOS Bonjour plugin as a [`Discovery`].
 #[derive(Clone)]
 pub struct PluginBonjour {
     bridge: Arc<dyn Bridge>,
+    routes: Arc<Routes>,
+    /// Whether the plugin has the event channel (held while asking, so it is asked once).
+    listening: Arc<Mutex<bool>>,
 }
 
 impl std::fmt::Debug for PluginBonjour {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PluginBonjour").finish_non_exhaustive()
+        f.debug_struct("PluginBonjour").field("routes", &self.routes()).finish_non_exhaustive()
     }
 }
 
@@ -168,12 +214,98 @@ impl PluginBonjour {
     /// Discovery through `bridge`.
     #[must_use]
     pub fn new(bridge: Arc<dyn Bridge>) -> PluginBonjour {
-        PluginBonjour { bridge }
+        PluginBonjour { bridge, routes: Arc::default(), listening: Arc::new(Mutex::new(false)) }
+    }
+
+    /// The browses and adverts whose events are routed now (each running one holds one route;
+    /// stopping or dropping it removes it).
+    #[must_use]
+    pub fn routes(&self) -> usize {
+        self.routes.sinks().len()
+    }
+
+    /// Gives the plugin the event channel, once. The channel's callback holds the routes only
+    /// weakly: Tauri keeps it for the app's life.
+    fn listen(&self) -> Result<(), DiscoveryError> {
+        let mut listening = self.listening.lock().unwrap_or_else(PoisonError::into_inner);
+        if !*listening {
+            let routes: Weak<Routes> = Arc::downgrade(&self.routes);
+            let events: EventSink = Arc::new(move |text: &str| {
+                if let Some(routes) = routes.upgrade() {
+                    routes.dispatch(text);
+                }
+            });
+            self.bridge.listen(events).map_err(refused)?;
+            *listening = true;
+        }
+        Ok(())
+    }
+
+    /// Starts a browse or advert: routes its events to `sink`, then runs `command`. The route
+    /// goes again when the answer is a refusal.
+    fn open(
+        &self,
+        command: &str,
+        args: serde_json::Value,
+        id: u32,
+        stop: &'static str,
+        sink: EventSink,
+    ) -> Result<Session, DiscoveryError> {
+        self.listen()?;
+        self.routes.sinks().insert(id, sink);
+        let session = Session {
+            bridge: self.bridge.clone(),
+            routes: self.routes.clone(),
+            id,
+            stop,
+            done: false,
+        };
+        match self.bridge.call(command, args) {
+            Ok(()) => Ok(session),
+            Err(e) => {
+                session.forget();
+                Err(refused(e))
+            }
+        }
     }
 }
 
 fn refused(message: String) -> DiscoveryError {
     DiscoveryError::Native(message)
+}
+
+/// A running browse or advert on the plugin: stopping it (or dropping it) removes its route and
+/// tells the plugin, once.
+struct Session {
+    bridge: Arc<dyn Bridge>,
+    routes: Arc<Routes>,
+    id: u32,
+    /// `stopBrowse` or `stopAdvert`.
+    stop: &'static str,
+    done: bool,
+}
+
+impl Session {
+    fn stop(&mut self) {
+        if !self.done {
+            self.done = true;
+            // The route first: what the plugin sends while stopping goes nowhere.
+            self.routes.sinks().remove(&self.id);
+            let _ = self.bridge.call(self.stop, json!({ "id": self.id }));
+        }
+    }
+
+    /// Removes the route without telling the plugin (it refused to start).
+    fn forget(mut self) {
+        self.done = true;
+        self.routes.sinks().remove(&self.id);
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.stop();
+    }
 }
 
 impl Discovery for PluginBonjour {
@@ -189,11 +321,9 @@ impl Discovery for PluginBonjour {
                 let _ = tx.send(raw);
             }
         });
-        self.bridge.call("browse", json!({ "id": id }), Some(sink)).map_err(refused)?;
-        let bridge = self.bridge.clone();
-        let stop = Box::new(move || {
-            let _ = bridge.call("stopBrowse", json!({ "id": id }), None);
-        });
+        let mut session = self.open("browse", json!({ "id": id }), id, "stopBrowse", sink)?;
+        // Dropping the feed without calling `stop` stops the browse too (the session's drop).
+        let stop = Box::new(move || session.stop());
         Ok(BrowseFeed { events, stop })
     }
 
@@ -201,7 +331,7 @@ impl Discovery for PluginBonjour {
         let id = next_id();
         let suffix: u32 = rand::random();
         let name = format!("maharajah-{suffix:08x}");
-        let problem = Arc::new(Mutex::new(None));
+        let problem = Arc::new(watch::Sender::new(None));
         let seen = problem.clone();
         let sink: EventSink = Arc::new(move |text: &str| {
             let now = match PluginEvent::decode(text) {
@@ -213,53 +343,41 @@ impl Discovery for PluginBonjour {
                 }
                 Err(e) => Some(e.failure()),
             };
-            *seen.lock().unwrap_or_else(|e| e.into_inner()) = now;
+            seen.send_if_modified(|was| {
+                let changed = *was != now;
+                *was = now;
+                changed
+            });
         });
         let args = json!({ "id": id, "name": name, "port": ad.port, "txt": ad.txt() });
-        self.bridge.call("advertise", args, Some(sink)).map_err(refused)?;
-        Ok(Box::new(PluginAdvert { bridge: self.bridge.clone(), id, stopped: false, problem }))
+        let session = self.open("advertise", args, id, "stopAdvert", sink)?;
+        Ok(Box::new(PluginAdvert { bridge: self.bridge.clone(), session, problem }))
     }
 }
 
 struct PluginAdvert {
     bridge: Arc<dyn Bridge>,
-    id: u32,
-    stopped: bool,
+    session: Session,
     /// The last advert event's trouble (cleared by `published`).
-    problem: Arc<Mutex<Option<BrowseFailure>>>,
+    problem: Arc<watch::Sender<Option<BrowseFailure>>>,
 }
 
 impl Advert for PluginAdvert {
     fn update(&mut self, ad: &HostAd) -> Result<(), DiscoveryError> {
-        let args = json!({ "id": self.id, "txt": ad.txt() });
-        self.bridge.call("updateAdvert", args, None).map_err(refused)
+        let args = json!({ "id": self.session.id, "txt": ad.txt() });
+        self.bridge.call("updateAdvert", args).map_err(refused)
     }
 
     fn withdraw(&mut self) {
-        let _ = self.bridge.call("withdrawAdvert", json!({ "id": self.id }), None);
+        let _ = self.bridge.call("withdrawAdvert", json!({ "id": self.session.id }));
     }
 
     fn shutdown(mut self: Box<Self>) {
-        self.stop();
+        self.session.stop();
     }
 
-    fn problem(&self) -> Option<BrowseFailure> {
-        self.problem.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-}
-
-impl PluginAdvert {
-    fn stop(&mut self) {
-        if !self.stopped {
-            self.stopped = true;
-            let _ = self.bridge.call("stopAdvert", json!({ "id": self.id }), None);
-        }
-    }
-}
-
-impl Drop for PluginAdvert {
-    fn drop(&mut self) {
-        self.stop();
+    fn problems(&self) -> watch::Receiver<Option<BrowseFailure>> {
+        self.problem.subscribe()
     }
 }
 
@@ -446,6 +564,7 @@ mod tests {
             assert_eq!(
                 stand_in.commands(),
                 [
+                    "listen",
                     "browse",
                     "advertise",
                     "withdrawAdvert",
@@ -532,21 +651,141 @@ mod tests {
                 browser.next_event().await,
                 Some(HostEvent::Failed(BrowseFailure::Other(m))) if m.contains("unreadable")
             ));
-            // A refusal of the command itself is an error of `start`.
-            struct Refusing;
-            impl Bridge for Refusing {
-                fn call(
-                    &self,
-                    _: &str,
-                    _: serde_json::Value,
-                    _: Option<EventSink>,
-                ) -> Result<(), String> {
-                    Err("plugin not loaded".into())
-                }
-            }
-            let refused = Browser::start_on(&PluginBonjour::new(Arc::new(Refusing)));
+            // A refusal of the command itself is an error of `start`, and leaves no route.
+            let ios = PluginBonjour::new(Arc::new(Refusing { listen: true }));
+            let refused = Browser::start_on(&ios);
             assert!(matches!(refused, Err(DiscoveryError::Native(m)) if m.contains("not loaded")));
+            assert!(Advertiser::start_on(&ios, ad()).is_err());
+            assert_eq!(ios.routes(), 0);
+            // A plugin that will not take the channel: nothing starts.
+            let deaf = PluginBonjour::new(Arc::new(Refusing { listen: false }));
+            let refused = Browser::start_on(&deaf);
+            assert!(matches!(refused, Err(DiscoveryError::Native(m)) if m.contains("no channel")));
+            assert_eq!(deaf.routes(), 0);
         });
+    }
+
+    /// A plugin that refuses `listen` (when `listen` is false) or every other command.
+    struct Refusing {
+        listen: bool,
+    }
+
+    impl Bridge for Refusing {
+        fn listen(&self, _: EventSink) -> Result<(), String> {
+            if self.listen {
+                Ok(())
+            } else {
+                Err("no channel for you".into())
+            }
+        }
+
+        fn call(&self, _: &str, _: serde_json::Value) -> Result<(), String> {
+            Err("plugin not loaded".into())
+        }
+    }
+
+    fn count(stand_in: &StandIn, command: &str) -> usize {
+        stand_in.commands().iter().filter(|c| *c == command).count()
+    }
+
+    /// Tauri keeps every channel a mobile plugin was given for the app's life, so the bridge
+    /// gives the plugin one channel and routes its events by id: starting and stopping many
+    /// browses and adverts (stopped, shut down or just dropped) leaves no route, no event sink
+    /// and nothing running in the plugin behind, and the plugin was handed one channel.
+    #[test]
+    fn starting_and_stopping_leaves_no_channel_or_route_behind() {
+        const N: usize = 40;
+        runtime().block_on(async {
+            let stand_in = StandIn::new("10.200.0.1");
+            let ios = PluginBonjour::new(Arc::new(stand_in.clone()));
+            for i in 0..N {
+                let mut browser = Browser::start_on(&ios).unwrap();
+                let advertiser = Advertiser::start_on(&ios, ad()).unwrap();
+                assert_eq!(ios.routes(), 2);
+                assert_eq!(stand_in.running(), (1, 1));
+                assert!(browser.wait_for(WAIT, |h| h.open_seats == 1).await.is_some());
+                // Half of them shut down, half dropped: both stop.
+                if i % 2 == 0 {
+                    advertiser.shutdown();
+                    browser.shutdown();
+                } else {
+                    drop(advertiser);
+                    drop(browser);
+                }
+                assert_eq!(ios.routes(), 0, "round {i}");
+                assert_eq!(stand_in.running(), (0, 0), "round {i}");
+            }
+            // A bare feed: once stopped, its sink (the sender of its events) is gone too.
+            let mut feed = ios.browse().unwrap();
+            assert!(matches!(feed.events.recv().await, Some(RawEvent::Searching)));
+            (feed.stop)();
+            assert!(feed.events.recv().await.is_none(), "the stopped browse's sink is released");
+            // A dropped feed stops its browse.
+            drop(ios.browse().unwrap());
+            assert_eq!(ios.routes(), 0);
+            assert_eq!(stand_in.running(), (0, 0));
+            assert_eq!(stand_in.listens(), 1, "one channel for every browse and advert");
+            assert_eq!(count(&stand_in, "browse"), N + 2);
+            assert_eq!(count(&stand_in, "stopBrowse"), N + 2);
+            assert_eq!(count(&stand_in, "advertise"), N);
+            assert_eq!(count(&stand_in, "stopAdvert"), N);
+            // Nothing the plugin says late (after a stop) reaches anyone or fails.
+            stand_in.emit_raw(r#"{"id":1,"event":"searching"}"#);
+        });
+    }
+
+    #[test]
+    fn events_go_to_the_browse_or_advert_they_name() {
+        runtime().block_on(async {
+            let stand_in = StandIn::new("10.200.0.1");
+            let ios = PluginBonjour::new(Arc::new(stand_in.clone()));
+            let mut a = ios.browse().unwrap();
+            let mut b = ios.browse().unwrap();
+            assert!(matches!(a.events.recv().await, Some(RawEvent::Searching)));
+            assert!(matches!(b.events.recv().await, Some(RawEvent::Searching)));
+            let (_, args) = stand_in.calls().into_iter().rfind(|(c, _)| c == "browse").unwrap();
+            let b_id = args["id"].as_u64().unwrap();
+            stand_in.emit_raw(&format!(r#"{{"id":{b_id},"event":"lost","name":"maharajah-0"}}"#));
+            // No id, or an id nobody has: dropped.
+            stand_in.emit_raw(r#"{"event":"lost","name":"maharajah-1"}"#);
+            stand_in.emit_raw(r#"{"id":999999,"event":"lost","name":"maharajah-2"}"#);
+            stand_in.emit_raw("not json");
+            assert!(matches!(
+                b.events.recv().await,
+                Some(RawEvent::Removed { fullname }) if fullname.starts_with("maharajah-0.")
+            ));
+            assert!(a.events.try_recv().is_err(), "browse a heard nothing of b's");
+            assert!(b.events.try_recv().is_err());
+            (a.stop)();
+            (b.stop)();
+            assert_eq!(ios.routes(), 0);
+        });
+    }
+
+    #[test]
+    fn a_refused_advert_is_kept_and_followed() {
+        let mut stand_in = StandIn::new("10.200.0.1");
+        stand_in.refuse_advert = Some("publishing failed (-72000)".into());
+        let ios = PluginBonjour::new(Arc::new(stand_in.clone()));
+        let advertiser = Advertiser::start_on(&ios, ad()).unwrap();
+        assert_eq!(
+            advertiser.problem(),
+            Some(BrowseFailure::Other("publishing failed (-72000)".into()))
+        );
+        let mut problems = advertiser.problems();
+        assert!(problems.borrow_and_update().is_some());
+        // Bonjour publishes after all (e.g. the network came back): the trouble is cleared.
+        let (_, args) = stand_in.calls().into_iter().find(|(c, _)| c == "advertise").unwrap();
+        let id = args["id"].as_u64().unwrap();
+        stand_in.emit_raw(&format!(r#"{{"id":{id},"event":"published","name":"x"}}"#));
+        assert!(problems.has_changed().unwrap());
+        assert_eq!(*problems.borrow_and_update(), None);
+        assert_eq!(advertiser.problem(), None);
+        advertiser.shutdown();
+        assert_eq!(ios.routes(), 0);
+        // The receiver keeps the last word once the advert is gone.
+        assert_eq!(*problems.borrow(), None);
+        assert!(problems.has_changed().is_err(), "closed with the advert");
     }
 
     /// The native discovery is what [`Scope::Native`] runs on once installed (on iOS,
@@ -560,7 +799,7 @@ mod tests {
             let _advertiser = Advertiser::start(ad(), Scope::Native).unwrap();
             let h = browser.wait_for(WAIT, |h| h.compatibility.is_compatible()).await.unwrap();
             assert_eq!(h.address, Some("10.200.0.9:40123".parse().unwrap()));
-            assert_eq!(stand_in.commands()[..2], ["browse", "advertise"]);
+            assert_eq!(stand_in.commands()[..3], ["listen", "browse", "advertise"]);
         });
     }
 }

@@ -1,11 +1,12 @@
 //! A scripted **stand-in** for the iOS Bonjour plugin (`mobile/ios/MaharajahBonjourPlugin.swift`),
 //! for tests on the desktop: it answers the plugin's commands and emits exactly the event
-//! shapes documented in [`crate::bonjour`], as JSON text, the way the Swift side sends them on
-//! a Tauri channel. It replaces only the Apple API (NWBrowser, NetService) that cannot run
+//! shapes documented in [`crate::bonjour`], as JSON text tagged with the browse's or advert's
+//! `id`, on the one channel it was given (`listen`), the way the Swift side sends them on a
+//! Tauri channel. It replaces only the Apple API (NWBrowser, NetService) that cannot run
 //! here: a published advert is "seen" by every browse of the same stand-in, at [`StandIn::address`].
 //! Built for tests only (`cfg(test)` or the `stand-in` feature).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
@@ -15,10 +16,13 @@ use crate::bonjour::{Bridge, EventSink};
 /// What the stand-in holds.
 #[derive(Default)]
 struct State {
-    /// Every command with its args (without the channel), in order.
+    /// Every command with its args, in order (`listen` without its channel).
     calls: Vec<(String, Value)>,
-    /// Browses by id.
-    browses: BTreeMap<u64, EventSink>,
+    /// The one event channel (`listen`), and how many times one was given.
+    channel: Option<EventSink>,
+    listens: usize,
+    /// Open browses by id.
+    browses: BTreeSet<u64>,
     /// Adverts by id: name, port, TXT, and whether published now.
     adverts: BTreeMap<u64, (String, u64, Value, bool)>,
 }
@@ -32,6 +36,9 @@ pub struct StandIn {
     /// Answer every browse and advert with `permissionDenied` (the person refused the
     /// local-network prompt).
     pub deny_permission: bool,
+    /// Answer every advert with `error` and this message (Bonjour refused to publish, e.g.
+    /// `NetService`'s `didNotPublish`); browsing still works.
+    pub refuse_advert: Option<String>,
 }
 
 impl std::fmt::Debug for StandIn {
@@ -40,13 +47,18 @@ impl std::fmt::Debug for StandIn {
     }
 }
 
-fn found(name: &str, port: u64, txt: &Value, address: &str) -> String {
-    json!({ "event": "found", "name": name, "port": port, "addresses": ["fe80::1", address], "txt": txt })
-        .to_string()
+/// `event` for the browse or advert `id`, as the plugin sends it.
+fn tagged(id: u64, mut event: Value) -> String {
+    event["id"] = json!(id);
+    event.to_string()
 }
 
-fn lost(name: &str) -> String {
-    json!({ "event": "lost", "name": name }).to_string()
+fn found(name: &str, port: u64, txt: &Value, address: &str) -> Value {
+    json!({ "event": "found", "name": name, "port": port, "addresses": ["fe80::1", address], "txt": txt })
+}
+
+fn lost(name: &str) -> Value {
+    json!({ "event": "lost", "name": name })
 }
 
 impl StandIn {
@@ -68,11 +80,38 @@ impl StandIn {
         self.lock().calls.iter().map(|(c, _)| c.clone()).collect()
     }
 
-    /// Sends `event` (JSON text) on every open browse, as the plugin would.
+    /// How many event channels the plugin was given (`listen`).
+    #[must_use]
+    pub fn listens(&self) -> usize {
+        self.lock().listens
+    }
+
+    /// The browses and adverts the plugin runs now (started and not stopped).
+    #[must_use]
+    pub fn running(&self) -> (usize, usize) {
+        let st = self.lock();
+        (st.browses.len(), st.adverts.len())
+    }
+
+    /// Sends `event` (JSON text without an id) on every open browse, as the plugin would.
     pub fn emit(&self, event: &str) {
-        let sinks: Vec<EventSink> = self.lock().browses.values().cloned().collect();
-        for s in sinks {
-            s(event);
+        let (channel, ids) = {
+            let st = self.lock();
+            (st.channel.clone(), st.browses.iter().copied().collect::<Vec<_>>())
+        };
+        let (Some(channel), Ok(event)) = (channel, serde_json::from_str::<Value>(event)) else {
+            return;
+        };
+        for id in ids {
+            channel(&tagged(id, event.clone()));
+        }
+    }
+
+    /// Sends `text` as it is on the event channel (an event the plugin should not send).
+    pub fn emit_raw(&self, text: &str) {
+        let channel = self.lock().channel.clone();
+        if let Some(channel) = channel {
+            channel(text);
         }
     }
 
@@ -86,36 +125,42 @@ fn id_of(args: &Value) -> Result<u64, String> {
 }
 
 impl Bridge for StandIn {
-    fn call(&self, command: &str, args: Value, on_event: Option<EventSink>) -> Result<(), String> {
+    fn listen(&self, events: EventSink) -> Result<(), String> {
+        let mut st = self.lock();
+        st.calls.push(("listen".to_owned(), Value::Null));
+        st.channel = Some(events);
+        st.listens += 1;
+        Ok(())
+    }
+
+    fn call(&self, command: &str, args: Value) -> Result<(), String> {
         let id = id_of(&args)?;
-        let mut out: Vec<(EventSink, String)> = Vec::new();
-        {
+        let mut out: Vec<String> = Vec::new();
+        let channel = {
             let mut st = self.lock();
             st.calls.push((command.to_owned(), args.clone()));
-            let browses: Vec<EventSink> = st.browses.values().cloned().collect();
+            let Some(channel) = st.channel.clone() else {
+                return Err(format!("{command} before listen: no event channel"));
+            };
+            let browses: Vec<u64> = st.browses.iter().copied().collect();
             match command {
                 "browse" => {
-                    let sink = on_event.ok_or("browse without a channel")?;
                     if self.deny_permission {
-                        out.push((
-                            sink.clone(),
-                            json!({ "event": "permissionDenied" }).to_string(),
-                        ));
+                        out.push(tagged(id, json!({ "event": "permissionDenied" })));
                     } else {
-                        out.push((sink.clone(), json!({ "event": "searching" }).to_string()));
+                        out.push(tagged(id, json!({ "event": "searching" })));
                         for (name, port, txt, live) in st.adverts.values() {
                             if *live {
-                                out.push((sink.clone(), found(name, *port, txt, &self.address)));
+                                out.push(tagged(id, found(name, *port, txt, &self.address)));
                             }
                         }
                     }
-                    st.browses.insert(id, sink);
+                    st.browses.insert(id);
                 }
                 "stopBrowse" => {
                     st.browses.remove(&id);
                 }
                 "advertise" => {
-                    let sink = on_event.ok_or("advertise without a channel")?;
                     let name = args["name"].as_str().ok_or("no name")?.to_owned();
                     let port = args["port"].as_u64().ok_or("no port")?;
                     let txt = args["txt"].clone();
@@ -123,23 +168,29 @@ impl Bridge for StandIn {
                         return Err(format!("TXT values must be strings: {txt}"));
                     }
                     if self.deny_permission {
-                        out.push((sink, json!({ "event": "permissionDenied" }).to_string()));
+                        out.push(tagged(id, json!({ "event": "permissionDenied" })));
+                        st.adverts.insert(id, (name, port, txt, false));
+                    } else if let Some(message) = &self.refuse_advert {
+                        out.push(tagged(id, json!({ "event": "error", "message": message })));
                         st.adverts.insert(id, (name, port, txt, false));
                     } else {
-                        out.push((sink, json!({ "event": "published", "name": name }).to_string()));
+                        out.push(tagged(id, json!({ "event": "published", "name": name })));
                         for b in &browses {
-                            out.push((b.clone(), found(&name, port, &txt, &self.address)));
+                            out.push(tagged(*b, found(&name, port, &txt, &self.address)));
                         }
                         st.adverts.insert(id, (name, port, txt, true));
                     }
                 }
                 "updateAdvert" => {
                     let address = self.address.clone();
+                    let refused = self.deny_permission || self.refuse_advert.is_some();
                     let a = st.adverts.get_mut(&id).ok_or("no such advert")?;
                     a.2 = args["txt"].clone();
-                    a.3 = true;
-                    for b in &browses {
-                        out.push((b.clone(), found(&a.0, a.1, &a.2, &address)));
+                    if !refused {
+                        a.3 = true;
+                        for b in &browses {
+                            out.push(tagged(*b, found(&a.0, a.1, &a.2, &address)));
+                        }
                     }
                 }
                 "withdrawAdvert" | "stopAdvert" => {
@@ -153,16 +204,17 @@ impl Bridge for StandIn {
                     };
                     if let Some(name) = gone {
                         for b in &browses {
-                            out.push((b.clone(), lost(&name)));
+                            out.push(tagged(*b, lost(&name)));
                         }
                     }
                 }
                 other => return Err(format!("the plugin has no command {other}")),
             }
-        }
+            channel
+        };
         // Events go out after the command has returned its state, as the plugin's would.
-        for (sink, event) in out {
-            sink(&event);
+        for event in out {
+            channel(&event);
         }
         Ok(())
     }

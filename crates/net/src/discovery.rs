@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use maharajah_protocol::{AccessCode, Variant, PROTOCOL_VERSION};
 use mdns_sd::{DaemonStatus, IfKind, ServiceDaemon, ServiceEvent, ServiceInfo};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 /// The DNS-SD service type of a Maharajah host.
 pub const SERVICE_TYPE: &str = "_maharajah._tcp.local.";
@@ -212,10 +212,12 @@ pub trait Advert: Send {
     fn withdraw(&mut self);
     /// Withdraws and releases everything (may block briefly).
     fn shutdown(self: Box<Self>);
-    /// Why the announcement is not out, when the service said so later (the iOS plugin reports
-    /// a refused local-network permission after the command returned). None: no word of trouble.
-    fn problem(&self) -> Option<BrowseFailure> {
-        None
+    /// Why the announcement is not out, as the service says it later (the iOS plugin reports a
+    /// refused local-network permission or a publishing error after the command returned; a
+    /// `published` clears it). The value is None while there is no word of trouble; the default
+    /// (mdns-sd, which refuses at once or not at all) never changes.
+    fn problems(&self) -> watch::Receiver<Option<BrowseFailure>> {
+        watch::channel(None).1
     }
 }
 
@@ -469,7 +471,13 @@ impl Advertiser {
     /// Why the advertisement is not out, when the discovery reported it after starting (the iOS
     /// plugin: local-network access refused). Guests can still join by code or address.
     pub fn problem(&self) -> Option<BrowseFailure> {
-        self.advert.problem()
+        self.advert.problems().borrow().clone()
+    }
+
+    /// [`Advertiser::problem`] as it changes (for a host screen that says so when it happens).
+    /// It keeps its last value once the advertiser is gone.
+    pub fn problems(&self) -> watch::Receiver<Option<BrowseFailure>> {
+        self.advert.problems()
     }
 
     /// Withdraws the advertisement and stops the daemon, waiting (up to 2 s) for its thread.

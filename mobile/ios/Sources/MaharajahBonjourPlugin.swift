@@ -8,9 +8,17 @@
 // closes at once). Advertising: NetService, because NWListener can only announce a port it
 // listens on itself, and the embedded server (tokio) already holds the game's port.
 //
+// Events: ONE channel for the plugin's life (`listen`), every event tagged with the `id` of its
+// browse or advert. Tauri 2 keeps each channel handed to a mobile plugin in a Rust-side table it
+// never empties (`Channel::new` registers; there is no removal), so a channel per browse or
+// advert would leak one registration per start. Stopping releases everything else a browse or
+// advert holds here (NWBrowser and its resolving NWConnections cancelled and their handlers
+// cleared; the NetService stopped and its delegate cleared) and the Rust side drops its route.
+//
 // NOT COMPILED on the machine this was written on (Linux, no Xcode): written against Tauri 2's
-// iOS plugin API (Plugin, Invoke.parseArgs, Invoke.resolve/reject, Channel.send) and Apple's
-// Network framework / Foundation NetService documentation. See mobile/README.md.
+// iOS plugin API as its sources define it (Plugin, Invoke.parseArgs, Invoke.resolve/reject,
+// Channel: Decodable with `send<T: Encodable>(_:) throws`) and Apple's Network framework /
+// Foundation NetService documentation. See mobile/README.md.
 
 import Foundation
 import Network
@@ -24,8 +32,7 @@ private let policyDenied: Int32 = -65570
 
 private let serviceType = "_maharajah._tcp"
 
-class BrowseArgs: Decodable {
-  let id: UInt32
+class ListenArgs: Decodable {
   let onEvent: Channel
 }
 
@@ -38,7 +45,6 @@ class AdvertiseArgs: Decodable {
   let name: String
   let port: UInt16
   let txt: [String: String]
-  let onEvent: Channel
 }
 
 class UpdateArgs: Decodable {
@@ -46,8 +52,10 @@ class UpdateArgs: Decodable {
   let txt: [String: String]
 }
 
-/// One event on a channel; absent fields are left out of the JSON.
+/// One event on the channel; absent fields are left out of the JSON. `id` names the browse or
+/// advert (set by `Emitter`).
 struct BonjourEvent: Encodable {
+  var id: UInt32 = 0
   let event: String
   var name: String? = nil
   var port: UInt16? = nil
@@ -56,11 +64,19 @@ struct BonjourEvent: Encodable {
   var message: String? = nil
 }
 
-private func send(_ channel: Channel, _ event: BonjourEvent) {
-  do {
-    try channel.send(event)
-  } catch {
-    NSLog("maharajah bonjour: cannot send \(event.event): \(error)")
+/// Sends the events of one browse or advert on the plugin's one channel, tagged with its id.
+struct Emitter {
+  let id: UInt32
+  let channel: Channel
+
+  func send(_ event: BonjourEvent) {
+    var tagged = event
+    tagged.id = id
+    do {
+      try channel.send(tagged)
+    } catch {
+      NSLog("maharajah bonjour: cannot send \(event.event): \(error)")
+    }
   }
 }
 
@@ -74,12 +90,14 @@ private func isPolicyDenied(_ error: NWError) -> Bool {
 /// One running browse.
 final class Browse {
   let browser: NWBrowser
-  let channel: Channel
+  let emitter: Emitter
   /// Resolving connections by instance name.
   var resolving: [String: NWConnection] = [:]
+  /// Set by `cancel`: nothing is reported afterwards.
+  var stopped = false
 
-  init(channel: Channel, queue: DispatchQueue) {
-    self.channel = channel
+  init(emitter: Emitter, queue: DispatchQueue) {
+    self.emitter = emitter
     let descriptor = NWBrowser.Descriptor.bonjourWithTXTRecord(type: serviceType, domain: nil)
     let parameters = NWParameters()
     parameters.includePeerToPeer = false
@@ -92,14 +110,15 @@ final class Browse {
   }
 
   func stateChanged(_ state: NWBrowser.State) {
+    if stopped { return }
     switch state {
     case .ready:
-      send(channel, BonjourEvent(event: "searching"))
+      emitter.send(BonjourEvent(event: "searching"))
     case .waiting(let error), .failed(let error):
       if isPolicyDenied(error) {
-        send(channel, BonjourEvent(event: "permissionDenied"))
+        emitter.send(BonjourEvent(event: "permissionDenied"))
       } else {
-        send(channel, BonjourEvent(event: "error", message: "\(error)"))
+        emitter.send(BonjourEvent(event: "error", message: "\(error)"))
       }
     default:
       break
@@ -107,6 +126,7 @@ final class Browse {
   }
 
   func resultsChanged(_ changes: Set<NWBrowser.Result.Change>, queue: DispatchQueue) {
+    if stopped { return }
     for change in changes {
       switch change {
       case .added(let result):
@@ -116,7 +136,7 @@ final class Browse {
       case .removed(let result):
         if case .service(let name, _, _, _) = result.endpoint {
           resolving.removeValue(forKey: name)?.cancel()
-          send(channel, BonjourEvent(event: "lost", name: name))
+          emitter.send(BonjourEvent(event: "lost", name: name))
         }
       default:
         break
@@ -139,7 +159,7 @@ final class Browse {
     resolving.removeValue(forKey: name)?.cancel()
     resolving[name] = connection
     connection.stateUpdateHandler = { [weak self, weak connection] state in
-      guard let self = self, let connection = connection else { return }
+      guard let self = self, let connection = connection, !self.stopped else { return }
       switch state {
       case .ready:
         if case .hostPort(let host, let port) = connection.currentPath?.remoteEndpoint {
@@ -152,8 +172,7 @@ final class Browse {
           default:
             break
           }
-          send(
-            self.channel,
+          self.emitter.send(
             BonjourEvent(
               event: "found", name: name, port: port.rawValue, addresses: addresses, txt: txt))
         }
@@ -161,9 +180,9 @@ final class Browse {
         self.resolving.removeValue(forKey: name)
       case .waiting(let error), .failed(let error):
         if isPolicyDenied(error) {
-          send(self.channel, BonjourEvent(event: "permissionDenied"))
+          self.emitter.send(BonjourEvent(event: "permissionDenied"))
         } else {
-          send(self.channel, BonjourEvent(event: "error", message: "resolving \(name): \(error)"))
+          self.emitter.send(BonjourEvent(event: "error", message: "resolving \(name): \(error)"))
         }
         connection.cancel()
         self.resolving.removeValue(forKey: name)
@@ -174,9 +193,16 @@ final class Browse {
     connection.start(queue: queue)
   }
 
+  /// Stops browsing and releases the browser's and the connections' handlers.
   func cancel() {
+    stopped = true
+    browser.stateUpdateHandler = nil
+    browser.browseResultsChangedHandler = nil
     browser.cancel()
-    for (_, c) in resolving { c.cancel() }
+    for (_, c) in resolving {
+      c.stateUpdateHandler = nil
+      c.cancel()
+    }
     resolving.removeAll()
   }
 }
@@ -184,10 +210,10 @@ final class Browse {
 /// One advert (NetService needs a run loop: every call happens on the main thread).
 final class Advert: NSObject, NetServiceDelegate {
   let service: NetService
-  let channel: Channel
+  let emitter: Emitter
 
-  init(name: String, port: UInt16, txt: [String: String], channel: Channel) {
-    self.channel = channel
+  init(name: String, port: UInt16, txt: [String: String], emitter: Emitter) {
+    self.emitter = emitter
     service = NetService(domain: "local.", type: serviceType + ".", name: name, port: Int32(port))
     super.init()
     service.delegate = self
@@ -198,20 +224,26 @@ final class Advert: NSObject, NetServiceDelegate {
   func setTXT(_ txt: [String: String]) {
     let record = NetService.data(fromTXTRecord: txt.mapValues { Data($0.utf8) })
     if !service.setTXTRecord(record) {
-      send(channel, BonjourEvent(event: "error", message: "the TXT record was refused"))
+      emitter.send(BonjourEvent(event: "error", message: "the TXT record was refused"))
     }
   }
 
+  /// Withdraws for good: nothing is reported afterwards.
+  func stop() {
+    service.delegate = nil
+    service.stop()
+  }
+
   func netServiceDidPublish(_ sender: NetService) {
-    send(channel, BonjourEvent(event: "published", name: sender.name))
+    emitter.send(BonjourEvent(event: "published", name: sender.name))
   }
 
   func netService(_ sender: NetService, didNotPublish errorDict: [String: NSNumber]) {
     let code = errorDict[NetService.errorCode]?.int32Value ?? 0
     if code == policyDenied {
-      send(channel, BonjourEvent(event: "permissionDenied"))
+      emitter.send(BonjourEvent(event: "permissionDenied"))
     } else {
-      send(channel, BonjourEvent(event: "error", message: "publishing failed (\(code))"))
+      emitter.send(BonjourEvent(event: "error", message: "publishing failed (\(code))"))
     }
   }
 }
@@ -222,12 +254,35 @@ class MaharajahBonjourPlugin: Plugin {
   private var adverts: [UInt32: Advert] = [:]
   /// Adverts withdrawn (stopped) but kept for `updateAdvert` to publish again.
   private var withdrawn: Set<UInt32> = []
+  /// The one event channel (`listen`); commands may arrive on any thread.
+  private let channelLock = NSLock()
+  private var channel: Channel?
+
+  private func emitter(_ id: UInt32, _ invoke: Invoke) -> Emitter? {
+    channelLock.lock()
+    defer { channelLock.unlock() }
+    guard let channel = channel else {
+      invoke.reject("no event channel: call listen first")
+      return nil
+    }
+    return Emitter(id: id, channel: channel)
+  }
+
+  /// Takes the channel every event goes on (the Rust side sends it once).
+  @objc public func listen(_ invoke: Invoke) throws {
+    let args = try invoke.parseArgs(ListenArgs.self)
+    channelLock.lock()
+    channel = args.onEvent
+    channelLock.unlock()
+    invoke.resolve()
+  }
 
   @objc public func browse(_ invoke: Invoke) throws {
-    let args = try invoke.parseArgs(BrowseArgs.self)
+    let args = try invoke.parseArgs(IdArgs.self)
+    guard let emitter = emitter(args.id, invoke) else { return }
     queue.async {
       self.browses.removeValue(forKey: args.id)?.cancel()
-      self.browses[args.id] = Browse(channel: args.onEvent, queue: self.queue)
+      self.browses[args.id] = Browse(emitter: emitter, queue: self.queue)
     }
     invoke.resolve()
   }
@@ -242,10 +297,12 @@ class MaharajahBonjourPlugin: Plugin {
 
   @objc public func advertise(_ invoke: Invoke) throws {
     let args = try invoke.parseArgs(AdvertiseArgs.self)
+    guard let emitter = emitter(args.id, invoke) else { return }
     DispatchQueue.main.async {
-      self.adverts.removeValue(forKey: args.id)?.service.stop()
+      self.adverts.removeValue(forKey: args.id)?.stop()
+      self.withdrawn.remove(args.id)
       self.adverts[args.id] = Advert(
-        name: args.name, port: args.port, txt: args.txt, channel: args.onEvent)
+        name: args.name, port: args.port, txt: args.txt, emitter: emitter)
       invoke.resolve()
     }
   }
@@ -279,7 +336,7 @@ class MaharajahBonjourPlugin: Plugin {
   @objc public func stopAdvert(_ invoke: Invoke) throws {
     let args = try invoke.parseArgs(IdArgs.self)
     DispatchQueue.main.async {
-      self.adverts.removeValue(forKey: args.id)?.service.stop()
+      self.adverts.removeValue(forKey: args.id)?.stop()
       self.withdrawn.remove(args.id)
       invoke.resolve()
     }
