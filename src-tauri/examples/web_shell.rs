@@ -35,7 +35,7 @@ use tokio_tungstenite::tungstenite::Message;
 /// The page's half: the `__TAURI__` surface over the WebSocket.
 const SHIM: &str = include_str!("web_shell.js");
 /// Every event name the app pushes (`maharajah_app::Push::event`).
-const EVENTS: [&str; 9] = [
+const EVENTS: [&str; 11] = [
     "game",
     "clock",
     "net",
@@ -43,6 +43,8 @@ const EVENTS: [&str; 9] = [
     "chaturaji",
     "lan-hosts",
     "lan-status",
+    "lan-hosted",
+    "chaturaji-hosted",
     "analysis",
     "analysis-engine",
 ];

@@ -6,7 +6,7 @@
 //! compatible, or greyed with the reason), and joins a host from that list, by a typed
 //! `address:port` plus room code, or by the 18-character join code the host shows (also as a QR
 //! code of [`join_url`]). Pushed events go through a [`Sink`]: in the app, the shell emits them as
-//! the events `lan-hosts` and `lan-status`.
+//! the events `lan-hosts`, `lan-status` and `lan-hosted`.
 //!
 //! Once seated (host or guest) the connection and its seat credentials are held in a
 //! [`LanGame`]; a watcher reports its state (`lan-status`): waiting for the guest, both seated,
@@ -21,7 +21,10 @@
 //!
 //! On iOS the list and the adverts come from the system's Bonjour (the Swift plugin behind
 //! `maharajah_net::discovery::Discovery`), with the same verdicts; a refused local-network
-//! permission is pushed as the list's `problem` (`lan_permission`).
+//! permission is pushed as the list's `problem` (`lan_permission`). On the host's side a refused
+//! advertisement (that permission, or Bonjour refusing to publish) does not stop hosting: the
+//! hosted view's `advert_problem` says so in the same vocabulary (`lan_permission`,
+//! `lan_discovery`), naming the fallbacks, and is pushed again (`lan-hosted`) when it changes.
 //!
 //! Multicast: a [`Browser`] or [`LanHost`] sends mDNS on every IPv4 interface. Tests and the
 //! end-to-end run set [`SCOPE_ENV`] to `loopback` and run inside a private network namespace
@@ -182,6 +185,27 @@ pub struct ListProblem {
 /// What a refused local-network permission (iOS's prompt) says.
 const PERMISSION_MESSAGE: &str = "This app may not use the local network, so it cannot find games here. Allow it in Settings › Privacy & Security › Local Network, or join with the host's join code or address.";
 
+/// What the host's screen says when guests cannot see the game because local-network access is
+/// refused.
+const HOST_PERMISSION_MESSAGE: &str = "This app may not use the local network, so devices on this Wi-Fi do not see this game in their list. Allow it in Settings › Privacy & Security › Local Network, or let the guest join with the join code, the QR code, or the address and room code shown here.";
+
+impl ListProblem {
+    /// Why guests do not see this device's game in their list (the advertisement was refused),
+    /// with the fallbacks the host's screen shows.
+    #[must_use]
+    pub fn for_host(f: &BrowseFailure) -> ListProblem {
+        match f {
+            BrowseFailure::PermissionDenied => {
+                ListProblem { code: "lan_permission", message: HOST_PERMISSION_MESSAGE.into() }
+            }
+            BrowseFailure::Other(reason) => ListProblem {
+                code: "lan_discovery",
+                message: format!("This game cannot be announced on this network ({reason}), so it is not in the guests' list. Let the guest join with the join code, the QR code, or the address and room code shown here."),
+            },
+        }
+    }
+}
+
 impl From<&BrowseFailure> for ListProblem {
     fn from(f: &BrowseFailure) -> ListProblem {
         match f {
@@ -228,6 +252,10 @@ pub struct Hosting {
     pub join_url: Option<String>,
     /// The QR code of `join_url`.
     pub qr: Option<QrView>,
+    /// Why guests on the network do not see the game in their list (the advertisement was
+    /// refused: `lan_permission`, `lan_discovery`); None while it is announced. The fields above
+    /// still work.
+    pub advert_problem: Option<ListProblem>,
 }
 
 impl Hosting {
@@ -248,8 +276,41 @@ impl Hosting {
             join_code: join_code.map(ToString::to_string),
             qr: join_url.as_deref().and_then(qr),
             join_url,
+            advert_problem: None,
         }
     }
+
+    /// This hosting with `problem` as its advert problem (see [`ListProblem::for_host`]).
+    #[must_use]
+    pub fn with_advert_problem(mut self, problem: Option<&BrowseFailure>) -> Hosting {
+        self.advert_problem = problem.map(ListProblem::for_host);
+        self
+    }
+}
+
+/// Follows an advertisement's problem: each change is written into the hosting view `shared`
+/// holds (through `hosting`) and `push`ed. Ends when the advertisement is gone.
+pub(crate) fn follow_advert<V: Clone + Send + 'static>(
+    mut problems: tokio::sync::watch::Receiver<Option<BrowseFailure>>,
+    shared: Arc<Mutex<V>>,
+    hosting: fn(&mut V) -> &mut Hosting,
+    push: impl Fn(V) + Send + 'static,
+) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        while problems.changed().await.is_ok() {
+            let problem = problems.borrow_and_update().as_ref().map(ListProblem::for_host);
+            let view = {
+                let mut view = lock(&shared);
+                let h = hosting(&mut view);
+                if h.advert_problem == problem {
+                    continue;
+                }
+                h.advert_problem = problem;
+                view.clone()
+            };
+            push(view);
+        }
+    })
 }
 
 /// What the host's screen shows.
@@ -316,6 +377,8 @@ pub enum LanPush {
     Hosts(HostList),
     /// The LAN game's state changed.
     Status(LanStatus),
+    /// What the host's screen shows changed (its advert problem).
+    Hosted(HostedView),
 }
 
 /// Where pushes go (the app: Tauri events; tests: a channel).
@@ -391,7 +454,9 @@ struct Inner {
     host: Option<LanHost>,
     /// The multicast lock's use while hosting.
     advertising: Option<Hold>,
-    hosted: Option<HostedView>,
+    hosted: Option<Arc<Mutex<HostedView>>>,
+    /// Follows the advertisement's problem into `hosted`.
+    advert_follower: Option<JoinHandle<()>>,
     browsing: Option<Browsing>,
     game: Option<LanGame>,
 }
@@ -505,7 +570,9 @@ impl Lan {
         Lan { config, sink, inner: tokio::sync::Mutex::new(Inner::default()) }
     }
 
-    /// Hosts a game: starts the embedded server, creates the room, advertises it.
+    /// Hosts a game: starts the embedded server, creates the room, advertises it. A refused
+    /// advertisement is no error: the answer's `advert_problem` says why guests do not see the
+    /// game in their list, and each later change is pushed ([`LanPush::Hosted`]).
     ///
     /// # Errors
     /// `bad_name`; `lan_busy` while already in a LAN game; `lan_host` when the server cannot start.
@@ -530,13 +597,12 @@ impl Lan {
         let started = LanHost::start(options).await;
         let (lan_host, connection, events) = started.map_err(|e| match e {
             LanHostError::Io(e) => error("lan_host", format!("Cannot open a port to host on: {e}")),
-            LanHostError::Discovery(e) => error(
-                "lan_host",
-                format!("Cannot announce the game on this network ({e}). Nothing was started."),
-            ),
             LanHostError::Net(e) => error("lan_host", e.to_string()),
         })?;
         let seat = lan_host.seat().clone();
+        // The problem now, and every later change (iOS answers its permission prompt later).
+        let mut problems = lan_host.advert_problems();
+        let problem = problems.borrow_and_update().clone();
         let hosted = HostedView {
             hosting: Hosting::new(
                 name,
@@ -548,6 +614,16 @@ impl Lan {
             variant: room.variant,
             hidden: room.hidden_setup,
         };
+        let hosted =
+            HostedView { hosting: hosted.hosting.with_advert_problem(problem.as_ref()), ..hosted };
+        let shared = Arc::new(Mutex::new(hosted.clone()));
+        let sink = self.sink.clone();
+        let follower = follow_advert(
+            problems,
+            shared.clone(),
+            |v: &mut HostedView| &mut v.hosting,
+            move |v| sink(LanPush::Hosted(v)),
+        );
         let address = lan_host.addr();
         let own = SocketAddr::new(
             if self.config.bind.is_unspecified() {
@@ -561,7 +637,8 @@ impl Lan {
             Some(self.watch(Role::Host, host::ws_url(own), address, seat, connection, events));
         inner.host = Some(lan_host);
         inner.advertising = Some(Hold::start(Use::Advertising));
-        inner.hosted = Some(hosted.clone());
+        inner.hosted = Some(shared);
+        inner.advert_follower = Some(follower);
         Ok(hosted)
     }
 
@@ -569,7 +646,7 @@ impl Lan {
     pub async fn hosted(&self) -> Option<HostedView> {
         let mut inner = self.inner.lock().await;
         Lan::reap(&mut inner).await;
-        inner.hosted.clone()
+        inner.hosted.as_ref().map(|h| lock(h).clone())
     }
 
     /// Starts browsing (the list is pushed as it changes) and answers the list now.
@@ -741,11 +818,19 @@ impl Lan {
         let closed = inner.game.as_ref().is_some_and(|g| lock(&g.status).phase == Phase::Closed);
         if closed {
             inner.game = None;
-            inner.hosted = None;
+            Lan::stop_hosting(inner);
             inner.advertising = None;
             if let Some(mut h) = inner.host.take() {
                 h.stop().await;
             }
+        }
+    }
+
+    /// Forgets what the host's screen shows (and stops following its advert).
+    fn stop_hosting(inner: &mut Inner) {
+        inner.hosted = None;
+        if let Some(f) = inner.advert_follower.take() {
+            f.abort();
         }
     }
 
@@ -767,7 +852,7 @@ impl Lan {
             game.watcher.abort();
             game.connection.close().await;
         }
-        inner.hosted = None;
+        Lan::stop_hosting(&mut inner);
         inner.advertising = None;
         if let Some(mut h) = inner.host.take() {
             h.stop().await;
@@ -911,7 +996,7 @@ mod tests {
         let chaturaji = serde_json::to_value(&hosting).expect("serializes");
         assert_eq!(
             keys(chaturaji.clone()),
-            ["address", "join_code", "join_url", "name", "qr", "room"]
+            ["address", "advert_problem", "join_code", "join_url", "name", "qr", "room"]
         );
         assert_eq!(chaturaji["join_url"], format!("maharajah://join/{code}"));
         assert_eq!(chaturaji["address"], address.to_string());
@@ -920,11 +1005,23 @@ mod tests {
         let chess = serde_json::to_value(&chess).expect("serializes");
         assert_eq!(
             keys(chess.clone()),
-            ["address", "hidden", "join_code", "join_url", "name", "qr", "room", "seat", "variant"]
+            [
+                "address",
+                "advert_problem",
+                "hidden",
+                "join_code",
+                "join_url",
+                "name",
+                "qr",
+                "room",
+                "seat",
+                "variant"
+            ]
         );
         assert_eq!(chess["room"], code.room.as_str());
         assert_eq!(chess["seat"], "black");
-        for field in ["name", "address", "room", "join_code", "join_url", "qr"] {
+        assert_eq!(chess["advert_problem"], serde_json::Value::Null);
+        for field in ["name", "address", "room", "join_code", "join_url", "qr", "advert_problem"] {
             assert_eq!(chess[field], chaturaji[field], "{field}");
         }
     }

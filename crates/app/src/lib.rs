@@ -133,7 +133,12 @@ impl App {
             lan: Lan::new(lan, Arc::new(move |push: LanPush| lan_sink.push(push.into()))),
             tables,
             table_net,
-            table_lan: ChaturajiLan::new(lan),
+            table_lan: {
+                let sink = Arc::clone(&sink);
+                ChaturajiLan::pushing(lan, move |hosted| {
+                    sink.push(Push::ChaturajiHosted(Box::new(hosted)));
+                })
+            },
             analysis: analysis::Analysis::new(Arc::clone(&sink)),
             sink,
             time,

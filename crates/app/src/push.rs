@@ -5,10 +5,11 @@
 use serde::Serialize;
 
 use crate::analysis::{AnalysisView, EngineView};
+use crate::chaturaji::lan::ChaturajiHosted;
 use crate::chaturaji::TableView;
 use crate::chess::online::{NetTick, NetUpdate, NetView};
 use crate::chess::session::{ClockView, GameView};
-use crate::lan::{HostList, LanPush, LanStatus};
+use crate::lan::{HostList, HostedView, LanPush, LanStatus};
 
 /// Something the UI is told without asking. It serialises as its payload alone (the event name
 /// says what it is), so the JSON is the payload's own.
@@ -29,6 +30,11 @@ pub enum Push {
     LanHosts(HostList),
     /// The LAN game's state changed (`lan-status`).
     LanStatus(LanStatus),
+    /// What the chess host's screen shows changed: its advert problem (`lan-hosted`).
+    LanHosted(Box<HostedView>),
+    /// What the Chaturaji host's table shows about hosting changed: its advert problem
+    /// (`chaturaji-hosted`).
+    ChaturajiHosted(Box<ChaturajiHosted>),
     /// The analysis board changed by itself: review progress, a review done (`analysis`).
     Analysis(Box<AnalysisView>),
     /// The engine's latest word on the analysis board's node (`analysis-engine`).
@@ -47,6 +53,8 @@ impl Push {
             Push::Chaturaji(_) => "chaturaji",
             Push::LanHosts(_) => "lan-hosts",
             Push::LanStatus(_) => "lan-status",
+            Push::LanHosted(_) => "lan-hosted",
+            Push::ChaturajiHosted(_) => "chaturaji-hosted",
             Push::Analysis(_) => "analysis",
             Push::AnalysisEngine(_) => "analysis-engine",
         }
@@ -67,6 +75,7 @@ impl From<LanPush> for Push {
         match push {
             LanPush::Hosts(list) => Push::LanHosts(list),
             LanPush::Status(status) => Push::LanStatus(status),
+            LanPush::Hosted(hosted) => Push::LanHosted(Box::new(hosted)),
         }
     }
 }

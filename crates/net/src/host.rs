@@ -8,7 +8,9 @@
 //! resync brings it back). A Chaturaji table hosted on this device uses a [`LanServer`] directly.
 //!
 //! Fallbacks for networks that block multicast: the host shows its `address:port` and room code
-//! (the guest calls [`join`]), or a [`JoinCode`] that packs all three into 18 characters.
+//! (the guest calls [`join`]), or a [`JoinCode`] that packs all three into 18 characters. When
+//! the advertisement is refused (at once, or later: iOS's local-network prompt answered "Don't
+//! Allow"), hosting goes on and [`LanHost::advert_problem`] says why, for the host's screen.
 //!
 //! When the host leaves for good ([`LanHost::stop`], or the app is killed), the server stops:
 //! the guest's connection keeps trying to reconnect (reporting `Disconnected` with the next
@@ -23,11 +25,11 @@ use std::time::Instant;
 use maharajah_protocol::{
     AccessCode, RoomEvent, RoomOptions, ACCESS_CODE_ALPHABET, ACCESS_CODE_LEN,
 };
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
 use crate::client::{ConnectOptions, Connection, NetError, NetEvent, SeatCredentials};
-use crate::discovery::{Advertiser, DiscoveryError, HostAd, Scope};
+use crate::discovery::{Advertiser, BrowseFailure, HostAd, Scope};
 
 /// The WebSocket URL of a host address.
 pub fn ws_url(addr: SocketAddr) -> String {
@@ -185,9 +187,6 @@ pub enum LanHostError {
     /// The host's own connection or room creation failed.
     #[error("{0}")]
     Net(#[from] NetError),
-    /// Advertising failed (the game can still be joined by address or join code).
-    #[error("{0}")]
-    Discovery(#[from] DiscoveryError),
 }
 
 /// A LAN game hosted by this device: the embedded server ([`LanServer`]), its advertisement,
@@ -199,6 +198,7 @@ pub struct LanHost {
     seat: SeatCredentials,
     watcher: Option<JoinHandle<Option<Advertiser>>>,
     quit_watcher: Option<oneshot::Sender<()>>,
+    advert_problems: watch::Receiver<Option<BrowseFailure>>,
     started: Instant,
 }
 
@@ -218,7 +218,8 @@ impl LanHost {
     ///
     /// # Errors
     ///
-    /// [`LanHostError`]; the server is stopped again on failure.
+    /// [`LanHostError`]; the server is stopped again on failure. A refused advertisement is
+    /// no failure: the game is hosted without it ([`LanHost::advert_problem`]).
     pub async fn start(
         options: LanHostOptions,
     ) -> Result<(LanHost, Connection, mpsc::UnboundedReceiver<NetEvent>), LanHostError> {
@@ -251,13 +252,13 @@ impl LanHost {
             port,
             addresses: options.lan_address.into_iter().collect(),
         };
-        let advertiser = match Advertiser::start(ad, options.scope) {
-            Ok(a) => a,
-            Err(e) => {
-                conn.close().await;
-                server.stop().await;
-                return Err(e.into());
+        // Guests who cannot see the advert still join by join code or address.
+        let (advertiser, advert_problems) = match Advertiser::start(ad, options.scope) {
+            Ok(a) => {
+                let problems = a.problems();
+                (Some(a), problems)
             }
+            Err(e) => (None, watch::channel(Some(e.failure())).1),
         };
         let join_code = server.join_code(seat.code.clone());
         // Watches the host player's events: withdraws the advertisement when the other seat is
@@ -266,7 +267,7 @@ impl LanHost {
         let own = seat.seat;
         let (quit, mut quit_rx) = oneshot::channel::<()>();
         let watcher = tokio::spawn(async move {
-            let mut advertiser = Some(advertiser);
+            let mut advertiser = advertiser;
             loop {
                 let e = tokio::select! {
                     _ = &mut quit_rx => break,
@@ -303,6 +304,7 @@ impl LanHost {
             seat,
             watcher: Some(watcher),
             quit_watcher: Some(quit),
+            advert_problems,
             started,
         };
         Ok((host, conn, rx))
@@ -326,6 +328,18 @@ impl LanHost {
     /// The host player's seat.
     pub fn seat(&self) -> &SeatCredentials {
         &self.seat
+    }
+
+    /// Why guests on the network cannot see this game in their list, when the advertisement was
+    /// refused (at once, or later by the platform: iOS's local-network permission). None while
+    /// advertised (or withdrawn because the seat is taken).
+    pub fn advert_problem(&self) -> Option<BrowseFailure> {
+        self.advert_problems.borrow().clone()
+    }
+
+    /// [`LanHost::advert_problem`] as it changes (it keeps its last value once hosting stops).
+    pub fn advert_problems(&self) -> watch::Receiver<Option<BrowseFailure>> {
+        self.advert_problems.clone()
     }
 
     /// When `start` began (for the benchmark of host start → visible).

@@ -1,6 +1,7 @@
 //! The LAN commands: host a game on this device, browse the hosts on the Wi-Fi, join one, leave.
-//! Pushed events: `lan-hosts` (the live list) and `lan-status` (the LAN game's state); the game
-//! itself is a network game (`net` events, see [`super::online`]).
+//! Pushed events: `lan-hosts` (the live list), `lan-status` (the LAN game's state) and
+//! `lan-hosted` (the hosted view again, when its advert problem changes); the game itself is a
+//! network game (`net` events, see [`super::online`]).
 
 use maharajah_app::lan::{HostList, HostRequest, HostedView, JoinTarget, LanStatus};
 use maharajah_app::{App, AppError};

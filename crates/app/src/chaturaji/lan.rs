@@ -6,7 +6,10 @@
 //! loopback (so the host plays through the same network session as an online table), and
 //! advertises it over mDNS with TXT `variant=chaturaji` and the number of people seats still open.
 //! The advertisement follows the table: each pushed view recounts the open seats, and when the
-//! last person seat is taken it is withdrawn.
+//! last person seat is taken it is withdrawn. A refused advertisement (iOS's local-network
+//! permission, or Bonjour refusing to publish) does not stop the table: the hosted view's
+//! `advert_problem` says why guests do not see it, and each change is handed to the `pushing`
+//! callback (the app pushes it as `chaturaji-hosted`).
 //!
 //! Guests see the table in the LAN list ([`Lan::browse`], entries with `chaturaji: true`) and join
 //! it with [`ChaturajiLan::join`], which resolves the entry (or a typed address and room code, or a
@@ -16,6 +19,8 @@
 //! plays nobody's seat because the room itself is gone.
 
 use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::task::JoinHandle;
 
 use maharajah_chaturaji::settings::Player;
 use maharajah_chaturaji::Settings;
@@ -27,7 +32,7 @@ use serde::Serialize;
 use crate::chaturaji::online::NetState;
 use crate::chaturaji::view::TableView;
 use crate::error::AppError;
-use crate::lan::{clean_name, parse_room, Hosting, JoinTarget, Lan, LanConfig};
+use crate::lan::{clean_name, follow_advert, parse_room, Hosting, JoinTarget, Lan, LanConfig};
 use crate::multicast::{Hold, Use};
 
 /// What the host's Chaturaji screen shows so others can join without the list: the name, this
@@ -49,12 +54,18 @@ struct Table {
     _hold: Hold,
     server: LanServer,
     advertiser: Arc<Mutex<Option<Advertiser>>>,
-    hosted: ChaturajiHosted,
+    hosted: Arc<Mutex<ChaturajiHosted>>,
+    /// Follows the advertisement's problem into `hosted`.
+    follower: Option<JoinHandle<()>>,
 }
+
+/// Where a changed hosted view goes.
+type OnHosted = Arc<dyn Fn(ChaturajiHosted) + Send + Sync>;
 
 /// The Chaturaji table this device hosts, if any (managed Tauri state).
 pub struct ChaturajiLan {
     config: LanConfig,
+    on_hosted: OnHosted,
     hosting: tokio::sync::Mutex<Option<Table>>,
 }
 
@@ -105,16 +116,32 @@ impl ChaturajiLan {
     /// Hosting with `config` (the same as the chess LAN's: scope, bind address, LAN address).
     #[must_use]
     pub fn new(config: LanConfig) -> ChaturajiLan {
-        ChaturajiLan { config, hosting: tokio::sync::Mutex::new(None) }
+        ChaturajiLan::pushing(config, |_| {})
+    }
+
+    /// As [`ChaturajiLan::new`], handing `on_hosted` the hosted view each time it changes after
+    /// [`ChaturajiLan::host`] answered (the advertisement refused later, or published after all).
+    #[must_use]
+    pub fn pushing(
+        config: LanConfig,
+        on_hosted: impl Fn(ChaturajiHosted) + Send + Sync + 'static,
+    ) -> ChaturajiLan {
+        ChaturajiLan {
+            config,
+            on_hosted: Arc::new(on_hosted),
+            hosting: tokio::sync::Mutex::new(None),
+        }
     }
 
     /// Hosts a table with `settings` (2–4 people seats, the others CPU): starts the server,
     /// creates the table through `net` (this device takes the first person seat), advertises it
     /// as `name`. A table hosted before is stopped first.
     ///
+    /// A refused advertisement does not stop the table: the answer's `advert_problem` says so.
+    ///
     /// # Errors
-    /// `bad_name`; `lan_host` when the server cannot start or the table cannot be announced;
-    /// as [`NetState::create`] (`invalid_options` for invalid settings).
+    /// `bad_name`; `lan_host` when the server cannot start; as [`NetState::create`]
+    /// (`invalid_options` for invalid settings).
     pub async fn host(
         &self,
         name: &str,
@@ -163,37 +190,41 @@ impl ChaturajiLan {
             port: server.addr().port(),
             addresses: self.config.lan_address.into_iter().collect(),
         };
-        match Advertiser::start(ad, self.config.scope) {
-            Ok(a) => *lock(&advertiser) = Some(a),
-            Err(e) => {
-                net.leave().await;
-                server.stop().await;
-                return Err(error(
-                    "lan_host",
-                    format!(
-                        "Cannot announce the table on this network ({e}). Nothing was started."
-                    ),
-                ));
+        // Guests who cannot see the advert still join by join code or address.
+        let (mut problems, problem) = match Advertiser::start(ad, self.config.scope) {
+            Ok(a) => {
+                let problems = a.problems();
+                *lock(&advertiser) = Some(a);
+                (Some(problems), None)
             }
-        }
+            Err(e) => (None, Some(e.failure())),
+        };
+        let problem = problems.as_mut().map_or(problem, |p| p.borrow_and_update().clone());
         // A seat may have been taken between creating and advertising.
         if let Ok(now) = net.view() {
             follow(&advertiser, open_seats(&now));
         }
         let join_code = server.join_code(room);
-        let hosted = Hosting::new(name, server.addr(), code, join_code.as_ref());
+        let hosted = Hosting::new(name, server.addr(), code, join_code.as_ref())
+            .with_advert_problem(problem.as_ref());
+        let shared = Arc::new(Mutex::new(hosted.clone()));
+        let follower = problems.map(|problems| {
+            let on_hosted = self.on_hosted.clone();
+            follow_advert(problems, shared.clone(), |h: &mut Hosting| h, move |h| on_hosted(h))
+        });
         *hosting = Some(Table {
             _hold: Hold::start(Use::Advertising),
             server,
             advertiser,
-            hosted: hosted.clone(),
+            hosted: shared,
+            follower,
         });
         Ok(HostedTable { hosted, table })
     }
 
     /// How to join the table this device hosts (None when not hosting).
     pub async fn hosted(&self) -> Option<ChaturajiHosted> {
-        self.hosting.lock().await.as_ref().map(|h| h.hosted.clone())
+        self.hosting.lock().await.as_ref().map(|h| lock(&h.hosted).clone())
     }
 
     /// The open people seats advertised now (None when not hosting or withdrawn).
@@ -209,7 +240,10 @@ impl ChaturajiLan {
         let Some(mut hosting) = self.hosting.lock().await.take() else {
             return;
         };
-        let hosted_code = hosting.hosted.room.clone();
+        if let Some(f) = hosting.follower.take() {
+            f.abort();
+        }
+        let hosted_code = lock(&hosting.hosted).room.clone();
         let on_it = net.view().is_ok_and(|v| v.remote.is_some_and(|r| r.code == hosted_code));
         if on_it {
             net.leave().await;
