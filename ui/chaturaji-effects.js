@@ -197,6 +197,10 @@ export function subscribeChaturaji(store) {
       store.dispatch({ type: 'chaturaji/lan-hosts', list });
     }
   });
+  // The hosted table's announcement refused (or back) after hosting started: only for that table.
+  api.subscribe('chaturaji-hosted', (hosted) => {
+    if (store.state.chaturaji?.hosted?.room === hosted.room) store.dispatch({ type: 'chaturaji/hosted', hosted });
+  });
   return api.subscribe('chaturaji', (table) => {
     const cj = store.state.chaturaji;
     if (store.state.screen === 'chaturaji' && cj && cj.table && cj.table.id === table.id) {

@@ -1,5 +1,6 @@
 // The Local network screen's effects: host, browse (the list arrives as `lan-hosts` events),
-// join, leave, and the connection state (`lan-status` events).
+// join, leave, the connection state (`lan-status` events), and the hosted game's announcement
+// (`lan-hosted` events, when it is refused or comes back).
 import * as api from './api.js';
 import { t as translate } from './i18n.js';
 import { hostRequest } from './lanstate.js';
@@ -137,6 +138,10 @@ export function subscribeLan(store) {
     else if (was === 'lan') stopBrowsing(store);
   });
   api.subscribe('lan-hosts', (list) => store.dispatch({ type: 'lan/hosts', list }));
+  // The hosted game's announcement refused (or back) after hosting started: only for that game.
+  api.subscribe('lan-hosted', (hosting) => {
+    if (store.state.lan.hosting && store.state.lan.hosting.room === hosting.room) store.dispatch({ type: 'lan/hosted', hosting });
+  });
   api.subscribe('lan-status', (status) => {
     const state = store.state;
     if (status.phase === 'closed' && !status.detail) {

@@ -308,6 +308,7 @@ test('keys built at run time exist: every refusal the backend names, statuses, L
     ...['maharajah', 'chancellor', 'archbishop', 'queen', 'rook', 'bishop', 'knight', 'king'].map((r) => `learn.moves.${r}`),
     ...['pieces', 'army', 'start', 'status', 'hidden', 'end'].flatMap((p) => [`rules.${p}.title`, `rules.${p}.body`]),
     ...['classic', 'learn', 'custom', 'lan', 'online'].flatMap((p) => [`path.${p}`, `path.${p}.hint`]),
+    ...['lan_permission', 'lan_discovery'].flatMap((c) => [`lan.advert.${c}`, `cj.lan.advert.${c}`]),
   ];
   for (const language of ['en', 'es']) {
     for (const key of keys) assert.ok(key in CATALOGUES[language], `${language} lacks ${key}`);

@@ -154,6 +154,8 @@ export default {
   'cj.lan.joinCode': 'Join code',
   'cj.lan.joinWithCode': 'Join with the code',
   'cj.lan.hosting': 'Hosting on this Wi-Fi at {address} · room {code} · join code {join}',
+  'cj.lan.advert.lan_permission': 'Local network access is off for this app, so devices on this Wi-Fi do not see this table in their list. Allow it in Settings › Privacy & Security › Local Network, or let the others join with the join code, or the address and room code above.',
+  'cj.lan.advert.lan_discovery': 'This table cannot be announced on this network, so it is not in the others’ list. Let them join with the join code, or the address and room code above.',
   'cj.turn.other': '{seat} is playing…',
   'cj.error.net_url': 'The server address must be ws://…, wss://… or host:port.',
 };

@@ -154,6 +154,8 @@ export default {
   'cj.lan.joinCode': 'Código de unión',
   'cj.lan.joinWithCode': 'Unirse con el código',
   'cj.lan.hosting': 'Alojada en esta wifi en {address} · sala {code} · código de unión {join}',
+  'cj.lan.advert.lan_permission': 'Esta app no tiene acceso a la red local, así que los dispositivos de esta wifi no ven esta mesa en su lista. Permítelo en Ajustes › Privacidad y seguridad › Red local, o que los demás se unan con el código de unión, o la dirección y el código de sala (arriba).',
+  'cj.lan.advert.lan_discovery': 'No se puede anunciar esta mesa en esta red, así que no aparece en la lista de los demás. Que se unan con el código de unión, o la dirección y el código de sala (arriba).',
   'cj.turn.other': '{seat} está jugando…',
   'cj.error.net_url': 'La dirección del servidor debe ser ws://…, wss://… o equipo:puerto.',
 };

@@ -349,6 +349,8 @@ export default {
   'lan.qr.label': 'QR code of the join code {code}',
   'lan.qr.caption': 'The QR code carries the join link; on a device that cannot scan it, type the join code, or the address and room code.',
   'lan.advertised': 'Devices on this Wi-Fi see this game in their list. It leaves the list once a guest joins.',
+  'lan.advert.lan_permission': 'Local network access is off for this app, so devices on this Wi-Fi do not see this game in their list. Allow it in Settings › Privacy & Security › Local Network, or let the guest join with the join code, the QR code, or the address and room code above.',
+  'lan.advert.lan_discovery': 'This game cannot be announced on this network, so it is not in the guests’ list. Let the guest join with the join code, the QR code, or the address and room code above.',
   'lan.list.title': 'Games on this Wi-Fi',
   'lan.list.searching': 'Looking for games on this Wi-Fi… A game appears here as soon as another device hosts one.',
   'lan.list.off': 'Not looking for games right now.',

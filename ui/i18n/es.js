@@ -349,6 +349,8 @@ export default {
   'lan.qr.label': 'Código QR del código de unión {code}',
   'lan.qr.caption': 'El código QR lleva el enlace de unión; en un dispositivo que no pueda escanearlo, escribe el código de unión, o la dirección y el código de sala.',
   'lan.advertised': 'Los dispositivos de esta wifi ven esta partida en su lista. Sale de la lista en cuanto se une un invitado.',
+  'lan.advert.lan_permission': 'Esta app no tiene acceso a la red local, así que los dispositivos de esta wifi no ven esta partida en su lista. Permítelo en Ajustes › Privacidad y seguridad › Red local, o que el invitado se una con el código de unión, el código QR, o la dirección y el código de sala (arriba).',
+  'lan.advert.lan_discovery': 'No se puede anunciar esta partida en esta red, así que no aparece en la lista de los invitados. Que el invitado se una con el código de unión, el código QR, o la dirección y el código de sala (arriba).',
   'lan.list.title': 'Partidas en esta wifi',
   'lan.list.searching': 'Buscando partidas en esta wifi… Una partida aparece aquí en cuanto otro dispositivo la aloja.',
   'lan.list.off': 'No se están buscando partidas ahora.',

@@ -541,6 +541,10 @@ function renderTablePage(state, ctx) {
         address: cj.hosted.address, code: cj.hosted.room, join: cj.hosted.join_code ?? '—',
       }))
       : null,
+    // Guests on the Wi-Fi do not see the table in their list: why, and the fallbacks above.
+    hostedFor(cj, table) && cj.hosted.advert_problem
+      ? h('p', { class: 'error', id: 'cj-advert-problem', role: 'alert' }, t(`cj.lan.advert.${cj.hosted.advert_problem.code}`))
+      : null,
     h('div', { class: 'cj-layout' },
       h('div', { class: 'board-frame cj-frame' }, renderBoardSvg(state, ctx)),
       h('div', { class: 'cj-side' },

@@ -66,6 +66,16 @@ function hostForm(lan, { t, intent }) {
   ];
 }
 
+/**
+ * Whether guests on this Wi-Fi see the game in their list: yes, or why not (on iOS, local-network
+ * access refused; elsewhere the announcement failed), with the fallbacks shown above.
+ */
+function advertLine(hosting, t) {
+  const problem = hosting.advert_problem;
+  if (!problem) return h('p', { class: 'muted', id: 'lan-advertised' }, t('lan.advertised'));
+  return h('p', { class: 'error', id: 'lan-advert-problem', role: 'alert' }, t(`lan.advert.${problem.code}`));
+}
+
 function hostCard(lan, { t, intent }) {
   const hosting = lan.hosting;
   return [
@@ -77,7 +87,7 @@ function hostCard(lan, { t, intent }) {
       hosting.join_code ? h('dd', { id: 'lan-join-code', class: 'code big' }, hosting.join_code) : null),
     hosting.qr ? h('figure', { class: 'lan-qr-box' }, qrCode(hosting.qr, t('lan.qr.label', { code: hosting.join_code })),
       h('figcaption', { class: 'muted' }, t('lan.qr.caption'))) : null,
-    h('p', { class: 'muted', id: 'lan-advertised' }, t('lan.advertised')),
+    advertLine(hosting, t),
     statusLine(lan, t),
     errorLine(lan, t),
     lan.status && lan.status.phase !== 'waiting_for_guest'
