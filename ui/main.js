@@ -19,6 +19,7 @@ import { renderChaturaji } from './views/chaturaji.js';
 import { chaturajiEffects, subscribeChaturaji } from './chaturaji-effects.js';
 import { renderLan } from './views/lan.js';
 import { lanEffects, subscribeLan } from './lan.js';
+import { holdWhilePressed } from './press-hold.js';
 import { renderOnline } from './views/online.js';
 import { renderNetGame, patchNetClocks } from './views/netgame.js';
 import { netEffects, netLockArmy, netMove, subscribeNet } from './neteffects.js';
@@ -458,7 +459,10 @@ function view(state) {
 
 let renderedScreen = null;
 
-function render(state) {
+/** Draws `state`, but not while a finger or the mouse is pressed (see press-hold.js). */
+const render = holdWhilePressed(document, drawScreen);
+
+function drawScreen(state) {
   setPieceSet(state.settings.pieceSet);
   document.documentElement.lang = state.language;
   document.title = translate(state.language, 'app.title');
