@@ -3,7 +3,7 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::{ChaturajiMsg, ClientMsg, ErrorCode, ServerMsg, MAX_FRAME_BYTES};
+use crate::{ChaturajiMsg, ClientMsg, ErrorCode, LobbyMsg, ServerMsg, MAX_FRAME_BYTES};
 
 /// Why a frame could not be decoded.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -91,10 +91,13 @@ pub fn decode_server(text: &str) -> Result<ServerMsg, DecodeError> {
     let tag = value.get("t").and_then(|t| t.as_str()).unwrap_or_default().to_owned();
     let bad =
         |e: serde_json::Error| DecodeError::BadFields { tag: tag.clone(), detail: e.to_string() };
-    // The Chaturaji messages are an untagged variant: decode them by their own tags, so a bad
-    // field is reported by the message it belongs to.
+    // The Chaturaji and lobby messages are untagged variants: decode them by their own tags, so
+    // a bad field is reported by the message it belongs to.
     if ChaturajiMsg::TAGS.contains(&tag.as_str()) {
         return serde_json::from_value::<ChaturajiMsg>(value).map(ServerMsg::from).map_err(bad);
+    }
+    if LobbyMsg::TAGS.contains(&tag.as_str()) {
+        return serde_json::from_value::<LobbyMsg>(value).map(ServerMsg::from).map_err(bad);
     }
     serde_json::from_value(value).map_err(bad)
 }

@@ -14,6 +14,9 @@
 //! - [`chaturaji`]: Chaturaji rooms (four seats, dice): [`ChaturajiMsg`] (server → client,
 //!   inside [`ServerMsg::Chaturaji`]), [`ChaturajiEvent`], [`ChaturajiSnapshot`]; the client side
 //!   uses [`ClientMsg`] variants (`create_chaturaji`, `join_chaturaji`, …).
+//! - [`lobby`]: open challenges and quick pairing: [`LobbyMsg`] (server → client, inside
+//!   [`ServerMsg::Lobby`]), [`Challenge`], [`ChallengeOptions`]; the client side uses
+//!   [`ClientMsg`] variants (`lobby_subscribe`, `create_challenge`, `play_now`, …).
 //! - [`army`]: the canonical army text (and its engine [`Army`]) and the SHA-256 commitment of
 //!   hidden setup.
 //! - [`Snapshot::apply`] / [`ChaturajiSnapshot::apply`]: the replica every client keeps, the
@@ -31,6 +34,7 @@ pub mod army;
 pub mod chaturaji;
 mod code;
 mod decode;
+pub mod lobby;
 mod replica;
 mod types;
 mod wire;
@@ -43,6 +47,9 @@ pub use chaturaji::{
 };
 pub use code::{AccessCode, AccessCodeError, ACCESS_CODE_ALPHABET, ACCESS_CODE_LEN};
 pub use decode::{decode_client, decode_server, encode, DecodeError};
+pub use lobby::{
+    Challenge, ChallengeId, ChallengeOptions, ColorChoice, LobbyGame, LobbyMsg, RemovedReason,
+};
 pub use replica::ReplicaError;
 pub use types::*;
 

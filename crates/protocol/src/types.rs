@@ -117,6 +117,43 @@ pub enum ClientMsg {
         /// Seat token.
         token: String,
     },
+    /// Subscribes to the lobby's open challenges (see [`crate::lobby`]): answered with
+    /// `lobby_list`, then every change. A second subscribe replaces the filter and resends the
+    /// list.
+    LobbySubscribe {
+        /// Only challenges of these games; empty for every game.
+        #[serde(default)]
+        games: Vec<crate::lobby::LobbyGame>,
+    },
+    /// Ends the lobby subscription.
+    LobbyUnsubscribe,
+    /// Posts a challenge (answered with `challenge_created`).
+    CreateChallenge {
+        /// Game, clock, rated or casual, colour.
+        options: crate::lobby::ChallengeOptions,
+    },
+    /// Withdraws one of this connection's challenges.
+    CancelChallenge {
+        /// The challenge.
+        id: crate::lobby::ChallengeId,
+    },
+    /// Accepts a challenge: the room is made and both players are seated at once.
+    AcceptChallenge {
+        /// The challenge.
+        id: crate::lobby::ChallengeId,
+    },
+    /// Quick pairing: waits for an opponent of about the same rating for this game and clock.
+    PlayNow {
+        /// The game.
+        game: crate::lobby::LobbyGame,
+        /// The clock.
+        time_control: TimeControl,
+        /// Rated (needs an identified player; refused until the server has identities).
+        #[serde(default)]
+        rated: bool,
+    },
+    /// Leaves the quick-pairing queue.
+    CancelPlayNow,
     /// Creates a Chaturaji room and takes its first person seat (see [`crate::chaturaji`]).
     CreateChaturaji {
         /// The table: `players` says which seats are people (2–4) and which are CPU (with level).
@@ -183,6 +220,13 @@ impl ClientMsg {
         "offer_draw",
         "decline_draw",
         "claim_draw",
+        "lobby_subscribe",
+        "lobby_unsubscribe",
+        "create_challenge",
+        "cancel_challenge",
+        "accept_challenge",
+        "play_now",
+        "cancel_play_now",
         "create_chaturaji",
         "join_chaturaji",
         "rejoin_chaturaji",
@@ -206,6 +250,13 @@ impl ClientMsg {
             | ClientMsg::RejoinChaturaji { token, .. }
             | ClientMsg::ChaturajiAct { token, .. }
             | ClientMsg::ChaturajiRematch { token } => Some(token),
+            ClientMsg::LobbySubscribe { .. }
+            | ClientMsg::LobbyUnsubscribe
+            | ClientMsg::CreateChallenge { .. }
+            | ClientMsg::CancelChallenge { .. }
+            | ClientMsg::AcceptChallenge { .. }
+            | ClientMsg::PlayNow { .. }
+            | ClientMsg::CancelPlayNow => None,
             ClientMsg::CreateChaturaji { .. } | ClientMsg::JoinChaturaji { .. } => None,
             ClientMsg::Hello { .. }
             | ClientMsg::Ping { .. }
@@ -283,10 +334,16 @@ pub enum ServerMsg {
     /// `chaturaji_snapshot`, `chaturaji_event`, `chaturaji_ack`; see [`crate::chaturaji`]).
     #[serde(untagged)]
     Chaturaji(ChaturajiMsg),
+    /// A message about the lobby, with its own `t` tags (`lobby_list`, `lobby_added`,
+    /// `lobby_removed`, `challenge_created`, `pairing_queued`, `pairing_cancelled`,
+    /// `lobby_matched`; see [`crate::lobby`]).
+    #[serde(untagged)]
+    Lobby(crate::lobby::LobbyMsg),
 }
 
 impl ServerMsg {
-    /// Every value of the `t` tag, in declaration order (the Chaturaji tags last).
+    /// Every value of the `t` tag, in declaration order (the Chaturaji, then the lobby tags
+    /// last).
     pub const TAGS: &'static [&'static str] = &[
         "welcome",
         "pong",
@@ -300,6 +357,13 @@ impl ServerMsg {
         "chaturaji_snapshot",
         "chaturaji_event",
         "chaturaji_ack",
+        "lobby_list",
+        "lobby_added",
+        "lobby_removed",
+        "challenge_created",
+        "pairing_queued",
+        "pairing_cancelled",
+        "lobby_matched",
     ];
 
     /// Shorthand for [`ServerMsg::Error`].
@@ -349,6 +413,10 @@ error_codes! {
     RoomNotFound => "room_not_found",
     /// Both seats are taken (Chaturaji: every person seat).
     RoomFull => "room_full",
+    /// No open challenge has this number (it was taken, cancelled, or never existed).
+    ChallengeNotFound => "challenge_not_found",
+    /// The connection already has the most open challenges allowed; cancel one first.
+    TooManyChallenges => "too_many_challenges",
     /// The token does not belong to a seat of this room.
     Forbidden => "forbidden",
     /// The connection has not taken a seat yet.
@@ -808,7 +876,7 @@ mod tests {
 
     #[test]
     fn error_code_names_are_the_wire_names() {
-        assert_eq!(ErrorCode::ALL.len(), 28);
+        assert_eq!(ErrorCode::ALL.len(), 30);
         for &code in ErrorCode::ALL {
             let wire = serde_json::to_string(&code).unwrap();
             assert_eq!(wire, format!("\"{}\"", code.as_str()));

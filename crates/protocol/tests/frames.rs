@@ -31,6 +31,24 @@ fn every_client_msg() -> Vec<ClientMsg> {
         ClientMsg::OfferDraw { token: token() },
         ClientMsg::DeclineDraw { token: token() },
         ClientMsg::ClaimDraw { token: token() },
+        ClientMsg::LobbySubscribe { games: vec![LobbyGame::Maharajah] },
+        ClientMsg::LobbyUnsubscribe,
+        ClientMsg::CreateChallenge {
+            options: ChallengeOptions {
+                game: LobbyGame::Chess,
+                time_control: Some(TimeControl { base_ms: 180_000, increment_ms: 2_000 }),
+                rated: false,
+                color: ColorChoice::Black,
+            },
+        },
+        ClientMsg::CancelChallenge { id: 7 },
+        ClientMsg::AcceptChallenge { id: 7 },
+        ClientMsg::PlayNow {
+            game: LobbyGame::Horde,
+            time_control: TimeControl { base_ms: 60_000, increment_ms: 0 },
+            rated: false,
+        },
+        ClientMsg::CancelPlayNow,
         ClientMsg::CreateChaturaji {
             settings: maharajah_chaturaji::Settings::default(),
             device: "device-1".into(),
@@ -132,6 +150,52 @@ fn every_server_msg() -> Vec<ServerMsg> {
         }
         .into(),
         ChaturajiMsg::ChaturajiAck { step: 4, seq: 9 }.into(),
+        LobbyMsg::LobbyList {
+            challenges: vec![Challenge {
+                id: 7,
+                game: LobbyGame::Chess,
+                time_control: None,
+                rated: false,
+                color: ColorChoice::Random,
+                creator: None,
+                rating: 1500,
+            }],
+        }
+        .into(),
+        LobbyMsg::LobbyAdded {
+            challenge: Challenge {
+                id: 7,
+                game: LobbyGame::Chess,
+                time_control: None,
+                rated: false,
+                color: ColorChoice::Random,
+                creator: None,
+                rating: 1500,
+            },
+        }
+        .into(),
+        LobbyMsg::LobbyRemoved { id: 7, reason: RemovedReason::Accepted }.into(),
+        LobbyMsg::ChallengeCreated {
+            challenge: Challenge {
+                id: 7,
+                game: LobbyGame::Chess,
+                time_control: None,
+                rated: false,
+                color: ColorChoice::Random,
+                creator: None,
+                rating: 1500,
+            },
+        }
+        .into(),
+        LobbyMsg::PairingQueued {
+            game: LobbyGame::Maharajah,
+            time_control: TimeControl { base_ms: 300_000, increment_ms: 3_000 },
+            rated: false,
+            rating: 1500,
+        }
+        .into(),
+        LobbyMsg::PairingCancelled.into(),
+        LobbyMsg::LobbyMatched { code: "ABCDEFGH".parse().unwrap(), challenge: Some(7) }.into(),
     ]
 }
 

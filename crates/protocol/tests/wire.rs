@@ -480,7 +480,82 @@ fn every_frame() -> Vec<Frame> {
     out.extend(chaturaji_frames().into_iter().map(|m| Frame::Server(m.into())));
     // Added with the verifiable dice (issue 16): appended, so every older line stays as it was.
     out.extend(fair_dice_frames());
+    // Added with the lobby (issue 18), appended the same way; the protocol version stays, as a
+    // client that never uses the lobby sees none of these.
+    out.extend(lobby_frames());
     out
+}
+
+/// The frames of the lobby: subscription, challenges, quick pairing, the match, the new codes.
+fn lobby_frames() -> Vec<Frame> {
+    let blitz = TimeControl { base_ms: 180_000, increment_ms: 2_000 };
+    let challenge = |id, game, time_control, color, creator: Option<&str>, rating| Challenge {
+        id,
+        game,
+        time_control,
+        rated: false,
+        color,
+        creator: creator.map(str::to_owned),
+        rating,
+    };
+    let open = challenge(12, LobbyGame::Maharajah, Some(blitz), ColorChoice::White, None, 1500);
+    let lobby = |m: LobbyMsg| Frame::Server(m.into());
+    vec![
+        Frame::Client(ClientMsg::LobbySubscribe { games: Vec::new() }),
+        Frame::Client(ClientMsg::LobbySubscribe {
+            games: vec![LobbyGame::Chess, LobbyGame::Maharajah, LobbyGame::Horde],
+        }),
+        Frame::Client(ClientMsg::LobbyUnsubscribe),
+        Frame::Client(ClientMsg::CreateChallenge {
+            options: ChallengeOptions {
+                game: LobbyGame::Maharajah,
+                time_control: Some(blitz),
+                rated: false,
+                color: ColorChoice::White,
+            },
+        }),
+        Frame::Client(ClientMsg::CreateChallenge {
+            options: ChallengeOptions {
+                game: LobbyGame::Chess,
+                time_control: None,
+                rated: true,
+                color: ColorChoice::Random,
+            },
+        }),
+        Frame::Client(ClientMsg::CancelChallenge { id: 12 }),
+        Frame::Client(ClientMsg::AcceptChallenge { id: 12 }),
+        Frame::Client(ClientMsg::PlayNow {
+            game: LobbyGame::Horde,
+            time_control: blitz,
+            rated: false,
+        }),
+        Frame::Client(ClientMsg::CancelPlayNow),
+        lobby(LobbyMsg::LobbyList {
+            challenges: vec![
+                open.clone(),
+                challenge(13, LobbyGame::Chess, None, ColorChoice::Random, Some("Ana"), 1732),
+            ],
+        }),
+        lobby(LobbyMsg::LobbyAdded {
+            challenge: challenge(14, LobbyGame::Horde, Some(blitz), ColorChoice::Black, None, 1500),
+        }),
+        lobby(LobbyMsg::LobbyRemoved { id: 12, reason: RemovedReason::Cancelled }),
+        lobby(LobbyMsg::LobbyRemoved { id: 12, reason: RemovedReason::Accepted }),
+        lobby(LobbyMsg::LobbyRemoved { id: 12, reason: RemovedReason::CreatorLeft }),
+        lobby(LobbyMsg::LobbyRemoved { id: 12, reason: RemovedReason::Withdrawn }),
+        lobby(LobbyMsg::ChallengeCreated { challenge: open }),
+        lobby(LobbyMsg::PairingQueued {
+            game: LobbyGame::Chess,
+            time_control: blitz,
+            rated: false,
+            rating: 1500,
+        }),
+        lobby(LobbyMsg::PairingCancelled),
+        lobby(LobbyMsg::LobbyMatched { code: code(), challenge: Some(12) }),
+        lobby(LobbyMsg::LobbyMatched { code: code(), challenge: None }),
+        Frame::Server(ServerMsg::error(ErrorCode::ChallengeNotFound, "no such challenge")),
+        Frame::Server(ServerMsg::error(ErrorCode::TooManyChallenges, "three are open")),
+    ]
 }
 
 /// The frames of verifiable Chaturaji dice: commitments, reveals, the committed proof, a

@@ -152,6 +152,13 @@ pub(super) fn action_of(msg: ClientMsg) -> Option<(String, Action)> {
         | ClientMsg::RejoinChaturaji { .. }
         | ClientMsg::ChaturajiAct { .. }
         | ClientMsg::ChaturajiRematch { .. }
+        | ClientMsg::LobbySubscribe { .. }
+        | ClientMsg::LobbyUnsubscribe
+        | ClientMsg::CreateChallenge { .. }
+        | ClientMsg::CancelChallenge { .. }
+        | ClientMsg::AcceptChallenge { .. }
+        | ClientMsg::PlayNow { .. }
+        | ClientMsg::CancelPlayNow
         | ClientMsg::Hello { .. }
         | ClientMsg::Ping { .. }
         | ClientMsg::CreateRoom { .. }
