@@ -22,6 +22,8 @@
 //! Layout:
 //! - [`room`]: one room as a pure state machine (seats, hidden setup, moves, pauses, results,
 //!   numbered events and their ring buffer).
+//! - [`lobby`]: open challenges and quick pairing as a pure state machine (the pairing
+//!   window, the request bucket); the connection side is in `server`.
 //! - [`chaturaji`]: one Chaturaji room as a pure state machine (four seats, device ids, CPU
 //!   stand-ins, verifiable dice, turn timer, rematch).
 //! - `rules`: the only module that calls the rules engine.
@@ -33,6 +35,7 @@
 
 pub mod chaturaji;
 mod codes;
+pub mod lobby;
 pub mod metrics;
 pub mod room;
 pub mod rooms;
@@ -42,6 +45,7 @@ pub mod store;
 #[cfg(feature = "tls")]
 pub mod tls;
 
+pub use lobby::{LobbyConfig, LobbyPlayer, RatingSource};
 pub use rooms::Lifetimes;
 pub use server::{
     descriptor_cap, raise_descriptor_limit, run, run_with_admin, Config, ServerError,

@@ -197,7 +197,7 @@ pub struct Room {
     lifetimes: Lifetimes,
 }
 
-fn check_options(o: &RoomOptions) -> Result<(), RoomError> {
+pub(crate) fn check_options(o: &RoomOptions) -> Result<(), RoomError> {
     if o.hidden_setup && o.variant != Variant::Maharajah {
         return Err(RoomError::new(
             ErrorCode::InvalidOptions,
