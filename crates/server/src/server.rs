@@ -39,6 +39,7 @@ mod actor;
 mod admin;
 mod chaturaji;
 mod chess;
+mod lobby;
 
 /// Server settings. `Default` suits a LAN host: in memory, generous limits.
 #[derive(Clone, Debug)]
@@ -60,6 +61,8 @@ pub struct Config {
     /// Most rooms created from one IP address that wait for players at once (rooms recovered
     /// after a restart are not counted: their creators' addresses are not stored).
     pub waiting_rooms_per_ip: usize,
+    /// The lobby's limits (open challenges per connection, request rate) and rating source.
+    pub lobby: crate::lobby::LobbyConfig,
     /// How often the server pings an idle connection.
     pub ping_interval: Duration,
     /// A connection that sends nothing (not even a pong) for this long is closed.
@@ -91,6 +94,7 @@ impl Default for Config {
             rooms_per_minute_per_ip: 10,
             max_rooms: 100_000,
             waiting_rooms_per_ip: 8,
+            lobby: crate::lobby::LobbyConfig::default(),
             ping_interval: Duration::from_secs(5),
             idle_timeout: Duration::from_secs(15),
             trusted_proxies: Vec::new(),
@@ -250,6 +254,8 @@ struct Shared {
     waiting_per_ip: Mutex<HashMap<IpAddr, usize>>,
     join_failures: Mutex<HashMap<IpAddr, (Millis, u32)>>,
     creations: Mutex<HashMap<IpAddr, (Millis, u32)>>,
+    /// Open challenges, their subscribers and the quick-pairing queue.
+    lobby: lobby::LobbyHub,
     shutdown: Shutdown,
     next_conn: AtomicU64,
     /// Held by every task; `run` waits until all clones are dropped.
@@ -430,6 +436,7 @@ pub async fn run_with_admin(
         waiting_per_ip: Mutex::new(HashMap::new()),
         join_failures: Mutex::new(HashMap::new()),
         creations: Mutex::new(HashMap::new()),
+        lobby: lobby::LobbyHub::default(),
         shutdown: Shutdown { rx: stop_rx },
         next_conn: AtomicU64::new(1),
         alive,
@@ -442,6 +449,7 @@ pub async fn run_with_admin(
     if let Some(admin) = admin {
         tokio::spawn(admin::serve(shared.clone(), admin));
     }
+    tokio::spawn(lobby::pairing_task(shared.clone()));
 
     // Connections are accepted at once; the stored rooms come back meanwhile (joins wait for
     // them), each with its recovery grace starting when it is back.
@@ -695,6 +703,8 @@ struct Conn {
     /// The room this connection sits in, if any.
     room: Option<RoomHandle>,
     bucket: Bucket,
+    /// Its side of the lobby (request bucket, the rooms the lobby seats it in).
+    lobby: lobby::LobbyConn,
     refused: u32,
 }
 
@@ -812,6 +822,7 @@ where
         hello: false,
         room: None,
         bucket: Bucket { tokens: 2.0 * rate, rate, last: Instant::now() },
+        lobby: lobby::LobbyConn::default(),
         refused: 0,
     };
     let mut shutdown = shared.shutdown.clone();
@@ -852,6 +863,7 @@ where
             break;
         }
     }
+    conn.leave_lobby().await;
     conn.leave_room().await;
     info!(conn = conn.link.id, "connection closed");
     // A peer that stopped reading can block the writer forever: give it a moment, then cut.
@@ -899,6 +911,7 @@ impl Conn {
     }
 
     async fn on_text(&mut self, text: &str) -> Flow {
+        self.adopt_seats().await;
         if !self.bucket.take() {
             return self.refuse(ErrorCode::RateLimited, "too many messages; slow down");
         }
@@ -954,6 +967,13 @@ impl Conn {
             ClientMsg::Rejoin { code, token, last_seq } => {
                 self.join::<Room>(code, (), Some((token, last_seq))).await
             }
+            msg @ (ClientMsg::LobbySubscribe { .. }
+            | ClientMsg::LobbyUnsubscribe
+            | ClientMsg::CreateChallenge { .. }
+            | ClientMsg::CancelChallenge { .. }
+            | ClientMsg::AcceptChallenge { .. }
+            | ClientMsg::PlayNow { .. }
+            | ClientMsg::CancelPlayNow) => self.on_lobby(msg).await,
             ClientMsg::CreateChaturaji { settings, device, stand_in } => {
                 self.create_chaturaji(settings, device, stand_in.unwrap_or_default()).await
             }

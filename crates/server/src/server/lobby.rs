@@ -1,0 +1,434 @@
+//! The lobby in the server: subscribers of the open challenges, the connections' requests, the
+//! pairing task, and the room made for a match. The decisions are the pure
+//! [`crate::lobby::Lobby`]'s; this file holds it under one lock with the links it needs.
+//!
+//! A match makes an ordinary chess room ([`Room::new`] for the challenger, [`Room::join`] for
+//! the opponent), stores it, tells both players `lobby_matched`, `seated` and `snapshot`, and
+//! starts its task with both connections attached. A connection's reader learns its new room
+//! through its [`Seating`] channel before its player can have read the seat token, so the
+//! first action with that token already finds the room.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use maharajah_protocol::{
+    AccessCode, ChallengeId, ChallengeOptions, ClientMsg, Color, ErrorCode, LobbyGame, LobbyMsg,
+    RemovedReason, RoomOptions, ServerMsg, TimeControl,
+};
+use tokio::sync::{mpsc, Notify};
+use tokio::time::Instant;
+use tracing::{info, warn};
+
+use super::actor::{self, RoomLogic, RoomTx, ROOM_QUEUE};
+use super::{lock, Conn, Flow, Link, RoomHandle, Shared};
+use crate::codes::new_token;
+use crate::lobby::{
+    creator_seat, room_options, ConnId, Lobby, LobbyPlayer, OpenChallenge, Pairing, Pool,
+    RequestBucket,
+};
+use crate::room::Room;
+
+/// The lobby of one server: the pure lobby, its subscribers and the connections in it.
+#[derive(Default)]
+pub(super) struct LobbyHub {
+    state: Mutex<HubState>,
+    /// Wakes the pairing task after the queue changed.
+    wake: Notify,
+}
+
+#[derive(Default)]
+struct HubState {
+    lobby: Lobby,
+    /// Connections subscribed to the list, with the games they want to see (empty: all).
+    subscribers: HashMap<ConnId, (Link, Vec<LobbyGame>)>,
+    /// Connections with an open challenge or a place in the queue.
+    members: HashMap<ConnId, Member>,
+}
+
+/// What the lobby needs of a connection to seat it.
+#[derive(Clone)]
+struct Member {
+    link: Link,
+    seats: mpsc::UnboundedSender<Seating>,
+}
+
+/// A room the lobby seated a connection in, for its reader to hold.
+pub(super) struct Seating {
+    code: AccessCode,
+    tx: RoomTx,
+}
+
+/// A connection's side of the lobby.
+#[derive(Default)]
+pub(super) struct LobbyConn {
+    /// Lobby requests (create, accept, play now) left; made at the first request.
+    bucket: Option<RequestBucket>,
+    /// Where the lobby sends the rooms it seats this connection in; made at the first request.
+    seats: Option<(mpsc::UnboundedSender<Seating>, mpsc::UnboundedReceiver<Seating>)>,
+}
+
+/// Two players to seat in a new room: the challenger (or the longer-waiting seeker) first.
+struct Match {
+    options: RoomOptions,
+    first: Member,
+    second: Member,
+    challenge: Option<ChallengeId>,
+}
+
+impl HubState {
+    fn subscribed(&self, game: LobbyGame) -> impl Iterator<Item = &Link> {
+        self.subscribers
+            .values()
+            .filter(move |(_, games)| games.is_empty() || games.contains(&game))
+            .map(|(link, _)| link)
+    }
+
+    /// Tells the subscribers, and the challenge's owner (subscribed or not, unless it left),
+    /// that `open` left the list.
+    fn announce_removed(&self, open: &OpenChallenge, reason: RemovedReason) {
+        let msg: ServerMsg = LobbyMsg::LobbyRemoved { id: open.challenge.id, reason }.into();
+        for link in self.subscribed(open.challenge.game) {
+            link.send(msg.clone());
+        }
+        if reason != RemovedReason::CreatorLeft && !self.subscribers.contains_key(&open.owner) {
+            if let Some(m) = self.members.get(&open.owner) {
+                m.link.send(msg);
+            }
+        }
+    }
+
+    /// Forgets `conn` as a member once it has neither a challenge nor a place in the queue.
+    fn tidy(&mut self, conn: ConnId) {
+        if self.lobby.open_by(conn) == 0 && !self.lobby.is_seeking(conn) {
+            self.members.remove(&conn);
+        }
+    }
+
+    /// Takes two paired seekers out of the lobby (their challenges withdrawn) for a room.
+    fn take_pairing(&mut self, p: &Pairing) -> Option<Match> {
+        let mut withdrawn = self.lobby.withdraw(p.first.conn);
+        withdrawn.extend(self.lobby.withdraw(p.second.conn));
+        for open in &withdrawn {
+            self.announce_removed(open, RemovedReason::Withdrawn);
+        }
+        let pool = p.first.pool;
+        let first = self.members.remove(&p.first.conn);
+        let second = self.members.remove(&p.second.conn);
+        let options = room_options(pool.game, Some(pool.time_control), pool.rated, Color::White);
+        match (first, second, options) {
+            (Some(first), Some(second), Ok(options)) => {
+                let color = creator_seat(maharajah_protocol::ColorChoice::Random, rand::random());
+                let options = RoomOptions { color: Some(color), ..options };
+                Some(Match { options, first, second, challenge: None })
+            }
+            _ => None,
+        }
+    }
+}
+
+impl LobbyHub {
+    /// Removes everything of a closed connection; subscribers see its challenges go.
+    fn leave(&self, conn: ConnId) {
+        let mut state = lock(&self.state);
+        state.subscribers.remove(&conn);
+        for open in state.lobby.withdraw(conn) {
+            state.announce_removed(&open, RemovedReason::CreatorLeft);
+        }
+        state.members.remove(&conn);
+    }
+}
+
+/// Pairs seekers as their windows widen: sleeps until the lobby's next possible pairing or a
+/// change of the queue, until the server shuts down.
+pub(super) async fn pairing_task(shared: Arc<Shared>) {
+    let mut shutdown = shared.shutdown.clone();
+    loop {
+        let now = shared.now();
+        let (matches, next) = {
+            let mut state = lock(&shared.lobby.state);
+            let pairings = state.lobby.pair(now);
+            let matches: Vec<Match> =
+                pairings.iter().filter_map(|p| state.take_pairing(p)).collect();
+            (matches, state.lobby.next_pairing(now))
+        };
+        for m in matches {
+            tokio::spawn(open_room(shared.clone(), m));
+        }
+        let wake = next.map(|t| shared.instant_at(t));
+        tokio::select! {
+            () = shared.lobby.wake.notified() => {}
+            () = sleep_until(wake) => {}
+            () = shutdown.recv() => break,
+        }
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Makes the room of a match, stores it, seats both players and starts its task.
+async fn open_room(shared: Arc<Shared>, m: Match) {
+    let _alive = shared.alive.clone();
+    let both = [&m.first, &m.second];
+    let refuse = |code: ErrorCode, message: &str| {
+        for member in both {
+            member.link.send(ServerMsg::error(code, message));
+        }
+    };
+    shared.until_loaded().await;
+    if shared.room_count() >= shared.config.max_rooms {
+        return refuse(ErrorCode::Unavailable, "the server is full; try again later");
+    }
+    let now = shared.now();
+    let first_seat = m.options.color.unwrap_or(Color::White);
+    let (first_token, second_token) = (new_token(), new_token());
+    let (tx, rx) = mpsc::channel(ROOM_QUEUE);
+    let code = shared.reserve_code(RoomTx::Chess(tx.clone()));
+    let lifetimes = shared.config.lifetimes;
+    let made = Room::new(code.clone(), &m.options, first_seat, first_token.clone(), now, lifetimes)
+        .and_then(|mut room| room.join(second_token.clone(), now).map(|seat| (room, seat)));
+    let (room, second_seat) = match made {
+        Ok(r) => r,
+        Err(e) => {
+            lock(&shared.rooms).remove(&code);
+            return refuse(e.code, &e.message);
+        }
+    };
+    let started = Instant::now();
+    let saved = room.save(&shared.store, now).await;
+    if shared.store.is_durable() && saved.is_ok() {
+        shared.stats.committed(started.elapsed());
+    }
+    if let Err(e) = saved {
+        lock(&shared.rooms).remove(&code);
+        warn!(room = %code, "storing a lobby room failed: {e}");
+        return refuse(ErrorCode::Internal, "the server could not store the room; try again");
+    }
+    let mut gone = Vec::new();
+    let seats = [(&m.first, first_seat, first_token), (&m.second, second_seat, second_token)];
+    for (member, seat, token) in seats {
+        // The reader holds the room before its player can read the token and act with it.
+        let seating = Seating { code: code.clone(), tx: RoomTx::Chess(tx.clone()) };
+        if member.seats.send(seating).is_err() {
+            gone.push(member.link.id);
+        }
+        member
+            .link
+            .send(LobbyMsg::LobbyMatched { code: code.clone(), challenge: m.challenge }.into());
+        member.link.send(ServerMsg::Seated { code: code.clone(), seat, token });
+        member.link.send(room.snapshot_msg(now));
+    }
+    info!(room = %code, challenge = ?m.challenge, "lobby room created");
+    let links = vec![(first_seat, m.first.link.clone()), (second_seat, m.second.link.clone())];
+    actor::start(&shared, room, links, rx, None);
+    // A player whose connection closed meanwhile is away, as after any drop.
+    let room = RoomTx::Chess(tx);
+    for conn in gone {
+        room.detach(conn).await;
+    }
+}
+
+impl Conn {
+    /// A lobby message (`lobby_subscribe`, `create_challenge`, `play_now`, …).
+    pub(super) async fn on_lobby(&mut self, msg: ClientMsg) -> Flow {
+        let request = matches!(
+            msg,
+            ClientMsg::CreateChallenge { .. }
+                | ClientMsg::AcceptChallenge { .. }
+                | ClientMsg::PlayNow { .. }
+        );
+        if request && !self.lobby_bucket() {
+            return self.refuse(ErrorCode::RateLimited, "too many lobby requests; wait a little");
+        }
+        match msg {
+            ClientMsg::LobbySubscribe { games } => self.subscribe(games),
+            ClientMsg::LobbyUnsubscribe => {
+                lock(&self.shared.lobby.state).subscribers.remove(&self.link.id);
+                Flow::Continue
+            }
+            ClientMsg::CreateChallenge { options } => self.create_challenge(&options),
+            ClientMsg::CancelChallenge { id } => self.cancel_challenge(id),
+            ClientMsg::AcceptChallenge { id } => self.accept_challenge(id).await,
+            ClientMsg::PlayNow { game, time_control, rated } => {
+                self.play_now(game, time_control, rated)
+            }
+            ClientMsg::CancelPlayNow => {
+                let mut state = lock(&self.shared.lobby.state);
+                state.lobby.unseek(self.link.id);
+                state.tidy(self.link.id);
+                self.send(LobbyMsg::PairingCancelled.into());
+                Flow::Continue
+            }
+            _ => Flow::Continue,
+        }
+    }
+
+    /// Takes one lobby request from this connection's bucket; false when it is empty.
+    fn lobby_bucket(&mut self) -> bool {
+        let now = self.shared.now();
+        let config = &self.shared.config.lobby;
+        self.lobby
+            .bucket
+            .get_or_insert_with(|| {
+                RequestBucket::new(config.request_burst, config.requests_per_minute, now)
+            })
+            .take(now)
+    }
+
+    fn member(&mut self) -> Member {
+        let (tx, _) = self.lobby.seats.get_or_insert_with(mpsc::unbounded_channel);
+        Member { link: self.link.clone(), seats: tx.clone() }
+    }
+
+    fn player(&self) -> LobbyPlayer {
+        LobbyPlayer { conn: self.link.id, ip: self.ip }
+    }
+
+    fn subscribe(&mut self, games: Vec<LobbyGame>) -> Flow {
+        let mut state = lock(&self.shared.lobby.state);
+        let challenges = state.lobby.list(&games);
+        // Under the lock: no change can come between the list and the first update.
+        self.send(LobbyMsg::LobbyList { challenges }.into());
+        state.subscribers.insert(self.link.id, (self.link.clone(), games));
+        Flow::Continue
+    }
+
+    fn create_challenge(&mut self, options: &ChallengeOptions) -> Flow {
+        let config = &self.shared.config.lobby;
+        let rating = config.ratings.rating(&self.player(), options.game, options.time_control);
+        let cap = config.challenges_per_connection;
+        let member = self.member();
+        let created = {
+            let mut state = lock(&self.shared.lobby.state);
+            let created = state.lobby.create(self.link.id, options, rating, cap);
+            if let Ok(challenge) = &created {
+                state.members.insert(self.link.id, member);
+                self.send(LobbyMsg::ChallengeCreated { challenge: challenge.clone() }.into());
+                let added: ServerMsg = LobbyMsg::LobbyAdded { challenge: challenge.clone() }.into();
+                for link in state.subscribed(challenge.game) {
+                    link.send(added.clone());
+                }
+            }
+            created
+        };
+        match created {
+            Ok(c) => {
+                info!(conn = self.link.id, challenge = c.id, game = ?c.game, "challenge posted");
+                Flow::Continue
+            }
+            Err(e) => self.refuse(e.code, e.message),
+        }
+    }
+
+    fn cancel_challenge(&mut self, id: ChallengeId) -> Flow {
+        let cancelled = {
+            let mut state = lock(&self.shared.lobby.state);
+            let cancelled = state.lobby.cancel(self.link.id, id);
+            if let Ok(challenge) = &cancelled {
+                let open = OpenChallenge { challenge: challenge.clone(), owner: self.link.id };
+                state.announce_removed(&open, RemovedReason::Cancelled);
+                state.tidy(self.link.id);
+            }
+            cancelled
+        };
+        match cancelled {
+            Ok(_) => Flow::Continue,
+            Err(e) => self.refuse(e.code, e.message),
+        }
+    }
+
+    async fn accept_challenge(&mut self, id: ChallengeId) -> Flow {
+        let me = self.member();
+        let taken = {
+            let mut state = lock(&self.shared.lobby.state);
+            match state.lobby.accept(self.link.id, id) {
+                Ok(taken) => {
+                    state.announce_removed(&taken.open, RemovedReason::Accepted);
+                    for open in &taken.withdrawn {
+                        state.announce_removed(open, RemovedReason::Withdrawn);
+                    }
+                    let owner = state.members.remove(&taken.open.owner);
+                    state.members.remove(&self.link.id);
+                    Ok((taken.open, owner))
+                }
+                Err(e) => Err(e),
+            }
+        };
+        let (open, owner) = match taken {
+            Ok(t) => t,
+            Err(e) => return self.refuse(e.code, e.message),
+        };
+        let Some(owner) = owner else {
+            return self.refuse(ErrorCode::ChallengeNotFound, "the challenger has left");
+        };
+        let c = &open.challenge;
+        let seat = creator_seat(c.color, rand::random());
+        let options = match room_options(c.game, c.time_control, c.rated, seat) {
+            Ok(o) => o,
+            Err(e) => return self.refuse(e.code, e.message),
+        };
+        info!(conn = self.link.id, challenge = c.id, "challenge accepted");
+        let m = Match { options, first: owner, second: me, challenge: Some(c.id) };
+        open_room(self.shared.clone(), m).await;
+        self.adopt_seats().await;
+        Flow::Continue
+    }
+
+    fn play_now(&mut self, game: LobbyGame, time_control: TimeControl, rated: bool) -> Flow {
+        let config = &self.shared.config.lobby;
+        let rating = config.ratings.rating(&self.player(), game, Some(time_control));
+        let pool = Pool { game, time_control, rated };
+        let member = self.member();
+        let now = self.shared.now();
+        let queued = {
+            let mut state = lock(&self.shared.lobby.state);
+            match state.lobby.seek(self.link.id, pool, rating, now) {
+                Ok(pairings) => {
+                    state.members.insert(self.link.id, member);
+                    let queued = LobbyMsg::PairingQueued { game, time_control, rated, rating };
+                    self.send(queued.into());
+                    Ok(pairings.iter().filter_map(|p| state.take_pairing(p)).collect::<Vec<_>>())
+                }
+                Err(e) => Err(e),
+            }
+        };
+        match queued {
+            Ok(matches) => {
+                info!(conn = self.link.id, ?game, rating, "waiting for quick pairing");
+                for m in matches {
+                    tokio::spawn(open_room(self.shared.clone(), m));
+                }
+                // The queue changed: the next pairing may come sooner.
+                self.shared.lobby.wake.notify_one();
+                Flow::Continue
+            }
+            Err(e) => self.refuse(e.code, e.message),
+        }
+    }
+
+    /// Holds the rooms the lobby seated this connection in (the newest; any earlier one is
+    /// left). Called before every frame is handled, and when the connection closes.
+    pub(super) async fn adopt_seats(&mut self) {
+        while let Some(s) = self.lobby.seats.as_mut().and_then(|(_, rx)| rx.try_recv().ok()) {
+            if self.room.as_ref().is_some_and(|r| r.code != s.code) {
+                self.leave_room().await;
+            }
+            info!(conn = self.link.id, room = %s.code, "seated from the lobby");
+            self.room = Some(RoomHandle { code: s.code, tx: s.tx });
+        }
+    }
+
+    /// The connection is closing: its challenges and its place in the queue go, and a room the
+    /// lobby seated it in meanwhile is held (so that leaving it tells the room).
+    pub(super) async fn leave_lobby(&mut self) {
+        self.shared.lobby.leave(self.link.id);
+        if let Some((_, rx)) = self.lobby.seats.as_mut() {
+            rx.close();
+        }
+        self.adopt_seats().await;
+    }
+}
