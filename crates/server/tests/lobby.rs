@@ -382,3 +382,46 @@ async fn forged_and_malformed_lobby_frames_are_refused_and_the_server_goes_on() 
     assert!(matches!(a.play(0, "e2e4").await, ServerMsg::MoveAck { .. }));
     server.stop().await;
 }
+
+/// Challenges live with their connections, but a room made from the lobby is an ordinary
+/// stored room: after a restart both players rejoin it with their tokens and play on.
+#[tokio::test]
+async fn a_room_made_from_the_lobby_survives_a_restart_and_challenges_do_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config { db: Some(dir.path().join("rooms.sqlite3")), ..Config::default() };
+    let server = TestServer::start(config.clone()).await;
+    let mut a = Client::connect(server.addr).await;
+    let mut b = Client::connect(server.addr).await;
+    a.send(&challenge(LobbyGame::Horde, ColorChoice::White)).await;
+    let posted = created(&mut a).await;
+    b.send(&ClientMsg::AcceptChallenge { id: posted.id }).await;
+    let (code, _, _) = matched(&mut a).await;
+    matched(&mut b).await;
+    assert!(matches!(a.play(0, "a4a5").await, ServerMsg::MoveAck { .. }));
+    let mut c = Client::connect(server.addr).await;
+    c.send(&challenge(LobbyGame::Chess, ColorChoice::Random)).await;
+    created(&mut c).await;
+    server.stop().await;
+
+    let server = TestServer::start(config).await;
+    let mut watcher = Client::connect(server.addr).await;
+    watcher.send(&ClientMsg::LobbySubscribe { games: Vec::new() }).await;
+    assert!(list(&mut watcher).await.is_empty(), "open challenges do not survive a restart");
+    let mut a2 = Client::connect(server.addr).await;
+    a2.send(&ClientMsg::Rejoin { code: code.clone(), token: a.token.clone(), last_seq: 0 }).await;
+    a2.until("seated", |m| matches!(m, ServerMsg::Seated { .. })).await;
+    let ServerMsg::Snapshot { snapshot } =
+        a2.until("snapshot", |m| matches!(m, ServerMsg::Snapshot { .. })).await
+    else {
+        unreachable!()
+    };
+    assert_eq!(
+        (snapshot.variant, snapshot.moves.clone()),
+        (Variant::Horde, vec!["a4a5".to_owned()])
+    );
+    let mut b2 = Client::connect(server.addr).await;
+    b2.send(&ClientMsg::Rejoin { code, token: b.token.clone(), last_seq: 0 }).await;
+    b2.until("seated", |m| matches!(m, ServerMsg::Seated { .. })).await;
+    assert!(matches!(b2.play(1, "e7e5").await, ServerMsg::MoveAck { ply: 1, .. }));
+    server.stop().await;
+}
