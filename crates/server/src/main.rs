@@ -23,7 +23,9 @@ fn usage() -> String {
          \x20 --max-connections-per-ip N, --messages-per-second N, --join-failures-per-minute N,\n\
          \x20 --rooms-per-minute-per-ip N, --max-rooms N, --ping-interval-secs N,\n\
          \x20 --idle-timeout-secs N, --hello-timeout-secs N, --max-connections N,\n\
-         \x20 --waiting-rooms-per-ip N, --abandoned-room-minutes N\n\
+         \x20 --waiting-rooms-per-ip N, --abandoned-room-minutes N,\n\
+         \x20 --challenges-per-connection N, --lobby-request-burst N,\n\
+         \x20 --lobby-requests-per-minute N\n\
          \x20                limits (see the crate README; connections: open files less 64)\n\
          \x20 --admin ADDR   serve /healthz, /readyz and /metrics over plain HTTP there\n\
          \x20 --trusted-proxy IP   a reverse proxy whose X-Forwarded-For names the client\n\
@@ -61,6 +63,13 @@ fn parse_args() -> Result<(SocketAddr, Option<SocketAddr>, Config), String> {
             "--abandoned-room-minutes" => {
                 let minutes: u64 = number(&arg, args.next())?;
                 config.lifetimes.abandoned = Duration::from_secs(minutes.saturating_mul(60));
+            }
+            "--challenges-per-connection" => {
+                config.lobby.challenges_per_connection = number(&arg, args.next())?;
+            }
+            "--lobby-request-burst" => config.lobby.request_burst = number(&arg, args.next())?,
+            "--lobby-requests-per-minute" => {
+                config.lobby.requests_per_minute = number(&arg, args.next())?;
             }
             "--join-failures-per-minute" => {
                 config.join_failures_per_minute = number(&arg, args.next())?;
