@@ -439,6 +439,8 @@ export default {
   'error.room_full': 'This room has no free seat.',
   'error.version_mismatch': 'This app and the other side speak different versions; update the app or use another server.',
   'error.rate_limited': 'Too many attempts; wait a moment and try again.',
+  'error.challenge_not_found': 'That challenge is no longer open: someone took it, or its creator left.',
+  'error.too_many_challenges': 'You have as many open challenges as allowed; cancel one first.',
   'error.interrupted': 'The connection was interrupted; try again.',
   'error.closed': 'The connection is closed.',
   'error.lan_incompatible': 'This app cannot join that game.',

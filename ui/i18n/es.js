@@ -439,6 +439,8 @@ export default {
   'error.room_full': 'Esta sala no tiene ningún asiento libre.',
   'error.version_mismatch': 'Esta app y el otro lado hablan versiones distintas; actualiza la app o usa otro servidor.',
   'error.rate_limited': 'Demasiados intentos; espera un momento y vuelve a probar.',
+  'error.challenge_not_found': 'Ese desafío ya no está abierto: alguien lo aceptó o su creador se fue.',
+  'error.too_many_challenges': 'Ya tienes todos los desafíos abiertos permitidos; cancela uno antes.',
   'error.interrupted': 'Se interrumpió la conexión; vuelve a probar.',
   'error.closed': 'La conexión está cerrada.',
   'error.lan_incompatible': 'Esta app no puede unirse a esa partida.',
