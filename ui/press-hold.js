@@ -3,7 +3,7 @@
 // needs the press and the release on one node, is lost, and a piece being dragged is dropped.
 // Pushed changes (a LAN host appearing in the list, the opponent's move, engine news) arrive at
 // any moment, so a tap could be eaten at random. While a pointer is down the redraw waits; the
-// latest state is drawn just after the click (or shortly after the release when no click
+// latest state is drawn as the click ends (or shortly after the release when no click
 // comes), and never later than `maxMs` after the press, so a resting finger freezes nothing.
 
 /** How long (ms) after a release without a click the held redraw waits for that click. */
@@ -44,9 +44,12 @@ export function holdWhilePressed(target, draw, { maxMs = HOLD_MAX_MS, graceMs = 
     timers.clearTimeout(limit);
     limit = timers.setTimeout(flush, maxMs);
   }, { capture: true });
-  // The click follows the release; its handlers run first, then the held state is drawn.
+  // The click follows the release. Its handlers run on the pressed nodes first; when it bubbles
+  // up to `target` the held state is drawn at once, as if nothing had been held. A click whose
+  // propagation a handler stopped is drawn on the next turn of the event loop instead.
   target.addEventListener('pointerup', () => later(graceMs), { capture: true });
   target.addEventListener('click', () => later(0), { capture: true });
+  target.addEventListener('click', () => { if (pressed) flush(); });
   target.addEventListener('pointercancel', () => later(0), { capture: true });
   return (state) => {
     if (pressed) pending = { state };

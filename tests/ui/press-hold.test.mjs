@@ -48,9 +48,9 @@ test('a state that comes during a press is drawn after the click, once, the late
   render('newer list');
   assert.deepEqual(drawn, [], 'the node under the finger stays');
   fire('pointerup');
+  assert.deepEqual(drawn, [], 'the click still finds the nodes that were pressed');
+  // In the DOM the click's own handlers run before it bubbles to the document; then it is drawn.
   fire('click');
-  assert.deepEqual(drawn, [], 'the click handlers run on the nodes that were pressed');
-  timers.advance(0);
   assert.deepEqual(drawn, ['newer list']);
   timers.advance(HOLD_MAX_MS);
   assert.deepEqual(drawn, ['newer list'], 'drawn once');
