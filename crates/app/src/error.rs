@@ -43,6 +43,7 @@ pub const CODES: &[&str] = &[
     "bad_url",
     "bad_code",
     "bad_join_code",
+    "bad_link",
     "bad_address",
     "connect_failed",
     "version_mismatch",
@@ -275,6 +276,7 @@ mod tests {
         let sources = [
             include_str!("error.rs"),
             include_str!("lan.rs"),
+            include_str!("link.rs"),
             include_str!("chess/army.rs"),
             include_str!("chess/local.rs"),
             include_str!("chess/online.rs"),

@@ -5,8 +5,8 @@
 //! [`Browser`] whose live list it pushes to the UI as hosts come and go (each with a verdict:
 //! compatible, or greyed with the reason), and joins a host from that list, by a typed
 //! `address:port` plus room code, or by the 18-character join code the host shows (also as a QR
-//! code of [`join_url`]). Pushed events go through a [`Sink`]: in the app, the shell emits them as
-//! the events `lan-hosts`, `lan-status` and `lan-hosted`.
+//! code of its [`crate::link`] link). Pushed events go through a [`Sink`]: in the app, the shell
+//! emits them as the events `lan-hosts`, `lan-status` and `lan-hosted`.
 //!
 //! Once seated (host or guest) the connection and its seat credentials are held in a
 //! [`LanGame`]; a watcher reports its state (`lan-status`): waiting for the guest, both seated,
@@ -49,6 +49,7 @@ use tokio::task::JoinHandle;
 
 use crate::chess::online::{NetPlay, NetView};
 use crate::error::AppError;
+use crate::link::{lan_url, qr, QrView, JOIN_URL_PREFIX};
 use crate::multicast::{Hold, Use};
 
 /// Environment variable shortening [`LanConfig::host_gone_after`] (milliseconds; end-to-end tests).
@@ -226,15 +227,6 @@ fn discovery_error(e: &DiscoveryError) -> AppError {
     error(problem.code, problem.message)
 }
 
-/// A QR code: `size` × `size` modules, row by row, `1` dark and `0` light (no quiet zone).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct QrView {
-    /// Modules per side.
-    pub size: usize,
-    /// `size * size` characters.
-    pub modules: String,
-}
-
 /// How guests reach a game this device hosts, without the list: what the chess host's
 /// [`HostedView`] and the Chaturaji host's `ChaturajiHosted` both show (flattened into them, so
 /// the web view reads these fields at the top level of either).
@@ -268,7 +260,7 @@ impl Hosting {
         room: String,
         join_code: Option<&JoinCode>,
     ) -> Hosting {
-        let join_url = join_code.map(join_url);
+        let join_url = join_code.map(lan_url);
         Hosting {
             name,
             address: address.to_string(),
@@ -515,30 +507,8 @@ fn parse_address(text: &str) -> Result<SocketAddr, AppError> {
 /// The join code inside `text`: the code itself or a join link.
 fn parse_join_code(text: &str) -> Result<JoinCode, AppError> {
     let text = text.trim();
-    let code = text.strip_prefix(JOIN_URL_PREFIX).unwrap_or(text);
+    let code = text.strip_prefix(JOIN_URL_PREFIX).unwrap_or(text).trim_end_matches('/');
     code.parse::<JoinCode>().map_err(|e| error("bad_join_code", e.to_string()))
-}
-
-const JOIN_URL_PREFIX: &str = "maharajah://join/";
-
-/// The link a QR code carries for `code` (opened by the app where the link is registered;
-/// anywhere else the code under the QR is typed in).
-#[must_use]
-pub fn join_url(code: &JoinCode) -> String {
-    format!("{JOIN_URL_PREFIX}{code}")
-}
-
-/// The QR code of `text` (error correction M).
-#[must_use]
-pub fn qr(text: &str) -> Option<QrView> {
-    let code = qrcode::QrCode::with_error_correction_level(text, qrcode::EcLevel::M).ok()?;
-    let size = code.width();
-    let modules = code
-        .to_colors()
-        .into_iter()
-        .map(|c| if c == qrcode::Color::Dark { '1' } else { '0' })
-        .collect();
-    Some(QrView { size, modules })
 }
 
 pub(crate) fn clean_name(name: &str) -> Result<String, AppError> {

@@ -8,6 +8,8 @@
 //!   ([`chess::army`]), the computer ([`chess::computer`]), network games ([`chess::online`]).
 //! - [`analysis`]: the analysis board and game review (the engine on background threads).
 //! - [`lan`]: two devices on one Wi-Fi: host, browse, join (the game itself is [`chess::online`]).
+//! - [`link`]: `maharajah://join/…` links and their QR codes, for LAN hosts and online rooms;
+//!   which join a link (from the system, a deep link) asks for.
 //! - [`chaturaji`]: the local Chaturaji table, a seat of a network table, a table hosted over the
 //!   Wi-Fi, and the view the UI draws of each.
 //! - [`push`]: [`Push`], what the UI is told unasked, and the [`Sink`] it goes to.
@@ -23,6 +25,7 @@ pub mod chaturaji;
 pub mod chess;
 pub mod error;
 pub mod lan;
+pub mod link;
 pub mod multicast;
 pub mod push;
 pub mod record;
