@@ -119,6 +119,10 @@ fn host_browse_join_and_play_in_a_private_namespace() {
             });
             let adopted = host.hand_over(&host_net).await.unwrap();
             assert_eq!(adopted.seat, Some(Color::White));
+            assert_eq!(
+                adopted.invite, None,
+                "a LAN host shows its own join code, not an online link"
+            );
             assert!(host.hand_over(&host_net).await.is_none(), "handed over once");
             guest.hand_over(&guest_net).await.unwrap();
             view_until(&mut host_view_rx, "white may move", |v| v.my_turn).await;

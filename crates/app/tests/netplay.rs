@@ -103,12 +103,21 @@ async fn a_timed_game_with_a_pause_ends_in_checkmate() {
     .await;
     assert_eq!(v.server_version.as_deref(), Some(maharajah_server::VERSION));
     assert!(v.seats.white.taken && !v.seats.black.taken);
+    // While the other seat is free the view invites to the room: a join link naming this server,
+    // and its QR code; the link reads back as this room on this server.
+    let invite = v.invite.clone().expect("an invitation while waiting");
+    assert_eq!(
+        maharajah_app::link::parse(&invite.url).unwrap(),
+        maharajah_app::link::JoinLink::Online { code: code.clone(), server: Some(v.url.clone()) }
+    );
+    assert!(invite.qr.is_some_and(|qr| qr.modules.len() == qr.size * qr.size));
 
     let (black, mut be) = Connection::connect(&server.url, opponent_options()).await.unwrap();
     let seat = black.join_room(code.parse().unwrap()).await.unwrap();
     assert_eq!(seat.seat, Color::Black);
     let v = view_until(&mut views, "the game starts", |v| v.phase == Some(Phase::Playing)).await;
     assert!(v.my_turn, "White moves first");
+    assert_eq!(v.invite, None, "both seats taken: nothing to invite to");
     assert!(v.seats.black.connected);
     let game = v.game.as_ref().expect("the board");
     assert_eq!(game.legal.len(), 20);

@@ -44,6 +44,7 @@ use tokio::sync::Notify;
 use crate::chess::session::{Captured, GameView};
 use crate::error::CoreError;
 use crate::error::{net_code, server_code, AppError};
+use crate::link::Invite;
 use crate::store::{Store, SEAT_KEY};
 use crate::time::{self, Time};
 
@@ -258,6 +259,9 @@ pub struct NetView {
     pub rtt_ms: Option<u64>,
     /// The room's access code, once seated.
     pub code: Option<String>,
+    /// The link and QR code that bring the opponent to this room: only for a room on an online
+    /// server (a LAN host shows its own join code), while the other seat is free.
+    pub invite: Option<Invite>,
     /// Our seat.
     pub seat: Option<Color>,
     /// The room's variant, once known.
@@ -347,6 +351,9 @@ struct Live {
     hidden: Option<HiddenSetup>,
     stage: SetupStage,
     notice: Option<Notice>,
+    /// A room on an online server (created, joined or taken back here), whose view invites
+    /// the opponent with a link; false for a LAN host's game adopted from `Lan`.
+    online: bool,
 }
 
 struct Shared {
@@ -509,6 +516,12 @@ impl Live {
             engine_version: self.engine_version.clone(),
             rtt_ms: self.rtt_ms,
             code: seat.as_ref().map(|s| s.code.as_str().to_owned()),
+            invite: seat
+                .as_ref()
+                .filter(|_| {
+                    self.online && !matches!(room, Some(r) if r.phase != Phase::WaitingForOpponent)
+                })
+                .map(|s| Invite::new(&s.code, &self.url)),
             seat: my_seat,
             variant: room.map(|r| r.variant),
             time_control: room.and_then(|r| r.time_control),
@@ -629,7 +642,7 @@ impl NetPlay {
         self.leave().await;
         let (conn, events) = Connection::connect(&url, ConnectOptions::default()).await?;
         match conn.create_room(options).await {
-            Ok(_) => Ok(self.adopt(&url, conn, events)),
+            Ok(_) => Ok(self.adopt_as(&url, conn, events, true)),
             Err(e) => {
                 conn.close().await;
                 Err(e.into())
@@ -651,7 +664,7 @@ impl NetPlay {
         self.leave().await;
         let (conn, events) = Connection::connect(&url, ConnectOptions::default()).await?;
         match conn.join_room(code).await {
-            Ok(_) => Ok(self.adopt(&url, conn, events)),
+            Ok(_) => Ok(self.adopt_as(&url, conn, events, true)),
             Err(e) => {
                 conn.close().await;
                 Err(e.into())
@@ -691,7 +704,7 @@ impl NetPlay {
         // settings).
         let (conn, events) =
             Connection::resume(&url, ConnectOptions::default(), seat, u64::MAX).await?;
-        Ok(self.adopt(&url, conn, events))
+        Ok(self.adopt_as(&url, conn, events, true))
     }
 
     /// Takes over a connection (seated or not) and its events, e.g. the LAN host's own from
@@ -701,6 +714,18 @@ impl NetPlay {
         url: &str,
         conn: Connection,
         events: UnboundedReceiver<NetEvent>,
+    ) -> NetView {
+        self.adopt_as(url, conn, events, false)
+    }
+
+    /// [`NetPlay::adopt`], saying whether the room is on an online server (its view then
+    /// carries the invitation while the other seat is free).
+    fn adopt_as(
+        &self,
+        url: &str,
+        conn: Connection,
+        events: UnboundedReceiver<NetEvent>,
+        online: bool,
     ) -> NetView {
         let generation =
             self.shared.generations.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
@@ -720,6 +745,7 @@ impl NetPlay {
             hidden: None,
             stage: SetupStage::None,
             notice: None,
+            online,
         };
         let old = self.lock().replace(live);
         if let Some(old) = old {
@@ -971,6 +997,7 @@ fn unreachable_view(url: &str) -> NetView {
         engine_version: None,
         rtt_ms: None,
         code: None,
+        invite: None,
         seat: None,
         variant: None,
         time_control: None,
