@@ -47,6 +47,7 @@ use chaturaji::TableView;
 use chess::local::{AppState, Core, ThinkRequest};
 use chess::online::{keep_seat, kept_room, kept_seat, KeptRoom, NetPlay, NetPlayError, NetView};
 use lan::{HostRequest, HostedView, JoinTarget, Lan, LanConfig, LanPush, LanStatus};
+use link::OpenedLink;
 use maharajah_protocol::RoomOptions;
 use scheduler::Scheduler;
 use store::{Store, StoreError};
@@ -76,6 +77,8 @@ pub struct Services {
     scheduler: Arc<Scheduler>,
     computer: Mutex<Option<Receiver<ThinkRequest>>>,
     aids: Mutex<Option<Receiver<chess::aids::AidRequest>>>,
+    /// The last link the system opened the app with, until the UI takes it.
+    link: Mutex<Option<OpenedLink>>,
 }
 
 impl std::fmt::Debug for App {
@@ -148,6 +151,7 @@ impl App {
             scheduler,
             computer: Mutex::new(Some(receiver)),
             aids: Mutex::new(Some(aid_receiver)),
+            link: Mutex::new(None),
         })))
     }
 
@@ -188,6 +192,22 @@ impl Services {
     pub fn table_push(&self) -> impl Fn(TableView) + Send + 'static {
         let sink = Arc::clone(&self.sink);
         move |view| sink.push(Push::Chaturaji(Box::new(view)))
+    }
+
+    /// A link the system opened the app with (a `maharajah://join/…` deep link): read, kept
+    /// until the UI takes it ([`Services::take_link`]; the app may open before its UI listens)
+    /// and announced as a `join-link` push. A later link replaces one not yet taken.
+    pub fn open_link(&self, text: &str) -> OpenedLink {
+        let opened = OpenedLink::read(text);
+        *self.link.lock().unwrap_or_else(PoisonError::into_inner) = Some(opened.clone());
+        self.sink.push(Push::JoinLink(opened.clone()));
+        opened
+    }
+
+    /// The link the system opened the app with, once: the UI follows it to the LAN or the Online
+    /// screen's join (see [`link`] for which).
+    pub fn take_link(&self) -> Option<OpenedLink> {
+        self.link.lock().unwrap_or_else(PoisonError::into_inner).take()
     }
 
     /// The room this device held a seat in when the app was last closed, if any.
@@ -292,5 +312,58 @@ impl Services {
     pub async fn table_net_leave(&self) {
         self.table_lan.stop(&self.table_net).await;
         self.table_net.leave().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use link::JoinLink;
+
+    fn app(name: &str, sink: Arc<dyn Sink>) -> App {
+        let dir = std::env::temp_dir().join(format!("maharajah-{name}-{}", std::process::id()));
+        App::open(&dir.join("games.sqlite"), &dir, LanConfig::loopback(), time::system(), sink)
+            .expect("an app")
+    }
+
+    #[test]
+    fn an_opened_link_is_announced_kept_and_taken_once() {
+        let pushes = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&pushes);
+        let app = app(
+            "links",
+            Arc::new(move |push: Push| {
+                seen.lock().unwrap_or_else(PoisonError::into_inner).push(push);
+            }),
+        );
+        assert_eq!(app.take_link(), None);
+        // The app opened before its UI listened: the link waits for the UI.
+        let room = app.open_link("maharajah://join/abcd2345?server=ws%3A%2F%2F10.0.0.2%3A7878");
+        let want =
+            JoinLink::Online { code: "ABCD2345".into(), server: Some("ws://10.0.0.2:7878".into()) };
+        assert_eq!(room.link.as_ref(), Some(&want));
+        // A second link before the UI took the first: the latest one is followed.
+        let host = maharajah_net::JoinCode {
+            addr: "192.168.1.20:40123".parse().expect("an address"),
+            room: "ABCD2345".parse().expect("a room code"),
+        };
+        let lan = app.open_link(&link::lan_url(&host));
+        let taken = app.take_link().expect("kept until taken");
+        assert_eq!(taken, lan);
+        assert_eq!(taken.link, Some(JoinLink::Lan { code: host.to_string() }));
+        assert_eq!(app.take_link(), None, "a link is followed once");
+        // A broken link is announced with its reason, for the UI to show.
+        let bad = app.open_link("maharajah://join/hello");
+        assert_eq!(bad.link, None);
+        assert_eq!(bad.error.as_ref().map(|e| e.code.as_ref()), Some("bad_link"));
+        let pushes = pushes.lock().unwrap_or_else(PoisonError::into_inner);
+        let events: Vec<&str> = pushes.iter().map(Push::event).collect();
+        assert_eq!(events, ["join-link"; 3]);
+        let json = serde_json::to_value(&pushes[0]).expect("serialises");
+        assert_eq!(
+            json["link"],
+            serde_json::json!({ "kind": "online", "code": "ABCD2345", "server": "ws://10.0.0.2:7878" })
+        );
+        assert_eq!(json["error"], serde_json::Value::Null);
     }
 }

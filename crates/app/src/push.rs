@@ -10,6 +10,7 @@ use crate::chaturaji::TableView;
 use crate::chess::online::{NetTick, NetUpdate, NetView};
 use crate::chess::session::{ClockView, GameView};
 use crate::lan::{HostList, HostedView, LanPush, LanStatus};
+use crate::link::OpenedLink;
 
 /// Something the UI is told without asking. It serialises as its payload alone (the event name
 /// says what it is), so the JSON is the payload's own.
@@ -39,6 +40,9 @@ pub enum Push {
     Analysis(Box<AnalysisView>),
     /// The engine's latest word on the analysis board's node (`analysis-engine`).
     AnalysisEngine(EngineView),
+    /// The system opened the app with a join link (`join-link`); the UI takes it with
+    /// [`Services::take_link`](crate::Services::take_link), so a link is followed once.
+    JoinLink(OpenedLink),
 }
 
 impl Push {
@@ -57,6 +61,7 @@ impl Push {
             Push::ChaturajiHosted(_) => "chaturaji-hosted",
             Push::Analysis(_) => "analysis",
             Push::AnalysisEngine(_) => "analysis-engine",
+            Push::JoinLink(_) => "join-link",
         }
     }
 }

@@ -770,7 +770,7 @@ impl AppState {
     /// # Errors
     /// `bad_setting` for an unknown key, `storage`.
     pub fn set_setting(&self, key: &str, value: &serde_json::Value) -> Result<(), AppError> {
-        const KEYS: [&str; 12] = [
+        const KEYS: [&str; 13] = [
             "theme",
             "sounds",
             "autoTurn",
@@ -783,6 +783,7 @@ impl AppState {
             "confirmMove",
             "zen",
             "pieceSet",
+            "haptics",
         ];
         if !KEYS.contains(&key) {
             return Err(AppError {
