@@ -3,6 +3,7 @@
 //!
 //! - [`analysis`]: the analysis board and game review.
 //! - [`chess`]: local games, saved games, settings, the army builder, the Learn board.
+//! - [`device`]: the join link the app was opened with; the device's facilities (haptics).
 //! - [`online`]: a network game (online server or LAN host).
 //! - [`lan`]: hosting, browsing and joining on the Wi-Fi.
 //! - [`chaturaji`]: local, network and Wi-Fi Chaturaji tables.
@@ -10,5 +11,6 @@
 pub mod analysis;
 pub mod chaturaji;
 pub mod chess;
+pub mod device;
 pub mod lan;
 pub mod online;

@@ -6,6 +6,11 @@
 //! - [`commands`]: the commands the UI invokes, grouped by area, each forwarding to the app.
 //! - `android`: the Android plugin for the Wi-Fi multicast lock.
 //! - `ios`: the iOS Bonjour plugin, installed as LAN discovery (mdns-sd cannot run there).
+//! - [`follow_links`]: `maharajah://join/…` deep links (tauri-plugin-deep-link) to the app core.
+//!
+//! Plugins: deep links everywhere; haptics (tauri-plugin-haptics) only on Android and iOS, where
+//! the UI asks for a light impact on a move and a notification on check and at the end
+//! (`capabilities/mobile.json`); on the desktop the UI asks for nothing.
 
 #[cfg(target_os = "android")]
 mod android;
@@ -38,7 +43,9 @@ impl<R: Runtime> Sink for Events<R> {
 ///
 /// Separate from [`run`] so tests can drive the same command set on a mock runtime.
 pub fn builder<R: Runtime>() -> tauri::Builder<R> {
-    let builder = tauri::Builder::<R>::new();
+    let builder = tauri::Builder::<R>::new().plugin(tauri_plugin_deep_link::init());
+    #[cfg(mobile)]
+    let builder = builder.plugin(tauri_plugin_haptics::init());
     #[cfg(target_os = "android")]
     let builder = builder.plugin(android::init());
     #[cfg(target_os = "ios")]
@@ -63,6 +70,7 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
             )?;
             core.start();
             app.manage(core);
+            follow_links(app);
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -101,6 +109,8 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
             commands::chess::rename_army,
             commands::chess::delete_army,
             commands::chess::learn_reach,
+            commands::device::device_info,
+            commands::device::take_join_link,
             commands::chaturaji::chaturaji_new,
             commands::chaturaji::chaturaji_current,
             commands::chaturaji::chaturaji_roll,
@@ -155,6 +165,33 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
             commands::analysis::analysis_save_pgn,
             commands::analysis::analysis_close,
         ])
+}
+
+/// Hands every `maharajah://join/…` link the system opens the app with to the app core, which
+/// keeps it for the UI and announces it (`join-link`): the link the app was started with, and
+/// those that arrive while it runs. On Linux and Windows the scheme is (re)registered with the
+/// desktop at each start, so a build that was not installed by a package opens links too (the
+/// .deb's desktop entry registers it as well); on macOS, Android and iOS the bundle's
+/// configuration does (`plugins.deep-link` in tauri.conf.json).
+pub fn follow_links<R: Runtime>(app: &tauri::App<R>) {
+    use tauri_plugin_deep_link::DeepLinkExt;
+    #[cfg(any(windows, target_os = "linux"))]
+    if let Err(error) = app.deep_link().register_all() {
+        eprintln!("the maharajah:// links could not be registered: {error}");
+    }
+    let handle = app.handle().clone();
+    app.deep_link().on_open_url(move |event| {
+        let core = handle.state::<App>();
+        for url in event.urls() {
+            core.open_link(url.as_str());
+        }
+    });
+    if let Ok(Some(urls)) = app.deep_link().get_current() {
+        let core = app.state::<App>();
+        for url in urls {
+            core.open_link(url.as_str());
+        }
+    }
 }
 
 /// Starts the app: opens the main window showing the embedded `ui/`.

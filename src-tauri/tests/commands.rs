@@ -57,6 +57,26 @@ fn commands_answer_through_the_ipc_and_the_computers_move_is_pushed() {
     let unknown = invoke(&webview, "set_setting", json!({ "key": "nope", "value": 1 }));
     assert_eq!(unknown.expect_err("an unknown setting")["code"], "bad_setting");
     invoke(&webview, "set_setting", json!({ "key": "theme", "value": "dark" })).expect("stored");
+    invoke(&webview, "set_setting", json!({ "key": "haptics", "value": false })).expect("stored");
+
+    // The desktop build has no haptics; a join link the app was opened with is taken once.
+    let device = invoke(&webview, "device_info", json!({})).expect("device_info");
+    assert_eq!(device, json!({ "mobile": false, "haptics": false }));
+    assert_eq!(invoke(&webview, "take_join_link", json!({})).expect("no link"), Value::Null);
+    let (links, linked) = mpsc::channel();
+    app.listen_any("join-link", move |event| {
+        let _ = links.send(event.payload().to_owned());
+    });
+    app.state::<maharajah_app::App>().open_link("maharajah://join/abcd2345");
+    let pushed_link: Value =
+        serde_json::from_str(&linked.recv_timeout(Duration::from_secs(10)).unwrap()).unwrap();
+    assert_eq!(
+        pushed_link["link"],
+        json!({ "kind": "online", "code": "ABCD2345", "server": null })
+    );
+    let taken = invoke(&webview, "take_join_link", json!({})).expect("the link");
+    assert_eq!(taken["link"]["code"], "ABCD2345", "{taken}");
+    assert_eq!(invoke(&webview, "take_join_link", json!({})).expect("taken"), Value::Null);
     assert_eq!(invoke(&webview, "settings", json!({})).expect("settings")["theme"], "dark");
 
     // The army builder and the Learn board answer without a game.

@@ -1,0 +1,47 @@
+//! What the UI asks of the device rather than of a game: the join link the system opened the app
+//! with, and which of the phone's facilities (haptics) this build has. Pushed event: `join-link`
+//! (a link arrived while the app runs; the UI then takes it with [`take_join_link`]).
+
+use maharajah_app::link::OpenedLink;
+use maharajah_app::{App, AppError};
+use serde::Serialize;
+use tauri::State;
+
+/// What this build of the app can do on its device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct DeviceInfo {
+    /// Built for Android or iOS.
+    pub mobile: bool,
+    /// The haptics plugin is registered (mobile builds only): the UI may ask for feedback.
+    pub haptics: bool,
+}
+
+/// Which facilities this build has.
+///
+/// # Errors
+/// Never fails; the `Result` keeps every command's shape the same.
+#[tauri::command]
+pub fn device_info() -> Result<DeviceInfo, AppError> {
+    Ok(DeviceInfo { mobile: cfg!(mobile), haptics: cfg!(mobile) })
+}
+
+/// The join link the system opened the app with, once (null when none is waiting): the UI
+/// follows it to the LAN or the Online screen's join.
+///
+/// # Errors
+/// Never fails.
+#[tauri::command]
+pub fn take_join_link(app: State<'_, App>) -> Result<Option<OpenedLink>, AppError> {
+    Ok(app.take_link())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_desktop_build_has_no_haptics() {
+        let info = device_info().expect("never fails");
+        assert_eq!(info, DeviceInfo { mobile: false, haptics: false });
+    }
+}
