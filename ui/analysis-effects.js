@@ -3,6 +3,8 @@
 // every analysis/* action here. No call waits for the engine: it thinks in the backend.
 import * as api from './api.js';
 import { analysisDrop, analysisTap } from './analysis-store.js';
+import { shareFrom } from './share.js';
+import { t as translate } from './i18n.js';
 
 /** Runs a call answering with a board view; errors show on the analysis screen. */
 async function boardCall(store, promise) {
@@ -104,12 +106,12 @@ export async function analysisEffects(action, store) {
       }
       break;
     case 'analysis/copy':
-      try {
-        await navigator.clipboard.writeText(analysis?.pgn ?? '');
-      } catch {
-        document.getElementById('analysis-pgn')?.select();
-        document.execCommand?.('copy');
-      }
+      await shareFrom(store, 'analysis-copy', { title: translate(store.state.language, 'analysis.export'), text: analysis?.pgn ?? '' }, {
+        fallback: () => {
+          document.getElementById('analysis-pgn')?.select();
+          return Boolean(document.execCommand?.('copy'));
+        },
+      });
       break;
     case 'analysis/closed':
       api.analysisClose().catch(() => {});

@@ -102,6 +102,15 @@ export const netKept = () => call('net_kept');
 /** Takes that seat back. */
 export const netRejoin = () => call('net_rejoin');
 
+/** What this build can do on its device: { mobile, haptics }. */
+export const deviceInfo = () => call('device_info');
+/** The join link the system opened the app with, once: { text, link, error } or null. */
+export const takeJoinLink = () => call('take_join_link');
+/** Haptics (the plugin exists only in mobile builds): style 'light'|'medium'|'heavy'|'soft'|'rigid'. */
+export const hapticImpact = (style) => call('plugin:haptics|impact_feedback', { style });
+/** type: 'success'|'warning'|'error'. */
+export const hapticNotification = (type) => call('plugin:haptics|notification_feedback', { type });
+
 /**
  * Subscribes to an event pushed by the backend ('game', 'clock'); resolves to an unsubscribe function.
  * @param {string} name

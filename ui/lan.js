@@ -5,6 +5,7 @@ import * as api from './api.js';
 import { t as translate } from './i18n.js';
 import { hostRequest } from './lanstate.js';
 import { openNetGame } from './neteffects.js';
+import { shareFrom } from './share.js';
 
 const NAME_KEY = 'maharajah.lanName';
 
@@ -94,6 +95,14 @@ export async function lanEffects(action, store) {
       } catch (error) {
         store.dispatch({ type: 'lan/error', error });
       }
+      break;
+    }
+    case 'lan/share': {
+      // The join code and its link, to the share sheet or the clipboard ("Copied" beside the button).
+      const hosting = state.lan.hosting;
+      if (!hosting || !hosting.join_code) break;
+      const tr = (key, params) => translate(state.language, key, params);
+      await shareFrom(store, 'lan-share', { title: tr('net.invite.title'), text: tr('lan.share.text', { code: hosting.join_code, url: hosting.join_url }) });
       break;
     }
     case 'lan/open-game':

@@ -1,6 +1,9 @@
 // Boots the UI: one store, one render function, and the effects that talk to the backend.
 import * as api from './api.js';
 import { play as playSound } from './sound.js';
+import { buzz, setHapticsAvailable } from './haptics.js';
+import { shareFrom } from './share.js';
+import { followLink } from './links.js';
 import { setPieceSet } from './pieces.js';
 import {
   announcement, buildTap, createStore, dropDecision, initialState, opponentOf, personColor, premoveToPlay, soundFor, stepPly, tapDecision, timeControlOf,
@@ -46,6 +49,7 @@ function gameLoaded(game) {
   store.dispatch({ type: 'game/loaded', game });
   // The board is drawn first: the audio system's first start can take a few hundred ms.
   if (sound && store.state.settings.sounds) requestAnimationFrame(() => setTimeout(() => playSound(sound)));
+  if (sound) buzz(sound, store.state.settings);
 }
 
 /** Plays a move (UCI or SAN); a refusal carries the move, which its sentence names. */
@@ -384,13 +388,13 @@ async function effects(action) {
       }
       break;
     case 'copy-pgn':
-      try {
-        await navigator.clipboard.writeText(state.ui.pgn ?? '');
-      } catch {
-        const area = document.getElementById('pgn-text');
-        area?.select();
-        document.execCommand?.('copy');
-      }
+      await shareFrom(store, 'pgn-copy', { title: translate(state.language, 'export.title'), text: state.ui.pgn ?? '' }, {
+        fallback: () => {
+          const area = document.getElementById('pgn-text');
+          area?.select();
+          return Boolean(document.execCommand?.('copy'));
+        },
+      });
       break;
     case 'save-pgn':
       try {
@@ -551,6 +555,23 @@ async function boot() {
   subscribeLan(store);
   subscribeNet(store);
   subscribeAnalysis(store);
+  try {
+    const device = await api.deviceInfo();
+    setHapticsAvailable(device.haptics);
+    store.dispatch({ type: 'device/loaded', device });
+  } catch {
+    // An older backend or a plain browser: no haptics.
+  }
+  // A join link (maharajah://join/…) the app was opened with, then those that arrive while it runs.
+  const takeLink = async () => {
+    try {
+      followLink(await api.takeJoinLink(), store.state, intent);
+    } catch {
+      // No backend: nothing was opened.
+    }
+  };
+  api.subscribe('join-link', takeLink);
+  await takeLink();
   performance.mark('maharajah:ready');
 }
 boot().then(() => warmUpGameScreen(() => store.state, (key, params) => translate(store.state.language, key, params)));

@@ -9,7 +9,7 @@ export const NET_TIME_CONTROLS = ['none', '3+2', '5+3', '10+5', '15+10'];
 export const NET_COLORS = ['random', 'white', 'black'];
 
 export function newOnline() {
-  return { url: '', code: '', variant: 'chess', timeControl: '5+3', color: 'random', busy: false, error: null, kept: null };
+  return { url: '', code: '', variant: 'chess', timeControl: '5+3', color: 'random', busy: false, error: null, kept: null, linked: null };
 }
 
 /** The server address the form shows: what was typed, else the saved setting, else the default. */
@@ -63,10 +63,13 @@ export function reduceNet(state, action) {
       return { ...state, screen: 'online', online: { ...state.online, busy: false, error: null }, error: null };
     case 'online/change':
       return { ...state, online: { ...state.online, [action.key]: action.value, error: null } };
+    case 'online/linked':
+      // A link named a room on another server: the form holds both, the person presses Join.
+      return { ...state, online: { ...state.online, linked: { code: action.code, server: action.server } } };
     case 'online/kept':
       return { ...state, online: { ...state.online, kept: action.kept } };
     case 'online/busy':
-      return { ...state, online: { ...state.online, busy: true, error: null } };
+      return { ...state, online: { ...state.online, busy: true, error: null, linked: null } };
     case 'online/error':
       return { ...state, online: { ...state.online, busy: false, error: action.error } };
     case 'net/view': {

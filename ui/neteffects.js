@@ -2,12 +2,18 @@
 // `net` and `net-clock` events. main.js hands every such action here.
 import * as api from './api.js';
 import { play as playSound } from './sound.js';
+import { buzz } from './haptics.js';
+import { shareFrom } from './share.js';
+import { t as translate } from './i18n.js';
 import { newBuild, soundFor } from './store.js';
 import { createArgs, netGame, serverUrlOf } from './net.js';
 
 function viewLoaded(store, view, open = false) {
   const sound = soundFor(store.state.game, netGame(view));
-  if (sound && store.state.settings.sounds && store.state.screen === 'netgame') playSound(sound);
+  if (sound && store.state.screen === 'netgame') {
+    if (store.state.settings.sounds) playSound(sound);
+    buzz(sound, store.state.settings);
+  }
   store.dispatch({ type: 'net/view', view, open });
 }
 
@@ -93,12 +99,13 @@ export async function netEffects(action, store) {
       netCall(store, api.netClaimDraw());
       break;
     case 'net/copy-code': {
-      const code = state.net ? state.net.code : '';
-      try {
-        await navigator.clipboard.writeText(code);
-      } catch {
-        // The clipboard can be refused; the code stays on screen to read out.
-      }
+      // The share sheet (or the clipboard) gets the code and, for an online room, its link; the
+      // code stays on screen to read out when both are refused.
+      const net = state.net;
+      if (!net || !net.code) break;
+      const tr = (key, params) => translate(state.language, key, params);
+      const text = net.invite ? tr('net.invite.text', { code: net.code, url: net.invite.url }) : net.code;
+      await shareFrom(store, 'copy-code', { title: tr('net.invite.title'), text });
       break;
     }
     case 'net/build': {

@@ -27,7 +27,7 @@ export const LEVELS = [1, 2, 3, 4, 5, 6, 7, 8];
 
 export const DEFAULT_SETTINGS = {
   theme: 'wood', sounds: true, autoTurn: false, animation: true, timeControl: 'none', confirmResign: true,
-  coordinates: true, confirmMove: false, zen: false, pieceSet: 'classic',
+  coordinates: true, confirmMove: false, zen: false, pieceSet: 'classic', haptics: true,
 };
 
 /** Whether resigning, offering a draw or ending a turn with usable dice asks first (on by default, as lichess). */
@@ -53,6 +53,10 @@ export function initialState(language) {
     lan: newLan(),
     online: newOnline(),
     net: null,
+    // What this build can do here (device_info): haptics only in the mobile builds.
+    device: { mobile: false, haptics: false },
+    // A short confirmation next to the control that asked for it: { target, key }.
+    flash: null,
     error: null,
   };
 }
@@ -307,6 +311,12 @@ export function reduce(state, action) {
       return { ...state, settings: { ...state.settings, ...action.settings } };
     case 'setting':
       return { ...state, settings: { ...state.settings, [action.key]: action.value } };
+    case 'device/loaded':
+      return { ...state, device: { mobile: Boolean(action.device.mobile), haptics: Boolean(action.device.haptics) } };
+    case 'flash':
+      return { ...state, flash: action.key ? { target: action.target, key: action.key } : null };
+    case 'flash/clear':
+      return state.flash && state.flash.target === action.target ? { ...state, flash: null } : state;
     case 'start/loaded':
       return { ...state, start: { continueId: action.continueId ?? null } };
     case 'setup/open':

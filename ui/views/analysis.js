@@ -6,6 +6,7 @@ import { moveArrow, renderBoard } from './board.js';
 import { pieceIcon, ROLE_BY_LETTER } from '../pieces.js';
 import { barPercent, currentMove, graphPoints, scoreText, treeTokens } from '../analysis-store.js';
 import { errorText } from './errors.js';
+import { flashLine, shareLabel } from './flash.js';
 
 /** An arrow for the engine's best move. */
 function bestArrow(best, flipped) {
@@ -207,8 +208,9 @@ function exportDialog(state, { t, intent }) {
     h('textarea', { id: 'analysis-pgn', readonly: true, rows: 10, 'aria-label': t('analysis.export') }, state.analysis.pgn ?? ''),
     state.analysis.savedPath ? h('p', { class: 'muted', id: 'analysis-saved-path' }, t('export.saved', { path: state.analysis.savedPath })) : null,
     state.analysis.error ? h('p', { class: 'error', id: 'analysis-save-error', role: 'alert' }, errorText(state.analysis.error, t)) : null,
+    flashLine(state, 'analysis-copy', t),
     h('div', { class: 'dialog-actions' },
-      h('button', { type: 'button', class: 'action accent', id: 'analysis-copy', onclick: () => intent({ type: 'analysis/copy' }) }, t('export.copy')),
+      h('button', { type: 'button', class: 'action accent', id: 'analysis-copy', onclick: () => intent({ type: 'analysis/copy' }) }, shareLabel(t, 'export.copy')),
       h('button', { type: 'button', class: 'action', id: 'analysis-save', onclick: () => intent({ type: 'analysis/save' }) }, t('export.save')),
       h('button', { type: 'button', class: 'action', id: 'analysis-export-close', onclick: () => intent({ type: 'analysis/dialog', dialog: null }) }, t('dialog.close'))));
 }

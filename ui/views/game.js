@@ -5,6 +5,7 @@ import { moveArrow, renderBoard, squareRing } from './board.js';
 import { pieceIcon, ROLE_BY_LETTER } from '../pieces.js';
 import { confirmsActions, formatClock, isFlipped, personColor, plyLabels, resultHeadline } from '../store.js';
 import { errorText } from './errors.js';
+import { flashLine, shareLabel } from './flash.js';
 
 function playerName(game, color, t) {
   if (game.opponent.kind === 'computer') {
@@ -243,8 +244,9 @@ function exportDialog(state, { t, intent }) {
   return dialog('export-dialog', t('export.title'),
     h('textarea', { id: 'pgn-text', readonly: true, rows: 8, 'aria-label': t('export.title') }, state.ui.pgn ?? ''),
     state.ui.savedPath ? h('p', { class: 'muted', id: 'saved-path' }, t('export.saved', { path: state.ui.savedPath })) : null,
+    flashLine(state, 'pgn-copy', t),
     h('div', { class: 'dialog-actions' },
-      h('button', { type: 'button', class: 'action accent', id: 'pgn-copy', onclick: () => intent({ type: 'copy-pgn' }) }, t('export.copy')),
+      h('button', { type: 'button', class: 'action accent', id: 'pgn-copy', onclick: () => intent({ type: 'copy-pgn' }) }, shareLabel(t, 'export.copy')),
       h('button', { type: 'button', class: 'action', id: 'pgn-save', onclick: () => intent({ type: 'save-pgn' }) }, t('export.save')),
       h('button', { type: 'button', class: 'action', id: 'export-close', onclick: () => intent({ type: 'dialog', dialog: null }) }, t('dialog.close'))));
 }

@@ -1,27 +1,14 @@
 // Local network: host a game on this device (name, address, codes and a QR code for the guest),
 // or join one from the live list of hosts on the Wi-Fi, by address and room code, or by join code.
-import { h, s, screen } from './dom.js';
+import { h, screen } from './dom.js';
+import { qrCode } from './qr.js';
+import { flashLine, shareLabel } from './flash.js';
 import { customTime, segmented } from './forms.js';
 import { TIME_CONTROLS } from '../store.js';
 import { LAN_COLORS, LAN_VARIANTS, shownHosts, statusKey } from '../lanstate.js';
 import { errorDetail, errorTitle } from './errors.js';
 
 const radios = (name, ...choice) => segmented({ group: `lan-${name}`, input: `lan-${name}` }, ...choice);
-
-/** The QR code as SVG squares (a 4-module quiet zone around it). */
-function qrCode(qr, label) {
-  const quiet = 4;
-  const side = qr.size + 2 * quiet;
-  const dark = [];
-  for (let y = 0; y < qr.size; y += 1) {
-    for (let x = 0; x < qr.size; x += 1) {
-      if (qr.modules[y * qr.size + x] === '1') dark.push(`M${x + quiet} ${y + quiet}h1v1h-1z`);
-    }
-  }
-  return s('svg', { viewBox: `0 0 ${side} ${side}`, class: 'lan-qr', id: 'lan-qr', role: 'img', 'aria-label': label, 'shape-rendering': 'crispEdges' },
-    s('rect', { width: side, height: side, fill: '#fff' }),
-    s('path', { d: dark.join(''), fill: '#000' }));
-}
 
 function statusLine(lan, t) {
   const status = lan.status;
@@ -76,7 +63,8 @@ function advertLine(hosting, t) {
   return h('p', { class: 'error', id: 'lan-advert-problem', role: 'alert' }, t(`lan.advert.${problem.code}`));
 }
 
-function hostCard(lan, { t, intent }) {
+function hostCard(state, { t, intent }) {
+  const lan = state.lan;
   const hosting = lan.hosting;
   return [
     h('dl', { class: 'lan-card' },
@@ -85,8 +73,13 @@ function hostCard(lan, { t, intent }) {
       h('dt', {}, t('lan.room')), h('dd', { id: 'lan-room', class: 'code' }, hosting.room),
       hosting.join_code ? h('dt', {}, t('lan.joinCode')) : null,
       hosting.join_code ? h('dd', { id: 'lan-join-code', class: 'code big' }, hosting.join_code) : null),
-    hosting.qr ? h('figure', { class: 'lan-qr-box' }, qrCode(hosting.qr, t('lan.qr.label', { code: hosting.join_code })),
+    hosting.qr ? h('figure', { class: 'lan-qr-box' }, qrCode(hosting.qr, { id: 'lan-qr', label: t('lan.qr.label', { code: hosting.join_code }) }),
       h('figcaption', { class: 'muted' }, t('lan.qr.caption'))) : null,
+    hosting.join_code
+      ? h('div', { class: 'share-row' },
+        h('button', { type: 'button', class: 'action', id: 'lan-share', onclick: () => intent({ type: 'lan/share' }) }, shareLabel(t, 'lan.share.copy')),
+        flashLine(state, 'lan-share', t))
+      : null,
     advertLine(hosting, t),
     statusLine(lan, t),
     errorLine(lan, t),
@@ -163,7 +156,7 @@ export function renderLan(state, ctx) {
   }, t(`lan.tab.${id}`));
   let body;
   if (guest) body = guestCard(lan, ctx);
-  else if (lan.hosting) body = hostCard(lan, ctx);
+  else if (lan.hosting) body = hostCard(state, ctx);
   else body = lan.tab === 'host' ? hostForm(lan, ctx) : joinTab(lan, ctx);
   return screen('lan', t('lan.title'), t('nav.back'), () => intent({ type: 'back' }),
     guest || lan.hosting ? null : h('div', { class: 'segmented lan-tabs', role: 'tablist' }, tab('host'), tab('join')),

@@ -8,6 +8,8 @@ import { pieceIcon } from '../pieces.js';
 import { confirmsActions, formatClock, isFlipped, plyLabels } from '../store.js';
 import { formatCountdown, pauseControl } from '../net.js';
 import { errorText } from './errors.js';
+import { flashLine, shareLabel } from './flash.js';
+import { qrCode } from './qr.js';
 
 function clockText(clock, color) {
   return clock ? formatClock(color === 'white' ? clock.white_ms : clock.black_ms) : null;
@@ -58,11 +60,22 @@ function linkBanner(net, t) {
     net.rtt_ms !== null && net.rtt_ms !== undefined ? h('span', { id: 'net-lag' }, ` · ${t('net.lag', { ms: net.rtt_ms })}`) : null);
 }
 
-function waiting(net, { t, intent }) {
+function waiting(state, { t, intent }) {
+  const net = state.net;
+  const invite = net.invite;
   return h('section', { class: 'net-waiting', 'aria-labelledby': 'code-title' },
     h('h2', { id: 'code-title' }, t('net.code.title')),
     h('p', { class: 'room-code', id: 'room-code' }, net.code),
-    h('button', { type: 'button', class: 'action accent', id: 'copy-code', onclick: () => intent({ type: 'net/copy-code' }) }, t('net.code.copy')),
+    // An online room: the link opens the app on the other device and joins (its QR code for a
+    // phone's camera); the room code alone works too, typed on the Online screen.
+    invite && invite.qr
+      ? h('figure', { class: 'lan-qr-box net-qr-box' }, qrCode(invite.qr, { id: 'net-qr', label: t('net.invite.qr', { code: net.code }) }),
+        h('figcaption', { class: 'muted' }, t('net.invite.caption')))
+      : null,
+    invite ? h('p', { class: 'join-link', id: 'net-invite-url' }, invite.url) : null,
+    h('div', { class: 'share-row' },
+      h('button', { type: 'button', class: 'action accent', id: 'copy-code', onclick: () => intent({ type: 'net/copy-code' }) }, shareLabel(t, invite ? 'net.code.copyLink' : 'net.code.copy')),
+      flashLine(state, 'copy-code', t)),
     h('p', { class: 'muted', id: 'net-waiting' }, t('net.code.waiting')));
 }
 
@@ -188,7 +201,7 @@ export function renderNetGame(state, ctx) {
   const leave = () => intent({ type: 'net/leave' });
   let main;
   if (net.phase === 'waiting_for_opponent' || !net.phase) {
-    main = waiting(net, ctx);
+    main = waiting(state, ctx);
   } else if (!state.game) {
     main = net.phase === 'setup' ? setupPanel(state, ctx) : h('p', { class: 'muted' }, t('online.busy'));
   } else {

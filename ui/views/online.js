@@ -27,6 +27,9 @@ export function renderOnline(state, { t, intent }) {
         id: 'server-url', type: 'text', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false',
         value: serverUrlOf(state), oninput: (e) => change('url')(e.target.value),
       })),
+    online.linked
+      ? h('p', { class: 'banner', id: 'online-linked', role: 'status' }, t('online.linked', { code: online.linked.code, server: online.linked.server }))
+      : null,
     error
       ? h('p', { class: 'error', id: 'online-error', role: 'alert', 'data-code': error.code },
         errorText(error, t))

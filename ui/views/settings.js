@@ -1,4 +1,4 @@
-// Settings: language, board theme, sounds, auto-turn, animation, default clock. Kept in SQLite
+// Settings: language, board theme, sounds, haptics (phones), auto-turn, animation, default clock. Kept in SQLite
 // by the backend (language also in local storage so the first screen is already translated).
 import { h, s, screen } from './dom.js';
 import { LANGUAGES } from '../i18n.js';
@@ -60,6 +60,8 @@ export function renderSettings(state, { t, intent }) {
       toggle('zen', t('settings.zen'), state, intent)),
     h('fieldset', { class: 'group' }, h('legend', {}, t('settings.play')),
       toggle('sounds', t('settings.sounds'), state, intent),
+      // Only where the build has haptics (the phones): on the desktop there is nothing to turn off.
+      state.device && state.device.haptics ? toggle('haptics', t('settings.haptics'), state, intent) : null,
       toggle('autoTurn', t('settings.autoTurn'), state, intent),
       toggle('animation', t('settings.animation'), state, intent),
       toggle('confirmMove', t('settings.confirmMove'), state, intent),

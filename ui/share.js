@@ -1,0 +1,63 @@
+// Sharing a PGN, a room code or a join link: the system share sheet where the web view has one
+// (the Web Share API, `navigator.share`: iOS's WKWebView, mobile Safari and Chrome), else the
+// clipboard, whose success the screen confirms ("Copied"). Android's WebView has no Web Share
+// API, so on Android the text goes to the clipboard, as on the desktop. No transport here.
+
+/** True when `navigator.share` can show the system share sheet for plain text. */
+export function canShare(nav = globalThis.navigator) {
+  return Boolean(nav && typeof nav.share === 'function');
+}
+
+/**
+ * Shares `{ title, text }`: resolves to 'shared' (the sheet was used), 'cancelled' (the person
+ * closed it), 'copied' (on the clipboard), or 'failed' (neither worked; the text stays on screen).
+ * `fallback()` is tried last, e.g. selecting a text area and `execCommand('copy')`.
+ */
+export async function share({ title, text }, { nav = globalThis.navigator, fallback = null } = {}) {
+  if (canShare(nav)) {
+    const data = { title, text };
+    if (typeof nav.canShare !== 'function' || nav.canShare(data)) {
+      try {
+        await nav.share(data);
+        return 'shared';
+      } catch (error) {
+        if (error && error.name === 'AbortError') return 'cancelled';
+        // NotAllowedError (no user gesture left) and the like: the clipboard still works.
+      }
+    }
+  }
+  try {
+    if (!nav || !nav.clipboard || typeof nav.clipboard.writeText !== 'function') throw new Error('no clipboard');
+    await nav.clipboard.writeText(text);
+    return 'copied';
+  } catch {
+    try {
+      if (fallback && fallback()) return 'copied';
+    } catch {
+      // Nothing left to try.
+    }
+    return 'failed';
+  }
+}
+
+/** The i18n key of what a share result tells the person (null: nothing to say). */
+export function shareFeedbackKey(result) {
+  if (result === 'copied') return 'share.copied';
+  if (result === 'failed') return 'share.failed';
+  return null;
+}
+
+/** How long "Copied" stays beside its button. */
+export const FLASH_MS = 2500;
+
+/**
+ * Shares `data` for the control `target` and shows the outcome beside it (a shared or cancelled
+ * sheet shows nothing: the system said it). Resolves to share()'s result.
+ */
+export async function shareFrom(store, target, data, { nav, fallback, later = setTimeout } = {}) {
+  const result = await share(data, { nav, fallback });
+  const key = shareFeedbackKey(result);
+  store.dispatch({ type: 'flash', target, key });
+  if (key) later(() => store.dispatch({ type: 'flash/clear', target }), FLASH_MS);
+  return result;
+}
