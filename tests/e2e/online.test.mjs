@@ -125,6 +125,10 @@ test('a timed room: the opponent joins by code, moves both ways, pause and resum
     await d.tap('#online-time-5\\+3');
   });
   assert.ok(await exists('#copy-code'), 'the code can be copied');
+  // The invitation: the QR code and the link that opens the app on the other device and joins.
+  assert.ok(await exists('#net-qr path'), 'the QR code is drawn');
+  const link = await textOf('#net-invite-url');
+  assert.ok(link.startsWith(`maharajah://join/${code}?server=`), link);
   await waitFor('the server version', async () => /Connected to server \d+\.\d+\.\d+/.test(await textOf('#net-link')));
   await d.screenshot('online-code-390x844.png');
 
