@@ -43,11 +43,16 @@ impl<R: Runtime> Sink for Events<R> {
 ///
 /// Separate from [`run`] so tests can drive the same command set on a mock runtime.
 pub fn builder<R: Runtime>() -> tauri::Builder<R> {
-    let builder = tauri::Builder::<R>::new().plugin(tauri_plugin_deep_link::init());
+    with_app(tauri::Builder::<R>::new())
+}
+
+/// Adds the app to `builder`: its plugins, the core in the setup hook, every command.
+fn with_app<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+    let builder = builder.plugin(tauri_plugin_deep_link::init());
     #[cfg(mobile)]
     let builder = builder.plugin(tauri_plugin_haptics::init());
     #[cfg(target_os = "android")]
-    let builder = builder.plugin(android::init());
+    let builder = builder.plugin(android::init()).plugin(android::share_sheet());
     #[cfg(target_os = "ios")]
     let builder = builder.plugin(ios::init());
     builder
@@ -111,6 +116,7 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
             commands::chess::learn_reach,
             commands::device::device_info,
             commands::device::take_join_link,
+            commands::device::share_text,
             commands::chaturaji::chaturaji_new,
             commands::chaturaji::chaturaji_current,
             commands::chaturaji::chaturaji_roll,
@@ -201,7 +207,21 @@ pub fn follow_links<R: Runtime>(app: &tauri::App<R>) {
 /// useful the app can do then, and the message says why.
 #[cfg_attr(mobile, tauri::mobile_entry_point)]
 pub fn run() {
-    builder::<tauri::Wry>()
+    // First, so a second start of the desktop app (a `maharajah://` link opened while it runs)
+    // hands its link to this one and exits. Only here: tests and the web shell run several
+    // builders at once on purpose. Without a D-Bus session (Linux) the app starts normally.
+    #[cfg(desktop)]
+    let app = tauri::Builder::<tauri::Wry>::new().plugin(tauri_plugin_single_instance::init(
+        |app, _argv, _cwd| {
+            if let Some(window) = app.get_webview_window("main") {
+                let _ = window.unminimize();
+                let _ = window.set_focus();
+            }
+        },
+    ));
+    #[cfg(mobile)]
+    let app = tauri::Builder::<tauri::Wry>::new();
+    with_app(app)
         .run(tauri::generate_context!())
         .expect("the Tauri runtime could not start (is a display available?)");
 }
