@@ -1,7 +1,9 @@
 // Chaturaji's effects: the backend calls behind chaturaji/* actions, and the pushed `chaturaji`
 // event (CPU seats' steps, time-outs). main.js hands every chaturaji/* action here.
 import * as api from './api.js';
-import { dropDecision, nextGameSetup, serverUrl, settingsOf, setupOfTable, tapDecision } from './chaturaji-store.js';
+import { chaturajiInviteText, dropDecision, nextGameSetup, serverUrl, settingsOf, setupOfTable, tapDecision } from './chaturaji-store.js';
+import { t as translate } from './i18n.js';
+import { shareFrom } from './share.js';
 
 /** Runs a call that answers with a table; errors show on the Chaturaji screen. */
 async function tableCall(store, promise) {
@@ -130,6 +132,13 @@ export async function chaturajiEffects(action, store) {
     case 'chaturaji/lan-join-code':
       await tableCall(store, api.chaturajiLanJoin({ kind: 'code', code: cj.setup.lan_code }));
       break;
+    case 'chaturaji/share': {
+      // The table's link, to the share sheet or the clipboard ("Copied" beside the button).
+      const tr = (key, params) => translate(store.state.language, key, params);
+      const text = chaturajiInviteText(cj, tr);
+      if (text) await shareFrom(store, 'cj-share', { title: tr('cj.invite.title'), text });
+      break;
+    }
     case 'chaturaji/roll':
       tableCall(store, backend(store).roll());
       break;

@@ -44,6 +44,8 @@ function fresh(previous) {
     stuck: null,
     hosted: previous?.hosted ?? null,
     lanTables: null,
+    // A join link the app was opened with ({ kind, code, server }), until a table opens.
+    linked: null,
   };
 }
 
@@ -266,6 +268,14 @@ export function reduceChaturaji(state, action) {
       return put({ setup: { ...cj.setup, seats: { ...cj.setup.seats, [action.seat]: action.value } }, error: null });
     case 'chaturaji/setting':
       return put({ setup: { ...cj.setup, [action.key]: action.value }, error: null });
+    case 'chaturaji/linked': {
+      // A join link for a table: its code (and server) in the network join fields, named above them.
+      const link = action.link;
+      const setup = link.kind === 'chaturaji_lan'
+        ? { ...cj.setup, lan_code: link.code }
+        : { ...cj.setup, net_code: link.code, ...(link.server ? { net_url: link.server } : {}) };
+      return put({ setup, linked: link, error: null });
+    }
     case 'chaturaji/loaded': {
       const old = cj.table;
       const table = action.table;
@@ -284,6 +294,7 @@ export function reduceChaturaji(state, action) {
         facing: facingFor(cj, table),
         dialog: ended ? 'ranking' : newGame ? null : cj.dialog,
         error: null,
+        linked: null,
       });
     }
     case 'chaturaji/inspect':
@@ -414,4 +425,13 @@ export function reachOf(table, square) {
     for (const [df, dr] of STEPS[piece.role] ?? []) land(name(file + df, rank + dr));
   }
   return { role: piece.role, seat: piece.seat, moves, captures };
+}
+
+/** What the share sheet (or the clipboard) gets for this table's invitation, or null. */
+export function chaturajiInviteText(cj, t) {
+  const table = cj.table;
+  if (!table || !table.remote || table.remote.started) return null;
+  if (hostedFor(cj, table) && cj.hosted.join_url) return t('cj.invite.lanText', { code: cj.hosted.join_code, url: cj.hosted.join_url });
+  const invite = table.remote.invite;
+  return invite ? t('cj.invite.text', { code: table.remote.code, url: invite.url }) : null;
 }

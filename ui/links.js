@@ -17,6 +17,11 @@ export function linkActions(opened, state) {
       ? [{ type: 'navigate', screen: 'lan' }, { type: 'lan/tab', tab: 'join' }, { type: 'lan/error', error }]
       : [{ type: 'navigate', screen: 'online' }, { type: 'online/error', error }];
   }
+  if (link.kind === 'chaturaji_lan' || link.kind === 'chaturaji_online') {
+    // A Chaturaji table: its setup page with the code (and server) filled in and the link named;
+    // the person presses Join, so a link never seats anyone at a table unseen.
+    return [{ type: 'navigate', screen: 'chaturaji' }, { type: 'chaturaji/linked', link }];
+  }
   if (link.kind === 'lan') {
     return [
       { type: 'navigate', screen: 'lan' },

@@ -158,4 +158,13 @@ export default {
   'cj.lan.advert.lan_discovery': 'This table cannot be announced on this network, so it is not in the others’ list. Let them join with the join code, or the address and room code above.',
   'cj.turn.other': '{seat} is playing…',
   'cj.error.net_url': 'The server address must be ws://…, wss://… or host:port.',
+  'cj.invite.title': 'A Chaturaji table',
+  'cj.invite.text': 'Join my Chaturaji table: room {code}. On a device with the app, open {url}',
+  'cj.invite.lanText': 'Join my Chaturaji table on this Wi-Fi: join code {code}. On a device with the app, open {url}',
+  'cj.invite.qr': 'QR code of the link to table {code}',
+  'cj.invite.caption': 'Scanned with a phone that has the app, the QR code opens this table’s join; anywhere else, type the code on the Chaturaji screen.',
+  'cj.invite.copy': 'Copy the table’s link',
+  'cj.linked.online': 'A link opened table {code}: press Join.',
+  'cj.linked.server': 'A link opened table {code} on {server}: check the server, then press Join.',
+  'cj.linked.lan': 'A link opened the table with join code {code}: press “Join with the code”.',
 };

@@ -158,4 +158,13 @@ export default {
   'cj.lan.advert.lan_discovery': 'No se puede anunciar esta mesa en esta red, así que no aparece en la lista de los demás. Que se unan con el código de unión, o la dirección y el código de sala (arriba).',
   'cj.turn.other': '{seat} está jugando…',
   'cj.error.net_url': 'La dirección del servidor debe ser ws://…, wss://… o equipo:puerto.',
+  'cj.invite.title': 'Una mesa de Chaturaji',
+  'cj.invite.text': 'Únete a mi mesa de Chaturaji: sala {code}. En un dispositivo con la app, abre {url}',
+  'cj.invite.lanText': 'Únete a mi mesa de Chaturaji en esta wifi: código de unión {code}. En un dispositivo con la app, abre {url}',
+  'cj.invite.qr': 'Código QR del enlace a la mesa {code}',
+  'cj.invite.caption': 'Escaneado con un teléfono que tenga la app, el código QR abre la unión a esta mesa; en cualquier otro sitio, escribe el código en la pantalla de Chaturaji.',
+  'cj.invite.copy': 'Copiar el enlace de la mesa',
+  'cj.linked.online': 'Un enlace abrió la mesa {code}: pulsa Unirse.',
+  'cj.linked.server': 'Un enlace abrió la mesa {code} en {server}: comprueba el servidor y pulsa Unirse.',
+  'cj.linked.lan': 'Un enlace abrió la mesa con el código de unión {code}: pulsa «Unirse con el código».',
 };

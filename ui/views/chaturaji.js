@@ -12,6 +12,8 @@ import {
 } from '../chaturaji-store.js';
 import { errorText } from './errors.js';
 import { confirmsActions } from '../store.js';
+import { qrCode } from './qr.js';
+import { flashLine, shareLabel } from './flash.js';
 
 /** Seat inks: fill, outline, details. */
 const INK = {
@@ -145,6 +147,7 @@ function renderSetupPage(state, { t, intent }) {
       h('dt', {}, t('cj.setup.ties')), h('dd', {}, t('cj.setup.ties.value')))),
     h('fieldset', { class: 'group cj-net', id: 'cj-net' },
       h('legend', {}, t('cj.net.title')),
+      cj.linked ? linkedLine(cj.linked, t) : null,
       h('p', { class: 'muted hint' }, t('cj.net.hint')),
       h('label', { class: 'cj-number' }, t('cj.net.url'),
         h('input', { type: 'url', id: 'cj-net-url', placeholder: 'ws://192.168.1.20:40123/', value: setup.net_url, oninput: (e) => typed('net_url')(e.target.value) })),
@@ -154,6 +157,27 @@ function renderSetupPage(state, { t, intent }) {
           h('input', { type: 'text', id: 'cj-net-code', autocapitalize: 'characters', value: setup.net_code, oninput: (e) => typed('net_code')(e.target.value) })),
         h('button', { type: 'button', class: 'action', id: 'cj-net-join', onclick: () => intent({ type: 'chaturaji/net-join' }) }, t('cj.net.join'))),
       lanOptions(cj, { t, intent }, typed)));
+}
+
+/** A join link the app was opened with: which table, where, and the button that joins it. */
+function linkedLine(link, t) {
+  const key = link.kind === 'chaturaji_lan' ? 'cj.linked.lan' : link.server ? 'cj.linked.server' : 'cj.linked.online';
+  return h('p', { class: 'notice', id: 'cj-linked', role: 'status' }, t(key, { code: link.code, server: link.server ?? '' }));
+}
+
+/**
+ * How others join this table while seats are free: the link (with its QR code for a phone's
+ * camera) and a button to share or copy it. An online table's link names its server; a table
+ * hosted here has its join code's link. `id` tells the two apart in tests.
+ */
+function inviteBox(state, { t, intent }, { url, qr, code, id }) {
+  return h('div', { class: 'cj-invite', id },
+    qr ? h('figure', { class: 'lan-qr-box' }, qrCode(qr, { id: `${id}-qr`, label: t('cj.invite.qr', { code }) }),
+      h('figcaption', { class: 'muted' }, t('cj.invite.caption'))) : null,
+    h('p', { class: 'join-link', id: `${id}-url` }, url),
+    h('div', { class: 'share-row' },
+      h('button', { type: 'button', class: 'action', id: 'cj-share', onclick: () => intent({ type: 'chaturaji/share' }) }, shareLabel(t, 'cj.invite.copy')),
+      flashLine(state, 'cj-share', t)));
 }
 
 /** Host a table on this Wi-Fi, or find one (the LAN list's Chaturaji entries) or type its join code. */
@@ -517,6 +541,19 @@ function endTurnDialog(state, { t, intent }) {
         h('button', { type: 'button', class: 'action', id: 'cj-end-turn-cancel', onclick: () => intent({ type: 'chaturaji/dialog', dialog: null }) }, t('cj.cancel')))));
 }
 
+/** The invitation while seats are free: the hosted table's join link, or the online table's. */
+function invitation(state, ctx) {
+  const cj = state.chaturaji;
+  const table = cj.table;
+  if (!table.remote || table.remote.started) return null;
+  if (hostedFor(cj, table)) {
+    const hosted = cj.hosted;
+    return hosted.join_url ? inviteBox(state, ctx, { url: hosted.join_url, qr: hosted.qr, code: hosted.join_code, id: 'cj-lan-invite' }) : null;
+  }
+  const invite = table.remote.invite;
+  return invite ? inviteBox(state, ctx, { url: invite.url, qr: invite.qr, code: table.remote.code, id: 'cj-invite' }) : null;
+}
+
 function renderTablePage(state, ctx) {
   const { t, intent } = ctx;
   const cj = state.chaturaji;
@@ -541,6 +578,7 @@ function renderTablePage(state, ctx) {
         address: cj.hosted.address, code: cj.hosted.room, join: cj.hosted.join_code ?? '—',
       }))
       : null,
+    invitation(state, ctx),
     // Guests on the Wi-Fi do not see the table in their list: why, and the fallbacks above.
     hostedFor(cj, table) && cj.hosted.advert_problem
       ? h('p', { class: 'error', id: 'cj-advert-problem', role: 'alert' }, t(`cj.lan.advert.${cj.hosted.advert_problem.code}`))

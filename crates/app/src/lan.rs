@@ -272,6 +272,15 @@ impl Hosting {
         }
     }
 
+    /// This hosting as a Chaturaji table's: its link (and QR code) asks for the Chaturaji join
+    /// ([`crate::link::chaturaji_lan_url`]).
+    #[must_use]
+    pub fn for_chaturaji(mut self, join_code: Option<&JoinCode>) -> Hosting {
+        self.join_url = join_code.map(crate::link::chaturaji_lan_url);
+        self.qr = self.join_url.as_deref().and_then(qr);
+        self
+    }
+
     /// This hosting with `problem` as its advert problem (see [`ListProblem::for_host`]).
     #[must_use]
     pub fn with_advert_problem(mut self, problem: Option<&BrowseFailure>) -> Hosting {

@@ -7,7 +7,9 @@
 //! ([`AccessCode`]), optionally with the server it lives on as `?server=<ws:// or wss:// URL>`
 //! (percent-encoded). The lengths cannot be confused, and both use the same alphabet, so the
 //! shape alone decides: the LAN screen joins the first kind, the Online screen the second, each
-//! exactly as a typed code.
+//! exactly as a typed code. A Chaturaji table's link adds `game=chaturaji` to the query (e.g.
+//! `maharajah://join/ABCD2345?server=…&game=chaturaji`): the Chaturaji screen joins it, by the
+//! same two shapes.
 
 use maharajah_net::JoinCode;
 use maharajah_protocol::AccessCode;
@@ -49,6 +51,16 @@ pub fn lan_url(code: &JoinCode) -> String {
     format!("{JOIN_URL_PREFIX}{code}")
 }
 
+/// The query parameter that makes a link a Chaturaji table's.
+const CHATURAJI_PARAM: &str = "game=chaturaji";
+
+/// The link for a Chaturaji table hosted on the Wi-Fi, e.g.
+/// `maharajah://join/ABCDEF-GHJKLM-NPQRST?game=chaturaji`.
+#[must_use]
+pub fn chaturaji_lan_url(code: &JoinCode) -> String {
+    format!("{}?{CHATURAJI_PARAM}", lan_url(code))
+}
+
 /// The link for the online room `code` on the server at `server`, e.g.
 /// `maharajah://join/ABCD2345?server=wss%3A%2F%2Fplay.example.org`.
 #[must_use]
@@ -69,7 +81,18 @@ impl Invite {
     /// The invitation to the room `code` on `server`.
     #[must_use]
     pub fn new(code: &AccessCode, server: &str) -> Invite {
-        let url = room_url(code, server);
+        Invite::of(room_url(code, server))
+    }
+
+    /// The invitation to the Chaturaji table `code` on `server`.
+    #[must_use]
+    pub fn chaturaji(code: &AccessCode, server: &str) -> Invite {
+        Invite::of(format!("{}&{CHATURAJI_PARAM}", room_url(code, server)))
+    }
+
+    /// The invitation that is `url`, with its QR code.
+    #[must_use]
+    pub fn of(url: String) -> Invite {
         Invite { qr: qr(&url), url }
     }
 }
@@ -88,6 +111,19 @@ pub enum JoinLink {
         /// The room code, canonical (8 upper-case characters).
         code: String,
         /// The server the link names (`ws://` or `wss://`), if any; else the one set in the app.
+        server: Option<String>,
+    },
+    /// A Chaturaji table on the Wi-Fi: the Chaturaji screen joins it as a typed join code.
+    ChaturajiLan {
+        /// The join code, canonical.
+        code: String,
+    },
+    /// A Chaturaji table on an online server: the Chaturaji screen's network join, with the
+    /// server the link names (else the one set there).
+    ChaturajiOnline {
+        /// The room code, canonical.
+        code: String,
+        /// The server the link names, if any.
         server: Option<String>,
     },
 }
@@ -139,18 +175,25 @@ pub fn parse(text: &str) -> Result<JoinLink, AppError> {
     let (code, query) = rest.split_once('?').unwrap_or((rest, ""));
     let code = code.trim_end_matches('/');
     let shape = code.chars().filter(|c| !c.is_whitespace() && *c != '-').count();
+    let chaturaji = query.split('&').any(|pair| pair.eq_ignore_ascii_case(CHATURAJI_PARAM));
     match shape {
         LAN_CODE_LEN => {
             let code: JoinCode =
                 code.parse().map_err(|e| AppError::new("bad_join_code", format!("{e}")))?;
-            Ok(JoinLink::Lan { code: code.to_string() })
+            let code = code.to_string();
+            Ok(if chaturaji { JoinLink::ChaturajiLan { code } } else { JoinLink::Lan { code } })
         }
         maharajah_protocol::ACCESS_CODE_LEN => {
             let code: AccessCode = code.parse().map_err(|e| {
                 AppError::new("bad_code", format!("“{code}” is not a room code: {e}"))
             })?;
             let server = server_param(query)?;
-            Ok(JoinLink::Online { code: code.to_string(), server })
+            let code = code.to_string();
+            Ok(if chaturaji {
+                JoinLink::ChaturajiOnline { code, server }
+            } else {
+                JoinLink::Online { code, server }
+            })
         }
         n => Err(bad_link(format!(
             "“{code}” has {n} characters: a room code has 8, a LAN join code 18"
@@ -247,6 +290,37 @@ mod tests {
         let want = JoinLink::Online { code: "ABCD2345".into(), server: None };
         assert_eq!(parse("maharajah://join/abcd2345").unwrap(), want);
         assert_eq!(parse("ABCD 2345").unwrap(), want);
+    }
+
+    #[test]
+    fn a_chaturaji_table_link_asks_for_the_chaturaji_join_by_the_same_shapes() {
+        let room: AccessCode = "abcd2345".parse().unwrap();
+        let invite = Invite::chaturaji(&room, "ws://10.0.0.2:7878");
+        assert_eq!(
+            invite.url,
+            "maharajah://join/ABCD2345?server=ws%3A%2F%2F10.0.0.2%3A7878&game=chaturaji"
+        );
+        assert!(invite.qr.is_some());
+        assert_eq!(
+            parse(&invite.url).unwrap(),
+            JoinLink::ChaturajiOnline {
+                code: "ABCD2345".into(),
+                server: Some("ws://10.0.0.2:7878".into())
+            }
+        );
+        assert_eq!(
+            parse("maharajah://join/ABCD2345?game=chaturaji").unwrap(),
+            JoinLink::ChaturajiOnline { code: "ABCD2345".into(), server: None }
+        );
+        let code = lan_code();
+        let url = chaturaji_lan_url(&code);
+        assert_eq!(url, format!("maharajah://join/{code}?game=chaturaji"));
+        assert_eq!(parse(&url).unwrap(), JoinLink::ChaturajiLan { code: code.to_string() });
+        // The chess links are unchanged, and a bad code is refused the same way.
+        assert_eq!(parse(&lan_url(&code)).unwrap(), JoinLink::Lan { code: code.to_string() });
+        assert_eq!(parse("maharajah://join/ABCD0345?game=chaturaji").unwrap_err().code, "bad_code");
+        let json = serde_json::to_value(parse(&url).unwrap()).unwrap();
+        assert_eq!(json, serde_json::json!({ "kind": "chaturaji_lan", "code": code.to_string() }));
     }
 
     #[test]

@@ -58,6 +58,16 @@ fn a_chaturaji_table_hosted_found_joined_and_played_over_the_lan() {
             let code: JoinCode = hosted.hosted.join_code.clone().unwrap().parse().unwrap();
             assert_eq!(code.addr.to_string(), hosted.hosted.address);
             assert_eq!(code.room.as_str(), remote.code);
+            // The host's link and QR code ask for the Chaturaji join; on the Wi-Fi the join code
+            // is the invitation, so the table's own view has no online one.
+            let url = hosted.hosted.join_url.clone().expect("a join link");
+            assert_eq!(url, maharajah_app::link::chaturaji_lan_url(&code));
+            assert_eq!(
+                maharajah_app::link::parse(&url).unwrap(),
+                maharajah_app::link::JoinLink::ChaturajiLan { code: code.to_string() }
+            );
+            assert!(hosted.hosted.qr.is_some());
+            assert_eq!(remote.invite, None);
             assert_eq!(hosting.hosted().await, Some(hosted.hosted.clone()));
             assert_eq!(hosting.advertised_open_seats().await, Some(1));
             assert!(multicast::held(), "browsing and advertising hold the multicast lock");

@@ -33,6 +33,22 @@ async fn two_devices_and_two_cpus_share_a_network_table() {
     let remote = created.remote.clone().expect("a network view");
     assert_eq!(remote.seat, Seat::Red);
     assert!(!remote.started, "waiting for Blue");
+    // While a seat is free the table invites with a Chaturaji link to this server, and its QR.
+    let invite = remote.invite.clone().expect("an invitation while Blue's seat is free");
+    assert!(
+        invite.url.starts_with(&format!("maharajah://join/{}?server=", remote.code))
+            && invite.url.ends_with("&game=chaturaji"),
+        "{}",
+        invite.url
+    );
+    assert!(invite.qr.is_some());
+    assert_eq!(
+        maharajah_app::link::parse(&invite.url).expect("the app reads its own link"),
+        maharajah_app::link::JoinLink::ChaturajiOnline {
+            code: remote.code.clone(),
+            server: Some(url.clone())
+        }
+    );
     let joined = blue.join(&url, &remote.code, |_| {}).await.expect("joined");
     assert_eq!(joined.remote.as_ref().map(|r| r.seat), Some(Seat::Blue));
     until("the game on both", || {
@@ -40,6 +56,11 @@ async fn two_devices_and_two_cpus_share_a_network_table() {
             && blue.view().is_ok_and(|v| v.remote.is_some_and(|r| r.started))
     })
     .await;
+    assert_eq!(
+        red.view().expect("open").remote.map(|r| r.invite),
+        Some(None),
+        "every seat taken: no invitation"
+    );
     // Blue may not act on Red's turn; bad input is named.
     assert_eq!(blue.roll().await.expect_err("not Blue's turn").code, "not_your_turn");
     let other = NetState::new("device-other-app-00000003".into());

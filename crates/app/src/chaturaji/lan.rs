@@ -29,7 +29,7 @@ use maharajah_net::host::{ws_url, LanServer};
 use maharajah_protocol::Variant;
 use serde::Serialize;
 
-use crate::chaturaji::online::NetState;
+use crate::chaturaji::online::{NetState, Reach};
 use crate::chaturaji::view::TableView;
 use crate::error::AppError;
 use crate::lan::{clean_name, follow_advert, parse_room, Hosting, JoinTarget, Lan, LanConfig};
@@ -159,7 +159,7 @@ impl ChaturajiLan {
         let advertiser: Arc<Mutex<Option<Advertiser>>> = Arc::new(Mutex::new(None));
         let followed = advertiser.clone();
         let created = net
-            .create(&server.local_url(), settings, move |view| {
+            .create_in(Reach::Lan, &server.local_url(), settings, move |view| {
                 follow(&followed, open_seats(&view));
                 on_change(view);
             })
@@ -206,6 +206,7 @@ impl ChaturajiLan {
         }
         let join_code = server.join_code(room);
         let hosted = Hosting::new(name, server.addr(), code, join_code.as_ref())
+            .for_chaturaji(join_code.as_ref())
             .with_advert_problem(problem.as_ref());
         let shared = Arc::new(Mutex::new(hosted.clone()));
         let follower = problems.map(|problems| {
@@ -275,7 +276,7 @@ impl ChaturajiLan {
                 "That host plays chess, not Chaturaji: join it from the LAN screen.",
             ));
         }
-        let view = net.join(&ws_url(address), room.as_str(), on_change).await?;
+        let view = net.join_in(Reach::Lan, &ws_url(address), room.as_str(), on_change).await?;
         lan.stop_browsing().await;
         Ok(view)
     }

@@ -21,6 +21,7 @@ use maharajah_protocol::AccessCode;
 
 use crate::chaturaji::view::{table_view, DiceAlarmView, RemoteView, TableView, ViewParts};
 use crate::error::AppError;
+use crate::link::Invite;
 
 /// The id network tables carry in their views (local tables have their SQLite row id, from 1).
 pub const NET_TABLE_ID: i64 = -1;
@@ -46,6 +47,18 @@ struct Shared {
 struct NetTable {
     client: ChaturajiClient,
     shared: Arc<Mutex<Shared>>,
+    /// The server others are invited to (a link and its QR code while seats are free); None
+    /// for a table on the Wi-Fi, whose host's join code is the invitation.
+    invite_server: Option<Arc<str>>,
+}
+
+/// Where a table's server is, which decides how others are invited to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// An online server: the view carries a `maharajah://` link with the server, and its QR code.
+    Online,
+    /// A host on the Wi-Fi (this device's or another's): its join code invites.
+    Lan,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -90,7 +103,21 @@ impl NetState {
         settings: Settings,
         on_change: impl Fn(TableView) + Send + 'static,
     ) -> Result<TableView, AppError> {
-        let table = self.open(url, on_change).await?;
+        self.create_in(Reach::Online, url, settings, on_change).await
+    }
+
+    /// As [`NetState::create`], for a server reached as `reach` says.
+    ///
+    /// # Errors
+    /// As [`NetState::create`].
+    pub async fn create_in(
+        &self,
+        reach: Reach,
+        url: &str,
+        settings: Settings,
+        on_change: impl Fn(TableView) + Send + 'static,
+    ) -> Result<TableView, AppError> {
+        let table = self.open(url, reach, on_change).await?;
         table.client.create_table(settings, Some(Level::Greedy)).await.map_err(AppError::from)?;
         Ok(view(&table))
     }
@@ -105,12 +132,26 @@ impl NetState {
         code: &str,
         on_change: impl Fn(TableView) + Send + 'static,
     ) -> Result<TableView, AppError> {
+        self.join_in(Reach::Online, url, code, on_change).await
+    }
+
+    /// As [`NetState::join`], for a server reached as `reach` says.
+    ///
+    /// # Errors
+    /// As [`NetState::join`].
+    pub async fn join_in(
+        &self,
+        reach: Reach,
+        url: &str,
+        code: &str,
+        on_change: impl Fn(TableView) + Send + 'static,
+    ) -> Result<TableView, AppError> {
         let code: AccessCode =
             code.trim().parse().map_err(|e: maharajah_protocol::AccessCodeError| AppError {
                 code: "bad_code".into(),
                 message: e.to_string(),
             })?;
-        let table = self.open(url, on_change).await?;
+        let table = self.open(url, reach, on_change).await?;
         table.client.join_table(code).await.map_err(AppError::from)?;
         Ok(view(&table))
     }
@@ -118,6 +159,7 @@ impl NetState {
     async fn open(
         &self,
         url: &str,
+        reach: Reach,
         on_change: impl Fn(TableView) + Send + 'static,
     ) -> Result<NetTable, AppError> {
         let url = url.trim();
@@ -137,7 +179,8 @@ impl NetState {
             connected: true,
             ..Shared::default()
         }));
-        let table = NetTable { client, shared };
+        let invite_server = (reach == Reach::Online).then(|| Arc::from(url));
+        let table = NetTable { client, shared, invite_server };
         *lock(&self.table) = Some(table.clone());
         let watched = table.clone();
         tokio::spawn(async move {
@@ -282,6 +325,12 @@ fn view(table: &NetTable) -> TableView {
             log: shared.log.iter().cloned().collect(),
             remote: Some(RemoteView {
                 code: state.seat.as_ref().map(|s| s.code.to_string()).unwrap_or_default(),
+                invite: state
+                    .seat
+                    .as_ref()
+                    .zip(table.invite_server.as_deref())
+                    .filter(|_| !started)
+                    .map(|(s, server)| Invite::chaturaji(&s.code, server)),
                 seat,
                 started,
                 seats: state.seats,

@@ -121,6 +121,10 @@ pub struct ViewParts {
 pub struct RemoteView {
     /// The room's access code (to share).
     pub code: String,
+    /// While seats are free on an online server: the link that invites others (with the
+    /// server) and its QR code. None on the Wi-Fi (the host's join code invites) and once the
+    /// game has started.
+    pub invite: Option<crate::link::Invite>,
     /// This device's seat.
     pub seat: Seat,
     /// Whether the game has started (every person seat taken).
