@@ -102,8 +102,10 @@ export const netKept = () => call('net_kept');
 /** Takes that seat back. */
 export const netRejoin = () => call('net_rejoin');
 
-/** What this build can do on its device: { mobile, haptics }. */
+/** What this build can do on its device: { mobile, haptics, share_sheet }. */
 export const deviceInfo = () => call('device_info');
+/** The system's share sheet where the build has its own (Android): { title, text }. */
+export const shareText = ({ title, text }) => call('share_text', { title, text });
 /** The join link the system opened the app with, once: { text, link, error } or null. */
 export const takeJoinLink = () => call('take_join_link');
 /** Haptics (the plugin exists only in mobile builds): style 'light'|'medium'|'heavy'|'soft'|'rigid'. */

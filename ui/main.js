@@ -2,6 +2,7 @@
 import * as api from './api.js';
 import { play as playSound } from './sound.js';
 import { buzz, setHapticsAvailable } from './haptics.js';
+import { setNativeShare } from './share.js';
 import { shareFrom } from './share.js';
 import { followLink } from './links.js';
 import { setPieceSet } from './pieces.js';
@@ -73,7 +74,7 @@ async function gameCall(promise) {
 async function refreshStart() {
   try {
     const info = await api.startInfo();
-    store.dispatch({ type: 'start/loaded', continueId: info.continue_id });
+    store.dispatch({ type: 'start/loaded', continueId: info.continue_id, levelRatings: info.level_ratings });
   } catch {
     store.dispatch({ type: 'start/loaded', continueId: null });
   }
@@ -558,6 +559,7 @@ async function boot() {
   try {
     const device = await api.deviceInfo();
     setHapticsAvailable(device.haptics);
+    setNativeShare(device.share_sheet ? api.shareText : null);
     store.dispatch({ type: 'device/loaded', device });
   } catch {
     // An older backend or a plain browser: no haptics.

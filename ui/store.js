@@ -42,7 +42,7 @@ export function initialState(language) {
     language,
     versions: { status: 'idle', app: null, engine: null, error: null },
     settings: { ...DEFAULT_SETTINGS },
-    start: { continueId: null },
+    start: { continueId: null, levelRatings: null },
     setup: newSetup('chess', 'human', DEFAULT_SETTINGS.timeControl),
     game: null,
     ui: freshUi(),
@@ -318,7 +318,7 @@ export function reduce(state, action) {
     case 'flash/clear':
       return state.flash && state.flash.target === action.target ? { ...state, flash: null } : state;
     case 'start/loaded':
-      return { ...state, start: { continueId: action.continueId ?? null } };
+      return { ...state, start: { continueId: action.continueId ?? null, levelRatings: action.levelRatings ?? state.start.levelRatings ?? null } };
     case 'setup/open':
       return { ...state, screen: 'setup', setup: setupFor(action.entry, state.settings), error: null };
     case 'setup/change':

@@ -61,7 +61,11 @@ fn commands_answer_through_the_ipc_and_the_computers_move_is_pushed() {
 
     // The desktop build has no haptics; a join link the app was opened with is taken once.
     let device = invoke(&webview, "device_info", json!({})).expect("device_info");
-    assert_eq!(device, json!({ "mobile": false, "haptics": false }));
+    assert_eq!(device, json!({ "mobile": false, "haptics": false, "share_sheet": false }));
+    // No native share sheet on the desktop: the UI copies instead.
+    let refused = invoke(&webview, "share_text", json!({ "title": "PGN", "text": "1. e4 *" }))
+        .expect_err("no sheet here");
+    assert_eq!(refused["code"], "unsupported", "{refused}");
     assert_eq!(invoke(&webview, "take_join_link", json!({})).expect("no link"), Value::Null);
     let (links, linked) = mpsc::channel();
     app.listen_any("join-link", move |event| {

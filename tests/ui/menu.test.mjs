@@ -48,6 +48,21 @@ test('"Play the computer" offers Maharajah, where the computer builds its own ar
   assert.equal(reduce(initialState('en'), { type: 'setup/open', entry: 'classic' }).setup.variants, undefined);
 });
 
+test('the computer\'s level shows its rating on a human scale, in both languages', () => {
+  let s = reduce(initialState('en'), { type: 'setup/open', entry: 'computer' });
+  // Before the backend has answered: the hint alone.
+  assert.doesNotMatch(text(find(renderSetup(s, { t, intent: () => {} }), 'setup-level-rating')), /Elo/);
+  s = reduce(s, { type: 'start/loaded', continueId: null, levelRatings: [750, 1150, 1400, 1800, 2150, 2200, 2300, 2550] });
+  s = reduce(s, { type: 'setup/change', key: 'level', value: 3 });
+  assert.match(text(find(renderSetup(s, { t, intent: () => {} }), 'setup-level-rating')), /^Level 3 · about 1400 Elo\./);
+  s = reduce(s, { type: 'setup/change', key: 'level', value: 1 });
+  const es = (key, params) => translate('es', key, params);
+  assert.match(text(find(renderSetup(s, { t: es, intent: () => {} }), 'setup-level-rating')), /^Nivel 1 · unos 750 Elo\./);
+  // A later start/loaded without ratings (a refresh) keeps them.
+  s = reduce(s, { type: 'start/loaded', continueId: 4 });
+  assert.deepEqual(s.start.levelRatings.slice(0, 2), [750, 1150]);
+});
+
 test('the learning path numbers its steps once and every step, LAN and Online too, has Go', () => {
   const s = reduce(initialState('en'), { type: 'learn/open', page: 'path' });
   const { seen, intent } = recorder();

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { installFakeDom, find, text } from './fakedom.mjs';
 
 installFakeDom();
-const { share, shareFrom, canShare } = await import('../../ui/share.js');
+const { share, shareFrom, canShare, setNativeShare } = await import('../../ui/share.js');
 const { initialState, reduce } = await import('../../ui/store.js');
 const { renderNetGame } = await import('../../ui/views/netgame.js');
 const { renderSettings } = await import('../../ui/views/settings.js');
@@ -82,6 +82,35 @@ test('with a share sheet the sheet is used, a closed sheet copies nothing, a ref
   f = fakeNavigator({ share: 'NotAllowedError' });
   assert.equal(await share({ title: 'PGN', text: 'x' }, { nav: f.nav }), 'copied');
   assert.deepEqual(f.copied, ['x']);
+});
+
+test("Android's own share sheet (the shell's share_text) comes first; a refusal copies instead", async () => {
+  const sent = [];
+  const sheet = async (data) => { sent.push(data); };
+  let f = fakeNavigator({ share: 'ok' });
+  assert.equal(await share({ title: 'Room', text: 'ABCD2345' }, { nav: f.nav, native: sheet }), 'shared');
+  assert.deepEqual(sent, [{ title: 'Room', text: 'ABCD2345' }]);
+  assert.deepEqual(f.shared, [], 'the Web Share API is not asked as well');
+  assert.deepEqual(f.copied, []);
+
+  f = fakeNavigator();
+  const refused = async () => { throw { code: 'share_failed', message: 'no app takes text' }; };
+  assert.equal(await share({ title: 'Room', text: 'x' }, { nav: f.nav, native: refused }), 'copied');
+  assert.deepEqual(f.copied, ['x']);
+
+  // Installed from device_info (share_sheet: true), the buttons say "Share…" with no navigator.share.
+  assert.equal(canShare(f.nav), false);
+  setNativeShare(sheet);
+  try {
+    assert.equal(canShare(f.nav), true);
+    const store = fakeStore();
+    assert.equal(await shareFrom(store, 'pgn-copy', { title: 'PGN', text: '1. d4 *' }, { nav: f.nav, later: () => assert.fail('no confirmation') }), 'shared');
+    assert.deepEqual(sent.at(-1), { title: 'PGN', text: '1. d4 *' });
+    assert.equal(store.state.flash, null, 'the system sheet was the feedback');
+  } finally {
+    setNativeShare(null);
+  }
+  assert.equal(canShare(f.nav), false);
 });
 
 test('a refused clipboard tries the page fallback, and says so when nothing worked', async () => {

@@ -163,6 +163,7 @@ export default {
   'setup.color': 'You play',
   'setup.random': 'Random',
   'setup.level.hint': '1 is a beginner, 8 plays as strong as it can.',
+  'setup.level.rating': 'Level {level} · about {elo} Elo.',
   'setup.level': 'Level',
   
   
@@ -474,6 +475,8 @@ export default {
   'error.no_analysis': 'No analysis board is open.',
   'error.no_node': 'That move is no longer in the analysis.',
   'error.bad_step': 'That is not a way to step through the moves.',
+  'error.unsupported': 'This device cannot do that here.',
+  'error.share_failed': 'The share sheet did not open. Copy the text instead.',
   'error.detail': '{title} {message}',
   'error.bad_move': 'That is not a move here.',
   'error.bad_move.params': '“{move}” is not a move here: type it as e4, Nf3, O-O or e7e8q.',

@@ -163,6 +163,7 @@ export default {
   'setup.color': 'Juegas con',
   'setup.random': 'Al azar',
   'setup.level.hint': '1 es principiante; 8 juega lo más fuerte que puede.',
+  'setup.level.rating': 'Nivel {level} · unos {elo} Elo.',
   'setup.level': 'Nivel',
   
   
@@ -474,6 +475,8 @@ export default {
   'error.no_analysis': 'No hay ningún tablero de análisis abierto.',
   'error.no_node': 'Esa jugada ya no está en el análisis.',
   'error.bad_step': 'Esa no es una forma de recorrer las jugadas.',
+  'error.unsupported': 'Este dispositivo no puede hacer eso aquí.',
+  'error.share_failed': 'No se abrió el menú para compartir. Copia el texto.',
   'error.detail': '{title}',
   'error.bad_move': 'Eso no es una jugada aquí.',
   'error.bad_move.params': '«{move}» no es una jugada aquí: escríbela como e4, Nf3, O-O o e7e8q.',

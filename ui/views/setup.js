@@ -6,6 +6,20 @@ import { errorText } from './errors.js';
 
 const radios = (name, ...choice) => segmented({ group: `setup-${name}`, input: name }, ...choice);
 
+/**
+ * The chosen level on a human scale ("Level 3 · about 1400", the backend's calibration against
+ * Fairy-Stockfish's UCI_Elo), with what the ends of the scale mean; the hint alone until the
+ * ratings have arrived.
+ */
+function levelLine(state, t) {
+  const ratings = state.start && state.start.levelRatings;
+  const level = Number(state.setup.level);
+  const elo = ratings ? ratings[level - 1] : null;
+  return h('p', { class: 'muted hint', id: 'setup-level-rating' },
+    elo ? h('strong', {}, t('setup.level.rating', { level, elo }), ' ') : null,
+    t('setup.level.hint'));
+}
+
 export function renderSetup(state, { t, intent }) {
   const setup = state.setup;
   const change = (key) => (value) => intent({ type: 'setup/change', key, value });
@@ -26,7 +40,7 @@ export function renderSetup(state, { t, intent }) {
       : null,
     computer ? radios('color', [['white', t('color.white')], ['black', t('color.black')], ['random', t('setup.random')]], setup.color, t('setup.color'), change('color')) : null,
     computer ? radios('level', LEVELS.map((l) => [l, String(l)]), setup.level, t('setup.level'), change('level')) : null,
-    computer ? h('p', { class: 'muted hint' }, t('setup.level.hint')) : null,
+    computer ? levelLine(state, t) : null,
     radios('time', TIME_CONTROLS.map((tc) => [tc, t(`time.${tc}`, { tc })]), setup.timeControl, t('setup.time'), change('timeControl')),
     setup.timeControl === 'custom'
       ? customTime('custom', setup, t, change)

@@ -66,6 +66,9 @@ pub const CODES: &[&str] = &[
     "no_analysis",
     "no_node",
     "bad_step",
+    // The device: a facility this build does not have (the Android share sheet elsewhere).
+    "unsupported",
+    "share_failed",
 ];
 
 /// Why an action on a session was refused.

@@ -30,6 +30,10 @@ use crate::time::Time;
 pub struct StartInfo {
     /// The unfinished game "Continue" opens.
     pub continue_id: Option<i64>,
+    /// The computer's levels on a human scale: the approximate chess rating of level 1, 2, …
+    /// ([`Level::approx_elo`], calibrated against Fairy-Stockfish's `UCI_Elo`), shown beside
+    /// the level the person picks.
+    pub level_ratings: Vec<u32>,
 }
 
 /// A request for the computer to move: what to search and how to recognise the answer.
@@ -528,7 +532,10 @@ impl Core {
     /// # Errors
     /// [`CoreError::Store`] on a database failure.
     pub fn start_info(&self) -> Result<StartInfo, CoreError> {
-        Ok(StartInfo { continue_id: self.store.latest_unfinished()? })
+        let level_ratings = (Level::WEAKEST.number()..=Level::STRONGEST.number())
+            .map(|n| Level::new(n).approx_elo())
+            .collect();
+        Ok(StartInfo { continue_id: self.store.latest_unfinished()?, level_ratings })
     }
 
     /// The history list.
@@ -1037,7 +1044,12 @@ mod tests {
         assert!(view.id > 0);
         core.play("e4", 0, 11).expect("legal");
         core.play("e7e5", 0, 12).expect("legal");
-        assert_eq!(core.start_info().expect("query").continue_id, Some(view.id));
+        let info = core.start_info().expect("query");
+        assert_eq!(info.continue_id, Some(view.id));
+        // Eight levels on a human scale, rising, from a beginner's rating.
+        assert_eq!(info.level_ratings, maharajah_engine::search::level::APPROX_ELO.to_vec());
+        assert!(info.level_ratings.windows(2).all(|w| w[0] < w[1]));
+        assert!(info.level_ratings[0] <= 900, "level 1 plays like a beginner");
         core.leave(0, 13).expect("saves");
         assert!(core.current(0).is_none());
         let reopened = core.open(view.id, 0).expect("opens");
