@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::identity::{Challenge, PlayerKey};
 use crate::{AccessCode, ByColor, ChaturajiMsg, Color, Variant};
+use maharajah_ratings::{RatedGame, SpeedClass};
 
 /// The Fischer time control is the engine's (one `TimeControl` for the server, the app and the
 /// wire; its serde form is `{"base_ms":…,"increment_ms":…}`).
@@ -201,6 +203,26 @@ pub enum ClientMsg {
         /// Seat token.
         token: String,
     },
+    /// Answers the [`Challenge`] of [`ServerMsg::Welcome`]: the connection acts for the player
+    /// with this key from now on (answered with [`ServerMsg::Player`]). A wrong signature is
+    /// refused with [`ErrorCode::BadSignature`]; the connection stays a guest and may try
+    /// again. Optional: a connection that never identifies plays unrated, as before.
+    Identify {
+        /// The player's Ed25519 public key.
+        key: PlayerKey,
+        /// 128 hex digits: the signature of [`crate::identity::hello_message`] over the
+        /// challenge's nonce and server name.
+        signature: String,
+    },
+    /// Gives the identified player a display name (answered with [`ServerMsg::Player`]); see
+    /// [`crate::identity::check_name`] for the rules. Refused with [`ErrorCode::InvalidName`],
+    /// [`ErrorCode::NameTaken`] (the name or a look-alike belongs to someone else),
+    /// [`ErrorCode::NotIdentified`], or [`ErrorCode::WrongPhase`] for a player who already has
+    /// another name (names are permanent). The player's own name again is accepted.
+    RegisterName {
+        /// The name as the player typed it (its case is kept).
+        name: String,
+    },
 }
 
 impl ClientMsg {
@@ -232,6 +254,8 @@ impl ClientMsg {
         "rejoin_chaturaji",
         "chaturaji_act",
         "chaturaji_rematch",
+        "identify",
+        "register_name",
     ];
 
     /// The seat token the message acts with, if it is a seat action.
@@ -261,7 +285,9 @@ impl ClientMsg {
             ClientMsg::Hello { .. }
             | ClientMsg::Ping { .. }
             | ClientMsg::CreateRoom { .. }
-            | ClientMsg::JoinRoom { .. } => None,
+            | ClientMsg::JoinRoom { .. }
+            | ClientMsg::Identify { .. }
+            | ClientMsg::RegisterName { .. } => None,
         }
     }
 }
@@ -279,6 +305,10 @@ pub enum ServerMsg {
         server_version: String,
         /// The rules engine's version.
         engine_version: String,
+        /// What to sign to identify as a player ([`ClientMsg::Identify`]); absent from servers
+        /// older than identities (a client then stays a guest).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        challenge: Option<Challenge>,
     },
     /// Answer to [`ClientMsg::Ping`].
     Pong {
@@ -323,6 +353,11 @@ pub enum ServerMsg {
         /// `commit` or `reveal`.
         step: String,
     },
+    /// The connection's player, after [`ClientMsg::Identify`] or [`ClientMsg::RegisterName`].
+    Player {
+        /// Key, name, ratings.
+        player: PlayerView,
+    },
     /// A request failed; nothing changed.
     Error {
         /// What went wrong, for programs.
@@ -352,6 +387,7 @@ impl ServerMsg {
         "event",
         "move_ack",
         "setup_ack",
+        "player",
         "error",
         "chaturaji_seated",
         "chaturaji_snapshot",
@@ -451,6 +487,15 @@ error_codes! {
     GameOver => "game_over",
     /// No draw can be claimed, declined or accepted now.
     NoDraw => "no_draw",
+    /// The identity's key or signature does not verify (a wrong key, a forged or stale
+    /// signature); the connection stays a guest.
+    BadSignature => "bad_signature",
+    /// The request needs an identified player ([`ClientMsg::Identify`] first).
+    NotIdentified => "not_identified",
+    /// The display name breaks the name rules (the message says which).
+    InvalidName => "invalid_name",
+    /// The display name, or one that looks like it, belongs to another player.
+    NameTaken => "name_taken",
     /// The server cannot do this now (e.g. the rules engine lacks a feature).
     Unavailable => "unavailable",
     /// The server is shutting down.
@@ -680,6 +725,35 @@ impl From<maharajah_engine::Outcome> for GameResult {
     }
 }
 
+/// A player as the server knows them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerView {
+    /// The player's public key.
+    pub key: PlayerKey,
+    /// The display name, once registered.
+    pub name: Option<String>,
+    /// The player's ratings, one per game and speed class played rated (others are the
+    /// default 1500, provisional).
+    pub ratings: Vec<RatingView>,
+}
+
+/// One rating of a player, rounded for people.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RatingView {
+    /// The game.
+    pub game: RatedGame,
+    /// The speed class.
+    pub speed: SpeedClass,
+    /// The rating, rounded.
+    pub rating: u32,
+    /// The rating deviation as of now (grown with inactivity), rounded.
+    pub deviation: u32,
+    /// Whether the deviation is above 110 ([`maharajah_ratings::PROVISIONAL_DEVIATION`]).
+    pub provisional: bool,
+    /// Rated games played.
+    pub games: u32,
+}
+
 /// What one seat looks like to everyone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatView {
@@ -876,7 +950,7 @@ mod tests {
 
     #[test]
     fn error_code_names_are_the_wire_names() {
-        assert_eq!(ErrorCode::ALL.len(), 30);
+        assert_eq!(ErrorCode::ALL.len(), 34);
         for &code in ErrorCode::ALL {
             let wire = serde_json::to_string(&code).unwrap();
             assert_eq!(wire, format!("\"{}\"", code.as_str()));

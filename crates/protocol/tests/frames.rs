@@ -67,6 +67,11 @@ fn every_client_msg() -> Vec<ClientMsg> {
             action: maharajah_protocol::ChaturajiAction::Roll,
         },
         ClientMsg::ChaturajiRematch { token: token() },
+        ClientMsg::Identify {
+            key: maharajah_protocol::identity::PlayerSecret::from_bytes([1; 32]).public(),
+            signature: "ab".repeat(64),
+        },
+        ClientMsg::RegisterName { name: "someone".into() },
     ]
 }
 
@@ -85,6 +90,7 @@ fn every_server_msg() -> Vec<ServerMsg> {
             version: PROTOCOL_VERSION,
             server_version: "0".into(),
             engine_version: "0".into(),
+            challenge: None,
         },
         ServerMsg::Pong { nonce: 3, server_time_ms: 9 },
         ServerMsg::Seated { code: code.clone(), seat: Color::White, token: token() },
@@ -116,6 +122,13 @@ fn every_server_msg() -> Vec<ServerMsg> {
         ServerMsg::Event { code, seq: 1, event: RoomEvent::SetupStarted },
         ServerMsg::MoveAck { ply: 0, seq: 5 },
         ServerMsg::SetupAck { step: "commit".into() },
+        ServerMsg::Player {
+            player: PlayerView {
+                key: maharajah_protocol::identity::PlayerSecret::from_bytes([1; 32]).public(),
+                name: Some("someone".into()),
+                ratings: Vec::new(),
+            },
+        },
         ServerMsg::error(ErrorCode::IllegalMove, "no"),
         ChaturajiMsg::ChaturajiSeated {
             code: "ABCDEFGH".parse().unwrap(),

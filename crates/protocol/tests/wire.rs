@@ -202,6 +202,7 @@ fn server_frames() -> Vec<ServerMsg> {
             version: PROTOCOL_VERSION,
             server_version: "0.1.0".into(),
             engine_version: "0.1.0".into(),
+            challenge: None,
         },
         ServerMsg::Pong { nonce: 7, server_time_ms: 1_764_600_000_123 },
         ServerMsg::Seated { code: code(), seat: Color::White, token: token() },
@@ -482,7 +483,11 @@ fn every_frame() -> Vec<Frame> {
     out.extend(fair_dice_frames());
     // Added with the lobby (issue 18), appended the same way; the protocol version stays, as a
     // client that never uses the lobby sees none of these.
+    // Added with player identities (issue 18), appended after the lobby's; the protocol
+    // version stays, as a client that never identifies sees none of these (a `challenge` in
+    // `welcome` is a new field, which older clients skip).
     out.extend(lobby_frames());
+    out.extend(identity_frames());
     out
 }
 
@@ -555,6 +560,49 @@ fn lobby_frames() -> Vec<Frame> {
         lobby(LobbyMsg::LobbyMatched { code: code(), challenge: None }),
         Frame::Server(ServerMsg::error(ErrorCode::ChallengeNotFound, "no such challenge")),
         Frame::Server(ServerMsg::error(ErrorCode::TooManyChallenges, "three are open")),
+    ]
+}
+
+/// The frames of player identities: the challenge in `welcome`, `identify`, `register_name`,
+/// `player` and the new error codes.
+fn identity_frames() -> Vec<Frame> {
+    use maharajah_protocol::identity::{Challenge, PlayerSecret};
+    let secret = PlayerSecret::from_bytes([7; 32]);
+    let nonce = [9; 32];
+    let key = secret.public();
+    vec![
+        Frame::Server(ServerMsg::Welcome {
+            version: PROTOCOL_VERSION,
+            server_version: "0.1.0".into(),
+            engine_version: "0.1.0".into(),
+            challenge: Some(Challenge { nonce: hex::encode(nonce), server: "maharajah".into() }),
+        }),
+        Frame::Client(ClientMsg::Identify {
+            key,
+            signature: secret.sign_hello(&nonce, "maharajah"),
+        }),
+        Frame::Client(ClientMsg::RegisterName { name: "Magnus_C".into() }),
+        Frame::Server(ServerMsg::Player {
+            player: PlayerView { key, name: None, ratings: Vec::new() },
+        }),
+        Frame::Server(ServerMsg::Player {
+            player: PlayerView {
+                key,
+                name: Some("Magnus_C".into()),
+                ratings: vec![RatingView {
+                    game: RatedGame::Chaturaji,
+                    speed: SpeedClass::Rapid,
+                    rating: 1612,
+                    deviation: 87,
+                    provisional: false,
+                    games: 14,
+                }],
+            },
+        }),
+        Frame::Server(ServerMsg::error(ErrorCode::BadSignature, "wrong key")),
+        Frame::Server(ServerMsg::error(ErrorCode::NotIdentified, "identify first")),
+        Frame::Server(ServerMsg::error(ErrorCode::InvalidName, "too short")),
+        Frame::Server(ServerMsg::error(ErrorCode::NameTaken, "taken")),
     ]
 }
 

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use maharajah_engine::clock::Millis;
+use maharajah_protocol::identity::{verify_hello, Challenge, PlayerKey, NONCE_BYTES};
 use maharajah_protocol::{
     decode_client, encode, version_mismatch_message, AccessCode, ChaturajiMsg, ClientMsg,
     ErrorCode, ServerMsg, MAX_FRAME_BYTES, PROTOCOL_VERSION,
@@ -28,6 +29,7 @@ use tracing::{debug, info, warn};
 
 use crate::chaturaji::ChaturajiRoom;
 use crate::codes::{new_code, new_token};
+use crate::players::Players;
 use crate::room::Room;
 use crate::rooms::{Lifetimes, RoomError};
 use crate::store::{Store, StoreError, StoredRooms};
@@ -81,6 +83,10 @@ pub struct Config {
     /// (Feature `tls`, on by default.)
     #[cfg(feature = "tls")]
     pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// The server's name in the identity challenge ([`Challenge::server`]): players sign it,
+    /// so a signature made for one server is no use on another. The public host name for an
+    /// online server; default `maharajah`.
+    pub server_name: String,
 }
 
 impl Default for Config {
@@ -102,6 +108,7 @@ impl Default for Config {
             hello_timeout: Duration::from_secs(10),
             #[cfg(feature = "tls")]
             tls: None,
+            server_name: "maharajah".to_owned(),
         }
     }
 }
@@ -269,6 +276,8 @@ struct Shared {
     connection_cap: usize,
     /// Over-cap connections being refused now.
     refusing: AtomicUsize,
+    /// Every player with a name or a rating (read from the store before `loaded`).
+    players: Mutex<Players>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -445,6 +454,7 @@ pub async fn run_with_admin(
         open: AtomicUsize::new(0),
         connection_cap,
         refusing: AtomicUsize::new(0),
+        players: Mutex::new(Players::default()),
     });
     if let Some(admin) = admin {
         tokio::spawn(admin::serve(shared.clone(), admin));
@@ -478,7 +488,22 @@ async fn recover(
 ) -> Result<(), ServerError> {
     let started = Instant::now();
     if let Some(stored) = stored {
-        let read = tokio::task::spawn_blocking(move || stored.read()).await;
+        let read = tokio::task::spawn_blocking(move || {
+            let players = stored.read_players()?;
+            stored.read().map(|rooms| (players, rooms))
+        })
+        .await;
+        let read = read.map(|r| {
+            r.map(|(players, rooms)| {
+                let (players, bad) = Players::from_rows(players);
+                for b in bad {
+                    warn!("not recovered: {b}");
+                }
+                info!(players = players.len(), "players back");
+                *lock(&shared.players) = players;
+                rooms
+            })
+        });
         let (records, chaturaji_records) = match read {
             Ok(read) => read?,
             Err(e) => {
@@ -700,6 +725,10 @@ struct Conn {
     link: Link,
     ip: IpAddr,
     hello: bool,
+    /// The identity challenge sent in `welcome`.
+    challenge: [u8; NONCE_BYTES],
+    /// The player this connection acts for, once identified.
+    player: Option<PlayerKey>,
     /// The room this connection sits in, if any.
     room: Option<RoomHandle>,
     bucket: Bucket,
@@ -820,6 +849,8 @@ where
         link,
         ip,
         hello: false,
+        challenge: rand::random(),
+        player: None,
         room: None,
         bucket: Bucket { tokens: 2.0 * rate, rate, last: Instant::now() },
         lobby: lobby::LobbyConn::default(),
@@ -931,6 +962,10 @@ impl Conn {
                         version: PROTOCOL_VERSION,
                         server_version: crate::VERSION.to_owned(),
                         engine_version: crate::rules::ENGINE_VERSION.to_owned(),
+                        challenge: Some(Challenge {
+                            nonce: hex::encode(self.challenge),
+                            server: self.shared.config.server_name.clone(),
+                        }),
                     });
                     Flow::Continue
                 }
@@ -989,11 +1024,78 @@ impl Conn {
             ClientMsg::ChaturajiRematch { token } => {
                 self.act::<ChaturajiRoom>(token, ChaturajiCmd::Rematch).await
             }
+            ClientMsg::Identify { key, signature } => self.identify(key, &signature).await,
+            ClientMsg::RegisterName { name } => self.register_name(&name).await,
             other => match chess::action_of(other) {
                 Some((token, action)) => self.act::<Room>(token, action).await,
                 None => Flow::Continue,
             },
         }
+    }
+
+    /// Checks the signature of the challenge and, if it holds, acts for the player `key`.
+    async fn identify(&mut self, key: PlayerKey, signature: &str) -> Flow {
+        if let Some(current) = self.player {
+            let message = if current == key {
+                "this connection is already identified".to_owned()
+            } else {
+                "this connection already acts for another player".to_owned()
+            };
+            return self.refuse(ErrorCode::WrongPhase, message);
+        }
+        let server = &self.shared.config.server_name;
+        if let Err(e) = verify_hello(&key, &self.challenge, server, signature) {
+            info!(conn = self.link.id, "identity refused: {e}");
+            return self.refuse(
+                ErrorCode::BadSignature,
+                format!("{e}; you can still play unrated as a guest"),
+            );
+        }
+        // The stored players must be back before the key is looked up.
+        self.shared.until_loaded().await;
+        self.player = Some(key);
+        info!(conn = self.link.id, player = %key, "identified");
+        let view = lock(&self.shared.players).view(&key, unix_ms());
+        self.send(ServerMsg::Player { player: view });
+        Flow::Continue
+    }
+
+    /// Gives the connection's player a display name, stored before it is confirmed.
+    async fn register_name(&mut self, name: &str) -> Flow {
+        let Some(key) = self.player else {
+            return self.refuse(ErrorCode::NotIdentified, "identify before choosing a name");
+        };
+        let now = unix_ms();
+        let queued = {
+            let mut players = lock(&self.shared.players);
+            match players.register(key, name, now) {
+                Err(refusal) => Err(refusal),
+                Ok(None) => Ok(None),
+                Ok(Some(record)) => {
+                    let queued = record.row().map_err(|e| e.to_string()).and_then(|row| {
+                        self.shared.store.queue_players(vec![row]).map_err(|e| e.to_string())
+                    });
+                    if queued.is_err() {
+                        players.unregister(&key, name);
+                    }
+                    Ok(Some(queued))
+                }
+            }
+        };
+        let stored = match queued {
+            Err(refusal) => return self.refuse(refusal.code, refusal.message),
+            Ok(None) | Ok(Some(Ok(None))) => Ok(()),
+            Ok(Some(Ok(Some(committed)))) => committed.wait().await.map_err(|e| e.to_string()),
+            Ok(Some(Err(e))) => Err(e),
+        };
+        if let Err(e) = stored {
+            lock(&self.shared.players).unregister(&key, name);
+            return self.refuse(ErrorCode::Internal, format!("could not store the name: {e}"));
+        }
+        info!(conn = self.link.id, player = %key, name, "name registered");
+        let view = lock(&self.shared.players).view(&key, now);
+        self.send(ServerMsg::Player { player: view });
+        Flow::Continue
     }
 
     async fn leave_room(&mut self) {

@@ -163,7 +163,9 @@ pub(super) fn action_of(msg: ClientMsg) -> Option<(String, Action)> {
         | ClientMsg::Ping { .. }
         | ClientMsg::CreateRoom { .. }
         | ClientMsg::JoinRoom { .. }
-        | ClientMsg::Rejoin { .. } => return None,
+        | ClientMsg::Rejoin { .. }
+        | ClientMsg::Identify { .. }
+        | ClientMsg::RegisterName { .. } => return None,
     })
 }
 
