@@ -118,6 +118,8 @@ impl Snapshot {
                     self.clock = *clock;
                 }
             }
+            // The players' ratings are not room state.
+            RoomEvent::RatingsChanged { .. } => {}
         }
     }
 

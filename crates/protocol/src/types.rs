@@ -49,6 +49,10 @@ pub enum ClientMsg {
     CreateRoom {
         /// Variant, clock, setup and seat.
         options: RoomOptions,
+        /// A rated game: both players must be identified ([`ClientMsg::Identify`]), and the
+        /// result changes their ratings ([`RoomEvent::RatingsChanged`]). Absent: casual.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        rated: bool,
     },
     /// Takes the free seat of a room.
     JoinRoom {
@@ -909,6 +913,31 @@ pub enum RoomEvent {
         /// The final clocks.
         clock: Option<ClockView>,
     },
+    /// A rated game's result changed both players' ratings (right after `game_over`; never for
+    /// an annulled game).
+    RatingsChanged {
+        /// Each seat's change.
+        ratings: ByColor<RatingChange>,
+    },
+}
+
+/// How one player's rating changed with a rated game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RatingChange {
+    /// The player.
+    pub player: PlayerKey,
+    /// Which rating.
+    pub game: RatedGame,
+    /// Its speed class.
+    pub speed: SpeedClass,
+    /// The rating before the game, rounded.
+    pub before: u32,
+    /// The rating after it, rounded.
+    pub after: u32,
+    /// The deviation after it, rounded.
+    pub deviation: u32,
+    /// Whether the new rating is provisional (deviation above 110).
+    pub provisional: bool,
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ fn every_client_msg() -> Vec<ClientMsg> {
                 hidden_setup: true,
                 color: Some(Color::Black),
             },
+            rated: true,
         },
         ClientMsg::JoinRoom { code: code.clone() },
         ClientMsg::Rejoin { code, token: token(), last_seq: 4 },

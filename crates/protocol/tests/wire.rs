@@ -81,9 +81,13 @@ fn client_frames() -> Vec<ClientMsg> {
         ClientMsg::Ping { nonce: u64::MAX },
         ClientMsg::CreateRoom {
             options: options(Variant::Maharajah, tc, true, Some(Color::Black)),
+            rated: false,
         },
-        ClientMsg::CreateRoom { options: options(Variant::Chess, None, false, None) },
-        ClientMsg::CreateRoom { options: options(Variant::Horde, tc, false, Some(Color::White)) },
+        ClientMsg::CreateRoom { options: options(Variant::Chess, None, false, None), rated: false },
+        ClientMsg::CreateRoom {
+            options: options(Variant::Horde, tc, false, Some(Color::White)),
+            rated: false,
+        },
         ClientMsg::JoinRoom { code: code() },
         ClientMsg::Rejoin { code: code(), token: token(), last_seq: 0 },
         ClientMsg::Rejoin { code: code(), token: token(), last_seq: 17 },
@@ -582,6 +586,41 @@ fn identity_frames() -> Vec<Frame> {
             signature: secret.sign_hello(&nonce, "maharajah"),
         }),
         Frame::Client(ClientMsg::RegisterName { name: "Magnus_C".into() }),
+        Frame::Client(ClientMsg::CreateRoom {
+            options: RoomOptions {
+                variant: Variant::Chess,
+                time_control: Some(TimeControl { base_ms: 180_000, increment_ms: 2_000 }),
+                hidden_setup: false,
+                color: None,
+            },
+            rated: true,
+        }),
+        Frame::Server(ServerMsg::Event {
+            code: code(),
+            seq: 9,
+            event: RoomEvent::RatingsChanged {
+                ratings: ByColor {
+                    white: RatingChange {
+                        player: key,
+                        game: RatedGame::Chess,
+                        speed: SpeedClass::Blitz,
+                        before: 1500,
+                        after: 1662,
+                        deviation: 290,
+                        provisional: true,
+                    },
+                    black: RatingChange {
+                        player: PlayerSecret::from_bytes([8; 32]).public(),
+                        game: RatedGame::Chess,
+                        speed: SpeedClass::Blitz,
+                        before: 1500,
+                        after: 1338,
+                        deviation: 290,
+                        provisional: true,
+                    },
+                },
+            },
+        }),
         Frame::Server(ServerMsg::Player {
             player: PlayerView { key, name: None, ratings: Vec::new() },
         }),

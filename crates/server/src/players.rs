@@ -9,10 +9,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use maharajah_protocol::identity::{check_name, name_skeleton, PlayerKey};
-use maharajah_protocol::{ErrorCode, PlayerView, RatingKey, RatingView};
-use maharajah_ratings::{periods_between, Rating};
+use maharajah_protocol::{ErrorCode, PlayerView, RatingChange, RatingKey, RatingView};
+use maharajah_ratings::{periods_between, places_update, Rating, DEFAULT_TAU};
 use serde::{Deserialize, Serialize};
 
+use crate::room::RatedEnd;
 use crate::store::PlayerRow;
 
 /// One rating of a player as stored.
@@ -224,6 +225,73 @@ impl Players {
     pub fn entry(&mut self, key: PlayerKey, now_ms: u64) -> &mut PlayerRecord {
         self.by_key.entry(key).or_insert_with(|| PlayerRecord::new(key, now_ms))
     }
+
+    /// Applies a rated game's places at `now_ms` (Glicko-2, each player against the others'
+    /// ratings before the game, the deviation grown by the periods since their last rated
+    /// game of this kind): the changes in the game's player order, the rows to store, and
+    /// what each player's rating was (for [`Players::restore_rating`] if storing fails).
+    pub fn apply(&mut self, end: &RatedEnd, now_ms: u64) -> Applied {
+        let key = end.rating.to_string();
+        let (before, periods): (Vec<Rating>, Vec<f64>) = end
+            .players
+            .iter()
+            .map(|player| match self.get(player).and_then(|r| r.ratings.get(&key)) {
+                Some(stored) => (stored.rating, periods_between(stored.updated_ms, now_ms)),
+                None => (Rating::default(), 1.0),
+            })
+            .unzip();
+        let after = places_update(&before, &end.places, &periods, DEFAULT_TAU);
+        let mut applied = Applied::default();
+        for (i, player) in end.players.iter().enumerate() {
+            let record = self.entry(*player, now_ms);
+            let previous = record.ratings.get(&key).copied();
+            let games = previous.map_or(0, |s| s.games) + 1;
+            record
+                .ratings
+                .insert(key.clone(), StoredRating { rating: after[i], games, updated_ms: now_ms });
+            match record.row() {
+                Ok(row) => applied.rows.push(row),
+                Err(e) => tracing::error!(player = %player, "player record: {e}"),
+            }
+            applied.previous.push((*player, previous));
+            applied.changes.push(RatingChange {
+                player: *player,
+                game: end.rating.game,
+                speed: end.rating.speed,
+                before: round(before[i].rating),
+                after: round(after[i].rating),
+                deviation: round(after[i].deviation),
+                provisional: after[i].is_provisional(),
+            });
+        }
+        applied
+    }
+
+    /// Puts back a rating as it was before [`Players::apply`] (`None`: never rated).
+    pub fn restore_rating(
+        &mut self,
+        player: &PlayerKey,
+        rating: RatingKey,
+        previous: Option<StoredRating>,
+    ) {
+        if let Some(record) = self.by_key.get_mut(player) {
+            match previous {
+                Some(p) => record.ratings.insert(rating.to_string(), p),
+                None => record.ratings.remove(&rating.to_string()),
+            };
+        }
+    }
+}
+
+/// What [`Players::apply`] did.
+#[derive(Debug, Default)]
+pub struct Applied {
+    /// Each player's change, in the game's player order.
+    pub changes: Vec<RatingChange>,
+    /// The records to store.
+    pub rows: Vec<PlayerRow>,
+    /// Each player's rating before.
+    pub previous: Vec<(PlayerKey, Option<StoredRating>)>,
 }
 
 #[cfg(test)]
@@ -251,6 +319,33 @@ mod tests {
         assert_eq!(p.register(key(2), "x", 6).unwrap_err().code, ErrorCode::InvalidName);
         p.unregister(&key(1), "Magnus");
         assert!(p.register(key(2), "magnus", 7).unwrap().is_some());
+    }
+
+    #[test]
+    fn a_rated_result_moves_both_ratings_and_counts_the_games() {
+        let mut p = Players::default();
+        let rk: RatingKey = "chess/blitz".parse().unwrap();
+        let end = RatedEnd { rating: rk, players: vec![key(1), key(2)], places: vec![1, 2] };
+        let first = p.apply(&end, 1_000);
+        assert_eq!(first.rows.len(), 2);
+        let (w, l) = (first.changes[0], first.changes[1]);
+        assert_eq!((w.before, l.before), (1500, 1500));
+        assert!(w.after > 1500 && l.after < 1500, "{w:?} {l:?}");
+        // Equal before, so the change is symmetric; a new player is provisional.
+        assert_eq!(w.after - 1500, 1500 - l.after);
+        assert!(w.provisional && l.provisional);
+        // The second game starts from the first one's ratings.
+        let draw = RatedEnd { places: vec![1, 1], ..end.clone() };
+        let second = p.apply(&draw, 2_000);
+        assert_eq!(second.changes[0].before, w.after);
+        assert!(second.changes[0].after < w.after, "a draw with the weaker player costs");
+        assert_eq!(p.get(&key(1)).unwrap().rating(rk).unwrap().games, 2);
+        // Restoring puts the first game's rating back.
+        for (player, previous) in second.previous {
+            p.restore_rating(&player, rk, previous);
+        }
+        assert_eq!(p.get(&key(1)).unwrap().rating(rk).unwrap().games, 1);
+        assert_eq!(p.view(&key(1), 2_000).ratings[0].rating, w.after);
     }
 
     #[test]

@@ -997,10 +997,10 @@ impl Conn {
                 }
                 Flow::Continue
             }
-            ClientMsg::CreateRoom { options } => self.create_chess(&options).await,
-            ClientMsg::JoinRoom { code } => self.join::<Room>(code, (), None).await,
+            ClientMsg::CreateRoom { options, rated } => self.create_chess(&options, rated).await,
+            ClientMsg::JoinRoom { code } => self.join::<Room>(code, self.player, None).await,
             ClientMsg::Rejoin { code, token, last_seq } => {
-                self.join::<Room>(code, (), Some((token, last_seq))).await
+                self.join::<Room>(code, self.player, Some((token, last_seq))).await
             }
             msg @ (ClientMsg::LobbySubscribe { .. }
             | ClientMsg::LobbyUnsubscribe

@@ -52,6 +52,8 @@ enum Job {
         table: Table,
         code: String,
         json: String,
+        /// Players written in the same transaction (a rated game's end).
+        players: Vec<PlayerRow>,
         reply: oneshot::Sender<Result<(), String>>,
     },
     Delete {
@@ -289,7 +291,7 @@ impl Store {
         let json = serde_json::to_string(record)
             .map_err(|e| StoreError::Corrupt { code: code.to_owned(), detail: e.to_string() })?;
         let (reply, rx) = oneshot::channel();
-        tx.send(Job::Save { table, code: code.to_owned(), json, reply })
+        tx.send(Job::Save { table, code: code.to_owned(), json, players: Vec::new(), reply })
             .map_err(|_| StoreError::Closed)?;
         rx.await
             .map_err(|_| StoreError::Closed)?
@@ -312,6 +314,27 @@ impl Store {
     /// [`StoreError`] if the delete failed.
     pub async fn delete_chaturaji(&self, code: &str) -> Result<(), StoreError> {
         self.delete_in(Table::Chaturaji, code).await
+    }
+
+    /// Queues a chess room and players to be written in one transaction, at once (as
+    /// [`Store::queue_players`]): a rated game's end and both new ratings, all or nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Closed`] if the writer thread is gone; a record that cannot be written.
+    pub fn queue_room_with_players(
+        &self,
+        record: &RoomRecord,
+        players: Vec<PlayerRow>,
+    ) -> Result<Option<Committed>, StoreError> {
+        let Some(tx) = &self.tx else { return Ok(None) };
+        let code = record.code.as_str().to_owned();
+        let json = serde_json::to_string(record)
+            .map_err(|e| StoreError::Corrupt { code: code.clone(), detail: e.to_string() })?;
+        let (reply, rx) = oneshot::channel();
+        tx.send(Job::Save { table: Table::Chess, code, json, players, reply })
+            .map_err(|_| StoreError::Closed)?;
+        Ok(Some(Committed(rx)))
     }
 
     /// Queues players to be written in one transaction, at once (no `await`: a caller holding
@@ -398,9 +421,23 @@ fn writer(mut conn: Connection, rx: mpsc::Receiver<Job>, committed: &mpsc::SyncS
     }
 }
 
+fn write_players(tx: &rusqlite::Transaction<'_>, rows: &[PlayerRow]) -> rusqlite::Result<()> {
+    for row in rows {
+        tx.prepare_cached(
+            "INSERT INTO players (key, skeleton, record) VALUES (?1, ?2, ?3)
+             ON CONFLICT(key) DO UPDATE SET skeleton = excluded.skeleton, record = excluded.record",
+        )?
+        .execute(params![row.key, row.skeleton, row.json])?;
+    }
+    Ok(())
+}
+
 fn write_batch(conn: &mut Connection, batch: &[Job]) -> Result<(), rusqlite::Error> {
     let tx = conn.transaction()?;
     for job in batch {
+        if let Job::Save { players, .. } = job {
+            write_players(&tx, players)?;
+        }
         match job {
             Job::Save { table: Table::Chess, code, json, .. } => {
                 tx.prepare_cached(
@@ -423,16 +460,7 @@ fn write_batch(conn: &mut Connection, batch: &[Job]) -> Result<(), rusqlite::Err
                 tx.prepare_cached("DELETE FROM chaturaji_rooms WHERE code = ?1")?
                     .execute(params![code])?;
             }
-            Job::Players { rows, .. } => {
-                for row in rows {
-                    tx.prepare_cached(
-                        "INSERT INTO players (key, skeleton, record) VALUES (?1, ?2, ?3)
-                         ON CONFLICT(key) DO UPDATE SET
-                           skeleton = excluded.skeleton, record = excluded.record",
-                    )?
-                    .execute(params![row.key, row.skeleton, row.json])?;
-                }
-            }
+            Job::Players { rows, .. } => write_players(&tx, rows)?,
         }
     }
     tx.commit()

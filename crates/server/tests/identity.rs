@@ -204,3 +204,83 @@ async fn a_restart_keeps_players_names_and_ratings() {
     assert_eq!(code, ErrorCode::NameTaken);
     server.stop().await;
 }
+
+/// The rating change of a rated game's end, as both players see it.
+async fn ratings_changed(c: &mut Client) -> ByColor<RatingChange> {
+    match c.until_event("ratings", |e| matches!(e, RoomEvent::RatingsChanged { .. })).await {
+        RoomEvent::RatingsChanged { ratings } => ratings,
+        _ => unreachable!(),
+    }
+}
+
+#[tokio::test]
+async fn a_rated_game_changes_both_ratings_once_and_a_restart_keeps_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("rooms.sqlite3");
+    let config =
+        || maharajah_server::Config { db: Some(db.clone()), ..maharajah_server::Config::default() };
+    let (alice, bob) = (new_secret(), new_secret());
+    let server = TestServer::start(config()).await;
+    let blitz = options(Variant::Chess, Some((180_000, 2_000)), false, Color::White);
+
+    // A guest can neither create nor join a rated game.
+    let mut guest = Client::connect(server.addr).await;
+    guest.send(&ClientMsg::CreateRoom { options: blitz.clone(), rated: true }).await;
+    assert_eq!(guest.until_error().await.0, ErrorCode::NotIdentified);
+
+    let mut w = Client::connect(server.addr).await;
+    identify(&mut w, &alice).await;
+    register(&mut w, "alice").await.unwrap();
+    w.send(&ClientMsg::CreateRoom { options: blitz.clone(), rated: true }).await;
+    w.until("seated", |m| matches!(m, ServerMsg::Seated { .. })).await;
+    let code = w.code.clone().unwrap();
+    guest.send(&ClientMsg::JoinRoom { code: code.clone() }).await;
+    let (refused, message) = guest.until_error().await;
+    assert_eq!(refused, ErrorCode::NotIdentified, "{message}");
+    // Nor can Alice play herself from a second connection.
+    let mut twin = Client::connect(server.addr).await;
+    identify(&mut twin, &alice).await;
+    twin.send(&ClientMsg::JoinRoom { code: code.clone() }).await;
+    assert_eq!(twin.until_error().await.0, ErrorCode::Forbidden);
+
+    let mut b = Client::connect(server.addr).await;
+    identify(&mut b, &bob).await;
+    b.join(&code).await;
+    // Fool's mate: Black wins.
+    for (ply, uci) in ["f2f3", "e7e5", "g2g4", "d8h4"].into_iter().enumerate() {
+        let mover = if ply % 2 == 0 { &mut w } else { &mut b };
+        assert!(matches!(mover.play(ply as u32, uci).await, ServerMsg::MoveAck { .. }));
+    }
+    let over = w.until_event("game over", |e| matches!(e, RoomEvent::GameOver { .. })).await;
+    assert!(
+        matches!(over, RoomEvent::GameOver { result, .. } if result.outcome == Outcome::BlackWins)
+    );
+    let change = ratings_changed(&mut w).await;
+    assert_eq!(ratings_changed(&mut b).await, change);
+    assert_eq!((change.white.player, change.black.player), (alice.public(), bob.public()));
+    assert_eq!((change.white.game, change.white.speed), (RatedGame::Chess, SpeedClass::Blitz));
+    assert_eq!((change.white.before, change.black.before), (1500, 1500));
+    assert!(change.white.after < 1500 && change.black.after > 1500, "{change:?}");
+    assert!(change.white.provisional, "one game: still provisional");
+    let token = b.token.clone();
+    drop((w, b, twin, guest));
+    server.stop().await;
+
+    let server = TestServer::start(config()).await;
+    // Bob comes back to the finished room: its rating was applied once, before the restart.
+    let mut b = Client::connect(server.addr).await;
+    b.send(&ClientMsg::Rejoin { code, token, last_seq: 0 }).await;
+    b.until("snapshot", |m| matches!(m, ServerMsg::Snapshot { .. })).await;
+    let mut w = Client::connect(server.addr).await;
+    let me = identify(&mut w, &alice).await;
+    assert_eq!(me.name.as_deref(), Some("alice"));
+    assert_eq!(me.ratings.len(), 1);
+    let r = me.ratings[0];
+    assert_eq!((r.game, r.speed, r.games), (RatedGame::Chess, SpeedClass::Blitz, 1));
+    assert_eq!(r.rating, change.white.after);
+    assert_eq!(
+        identify(&mut Client::connect(server.addr).await, &bob).await.ratings[0].rating,
+        change.black.after
+    );
+    server.stop().await;
+}

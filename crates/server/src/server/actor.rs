@@ -6,7 +6,8 @@
 //! every change stores the room before anyone hears of it (or rolls the change back when storing
 //! fails), then broadcasts the new events to the seats' connections. It attaches and detaches
 //! connections to seats and brings a (re)joining connection up to date from the event ring or
-//! with a snapshot.
+//! with a snapshot. When a rated game has ended it changes the players' ratings, stored in the
+//! same transaction as the room (see [`RoomActor::rate`]).
 //!
 //! [`Room`]: crate::room::Room
 //! [`ChaturajiRoom`]: crate::chaturaji::ChaturajiRoom
@@ -15,15 +16,16 @@ use std::future::Future;
 use std::sync::Arc;
 
 use maharajah_engine::clock::Millis;
-use maharajah_protocol::{AccessCode, ErrorCode, ServerMsg};
+use maharajah_protocol::{AccessCode, ErrorCode, RatingChange, ServerMsg};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tracing::{debug, error, info, warn};
 
 use super::admin::Stats;
-use super::{lock, pong, IpGuard, Link, Out, Shared};
+use super::{lock, pong, unix_ms, IpGuard, Link, Out, Shared};
+use crate::room::RatedEnd;
 use crate::rooms::{Lifetimes, RoomError};
-use crate::store::{Records, Store, StoreError};
+use crate::store::{Committed, PlayerRow, Records, Store, StoreError};
 
 /// How many commands wait for a room before senders wait.
 pub(super) const ROOM_QUEUE: usize = 64;
@@ -119,6 +121,27 @@ pub(super) trait RoomLogic: Clone + Send + Sized + 'static {
         store: &Store,
         now: Millis,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// The finished rated game whose ratings are still to change, if the room holds one.
+    fn rating_due(&self) -> Option<RatedEnd> {
+        None
+    }
+    /// Records the rating changes of [`RoomLogic::rating_due`] (one per player, in its order)
+    /// as an event; no rating is due afterwards.
+    fn record_ratings(&mut self, _changes: &[RatingChange]) {}
+    /// Queues the room's record as of `now` with the players' `rows`, to be committed in one
+    /// transaction (without awaiting: the caller holds the players' lock).
+    ///
+    /// # Errors
+    ///
+    /// The store's refusal.
+    fn queue_with_players(
+        &self,
+        _store: &Store,
+        _now: Millis,
+        _rows: Vec<PlayerRow>,
+    ) -> Result<Option<Committed>, StoreError> {
+        Ok(None)
+    }
     /// Deletes the stored room `code`.
     fn delete(
         store: &Store,
@@ -310,6 +333,8 @@ impl<R: RoomLogic> RoomActor<R> {
         let mut state = self.room.state();
         self.shared.stats.room_state(None, Some(state));
         loop {
+            // A rated game that ended (also one recovered before its ratings were stored).
+            self.rate().await;
             let current = self.room.state();
             self.shared.stats.room_state(Some(state), Some(current));
             state = current;
@@ -379,6 +404,43 @@ impl<R: RoomLogic> RoomActor<R> {
 
     fn backup(&self) -> Option<R> {
         backup(&self.shared.store, &self.room)
+    }
+
+    /// Changes the ratings of a rated game that has ended: the players' new ratings and the
+    /// room's `ratings_changed` event are committed in one transaction, then broadcast. If
+    /// storing fails, both are rolled back and the rating stays due (tried again after the
+    /// room's next command or timer).
+    async fn rate(&mut self) {
+        let Some(end) = self.room.rating_due() else { return };
+        let now = self.shared.now();
+        let backup = self.room.clone();
+        let before = self.room.seq();
+        let (queued, previous) = {
+            let mut players = lock(&self.shared.players);
+            let applied = players.apply(&end, unix_ms());
+            self.room.record_ratings(&applied.changes);
+            let queued = self.room.queue_with_players(&self.shared.store, now, applied.rows);
+            (queued, applied.previous)
+        };
+        let stored = match queued {
+            Ok(None) => Ok(()),
+            Ok(Some(committed)) => committed.wait().await,
+            Err(e) => Err(e),
+        };
+        match stored {
+            Ok(()) => {
+                info!(room = %self.room.code(), rating = %end.rating, "ratings changed");
+                self.broadcast(before, None);
+            }
+            Err(e) => {
+                error!(room = %self.room.code(), "storing the ratings failed, rolled back: {e}");
+                self.room = backup;
+                let mut players = lock(&self.shared.players);
+                for (player, rating) in previous {
+                    players.restore_rating(&player, end.rating, rating);
+                }
+            }
+        }
     }
 
     async fn persist(&mut self, backup: Option<R>, before: u64, now: Millis) -> bool {

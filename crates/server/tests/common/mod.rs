@@ -264,7 +264,7 @@ impl Client {
     }
 
     pub async fn create(&mut self, options: RoomOptions) -> AccessCode {
-        self.send(&ClientMsg::CreateRoom { options }).await;
+        self.send(&ClientMsg::CreateRoom { options, rated: false }).await;
         self.until("seated", |m| matches!(m, ServerMsg::Seated { .. })).await;
         self.until("snapshot", |m| matches!(m, ServerMsg::Snapshot { .. })).await;
         self.code.clone().unwrap()
