@@ -243,7 +243,7 @@ impl ChaturajiSnapshot {
                     fair.reveal = None;
                 }
             }
-            ChaturajiEvent::GameOver { .. } => {}
+            ChaturajiEvent::GameOver { .. } | ChaturajiEvent::RatingsChanged { .. } => {}
         }
         Ok(())
     }

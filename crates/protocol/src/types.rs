@@ -170,6 +170,10 @@ pub enum ClientMsg {
         /// Level of the CPU that plays for a person who dropped (default: the crate's default).
         #[serde(default)]
         stand_in: Option<maharajah_chaturaji::cpu::Level>,
+        /// A rated table: every person must be identified; each game's places change their
+        /// Chaturaji ratings ([`crate::ChaturajiEvent::RatingsChanged`]). Absent: casual.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        rated: bool,
     },
     /// Takes a free person seat of a Chaturaji room, or — from a device that already holds a
     /// seat there — that same seat back (answered with its token).
@@ -916,8 +920,8 @@ pub enum RoomEvent {
     /// A rated game's result changed both players' ratings (right after `game_over`; never for
     /// an annulled game).
     RatingsChanged {
-        /// Each seat's change.
-        ratings: ByColor<RatingChange>,
+        /// Each seat's change (boxed: the event stays small).
+        ratings: Box<ByColor<RatingChange>>,
     },
 }
 

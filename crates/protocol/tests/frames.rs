@@ -54,6 +54,7 @@ fn every_client_msg() -> Vec<ClientMsg> {
             settings: maharajah_chaturaji::Settings::default(),
             device: "device-1".into(),
             stand_in: Some(maharajah_chaturaji::cpu::Level::Greedy),
+            rated: true,
         },
         ClientMsg::JoinChaturaji { code: "ABCDEFGH".parse().unwrap(), device: "device-2".into() },
         ClientMsg::RejoinChaturaji {

@@ -105,11 +105,13 @@ fn client_frames() -> Vec<ClientMsg> {
             settings: Settings::default(),
             device: "device-0123456789abcdef".into(),
             stand_in: None,
+            rated: false,
         },
         ClientMsg::CreateChaturaji {
             settings: table,
             device: "device-0123456789abcdef".into(),
             stand_in: Some(Level::Greedy),
+            rated: false,
         },
         ClientMsg::JoinChaturaji { code: code(), device: "device-fedcba9876543210".into() },
         ClientMsg::RejoinChaturaji {
@@ -599,7 +601,7 @@ fn identity_frames() -> Vec<Frame> {
             code: code(),
             seq: 9,
             event: RoomEvent::RatingsChanged {
-                ratings: ByColor {
+                ratings: Box::new(ByColor {
                     white: RatingChange {
                         player: key,
                         game: RatedGame::Chess,
@@ -618,7 +620,7 @@ fn identity_frames() -> Vec<Frame> {
                         deviation: 290,
                         provisional: true,
                     },
-                },
+                }),
             },
         }),
         Frame::Server(ServerMsg::Player {
@@ -638,6 +640,35 @@ fn identity_frames() -> Vec<Frame> {
                 }],
             },
         }),
+        Frame::Client(ClientMsg::CreateChaturaji {
+            settings: Settings::default(),
+            device: "device-0123456789abcdef".into(),
+            stand_in: None,
+            rated: true,
+        }),
+        Frame::Server(
+            ChaturajiMsg::ChaturajiEvent {
+                code: code(),
+                seq: 90,
+                event: ChaturajiEvent::RatingsChanged {
+                    ratings: Box::new(maharajah_chaturaji::BySeat {
+                        red: Some(RatingChange {
+                            player: key,
+                            game: RatedGame::Chaturaji,
+                            speed: SpeedClass::Rapid,
+                            before: 1500,
+                            after: 1581,
+                            deviation: 301,
+                            provisional: true,
+                        }),
+                        blue: None,
+                        yellow: None,
+                        green: None,
+                    }),
+                },
+            }
+            .into(),
+        ),
         Frame::Server(ServerMsg::error(ErrorCode::BadSignature, "wrong key")),
         Frame::Server(ServerMsg::error(ErrorCode::NotIdentified, "identify first")),
         Frame::Server(ServerMsg::error(ErrorCode::InvalidName, "too short")),

@@ -349,7 +349,7 @@ impl Room {
         if let [white, black] = changes {
             self.ratings_applied = true;
             self.emit(RoomEvent::RatingsChanged {
-                ratings: ByColor { white: *white, black: *black },
+                ratings: Box::new(ByColor { white: *white, black: *black }),
             });
         }
     }

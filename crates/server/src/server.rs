@@ -1009,14 +1009,15 @@ impl Conn {
             | ClientMsg::AcceptChallenge { .. }
             | ClientMsg::PlayNow { .. }
             | ClientMsg::CancelPlayNow) => self.on_lobby(msg).await,
-            ClientMsg::CreateChaturaji { settings, device, stand_in } => {
-                self.create_chaturaji(settings, device, stand_in.unwrap_or_default()).await
+            ClientMsg::CreateChaturaji { settings, device, stand_in, rated } => {
+                self.create_chaturaji(settings, device, stand_in.unwrap_or_default(), rated).await
             }
             ClientMsg::JoinChaturaji { code, device } => {
-                self.join::<ChaturajiRoom>(code, device, None).await
+                self.join::<ChaturajiRoom>(code, (device, self.player), None).await
             }
             ClientMsg::RejoinChaturaji { code, token, device, last_seq } => {
-                self.join::<ChaturajiRoom>(code, device, Some((token, last_seq))).await
+                let rejoin = Some((token, last_seq));
+                self.join::<ChaturajiRoom>(code, (device, self.player), rejoin).await
             }
             ClientMsg::ChaturajiAct { token, step, action } => {
                 self.act::<ChaturajiRoom>(token, ChaturajiCmd::Step { step, action }).await

@@ -327,13 +327,35 @@ impl Store {
         record: &RoomRecord,
         players: Vec<PlayerRow>,
     ) -> Result<Option<Committed>, StoreError> {
+        self.queue_with_players(Table::Chess, record.code.as_str(), record, players)
+    }
+
+    /// [`Store::queue_room_with_players`] for a Chaturaji room.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::queue_room_with_players`].
+    pub fn queue_chaturaji_with_players(
+        &self,
+        record: &ChaturajiRecord,
+        players: Vec<PlayerRow>,
+    ) -> Result<Option<Committed>, StoreError> {
+        self.queue_with_players(Table::Chaturaji, record.code.as_str(), record, players)
+    }
+
+    fn queue_with_players(
+        &self,
+        table: Table,
+        code: &str,
+        record: &impl serde::Serialize,
+        players: Vec<PlayerRow>,
+    ) -> Result<Option<Committed>, StoreError> {
         let Some(tx) = &self.tx else { return Ok(None) };
-        let code = record.code.as_str().to_owned();
+        let code = code.to_owned();
         let json = serde_json::to_string(record)
             .map_err(|e| StoreError::Corrupt { code: code.clone(), detail: e.to_string() })?;
         let (reply, rx) = oneshot::channel();
-        tx.send(Job::Save { table: Table::Chess, code, json, players, reply })
-            .map_err(|_| StoreError::Closed)?;
+        tx.send(Job::Save { table, code, json, players, reply }).map_err(|_| StoreError::Closed)?;
         Ok(Some(Committed(rx)))
     }
 

@@ -206,8 +206,13 @@ impl Player {
 
     async fn create(&mut self, settings: Settings) -> AccessCode {
         let device = self.device.clone();
-        self.send(&ClientMsg::CreateChaturaji { settings, device, stand_in: Some(Level::Greedy) })
-            .await;
+        self.send(&ClientMsg::CreateChaturaji {
+            settings,
+            device,
+            stand_in: Some(Level::Greedy),
+            rated: false,
+        })
+        .await;
         self.seated().await;
         self.code.clone().unwrap()
     }

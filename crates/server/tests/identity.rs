@@ -208,7 +208,7 @@ async fn a_restart_keeps_players_names_and_ratings() {
 /// The rating change of a rated game's end, as both players see it.
 async fn ratings_changed(c: &mut Client) -> ByColor<RatingChange> {
     match c.until_event("ratings", |e| matches!(e, RoomEvent::RatingsChanged { .. })).await {
-        RoomEvent::RatingsChanged { ratings } => ratings,
+        RoomEvent::RatingsChanged { ratings } => *ratings,
         _ => unreachable!(),
     }
 }
