@@ -489,10 +489,11 @@ fn every_frame() -> Vec<Frame> {
     out.extend(fair_dice_frames());
     // Added with the lobby (issue 18), appended the same way; the protocol version stays, as a
     // client that never uses the lobby sees none of these.
-    // Added with player identities (issue 18), appended after the lobby's; the protocol
-    // version stays, as a client that never identifies sees none of these (a `challenge` in
-    // `welcome` is a new field, which older clients skip).
     out.extend(lobby_frames());
+    // Added with player identities and ratings (issue 18), appended after the lobby's; the
+    // protocol version stays, as a client that never identifies sees none of these (a
+    // `challenge` in `welcome` and `rated` in `create_room` are new fields, which older clients
+    // skip, and which are left out when absent or false).
     out.extend(identity_frames());
     out
 }
