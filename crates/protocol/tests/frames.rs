@@ -166,15 +166,28 @@ fn every_server_msg() -> Vec<ServerMsg> {
         .into(),
         ChaturajiMsg::ChaturajiAck { step: 4, seq: 9 }.into(),
         LobbyMsg::LobbyList {
-            challenges: vec![Challenge {
-                id: 7,
-                game: LobbyGame::Chess,
-                time_control: None,
-                rated: false,
-                color: ColorChoice::Random,
-                creator: None,
-                rating: 1500,
-            }],
+            challenges: vec![
+                Challenge {
+                    id: 7,
+                    game: LobbyGame::Chess,
+                    time_control: None,
+                    rated: false,
+                    color: ColorChoice::Random,
+                    creator: None,
+                    rating: 1500,
+                    provisional: false,
+                },
+                Challenge {
+                    id: 8,
+                    game: LobbyGame::Horde,
+                    time_control: Some(TimeControl { base_ms: 60_000, increment_ms: 0 }),
+                    rated: true,
+                    color: ColorChoice::White,
+                    creator: Some("Ana".into()),
+                    rating: 1688,
+                    provisional: true,
+                },
+            ],
         }
         .into(),
         LobbyMsg::LobbyAdded {
@@ -186,6 +199,7 @@ fn every_server_msg() -> Vec<ServerMsg> {
                 color: ColorChoice::Random,
                 creator: None,
                 rating: 1500,
+                provisional: false,
             },
         }
         .into(),
@@ -199,6 +213,7 @@ fn every_server_msg() -> Vec<ServerMsg> {
                 color: ColorChoice::Random,
                 creator: None,
                 rating: 1500,
+                provisional: false,
             },
         }
         .into(),

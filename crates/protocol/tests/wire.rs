@@ -495,7 +495,52 @@ fn every_frame() -> Vec<Frame> {
     // `challenge` in `welcome` and `rated` in `create_room` are new fields, which older clients
     // skip, and which are left out when absent or false).
     out.extend(identity_frames());
+    // Added with rated lobby games (issue 18): a challenger's provisional rating, appended last.
+    out.extend(rated_lobby_frames());
     out
+}
+
+/// The frames of rated lobby games: a rated challenge of a named player with a provisional
+/// rating, rated quick pairing, and a guest's rated challenge refused.
+fn rated_lobby_frames() -> Vec<Frame> {
+    let rapid = TimeControl { base_ms: 600_000, increment_ms: 0 };
+    let challenge = Challenge {
+        id: 15,
+        game: LobbyGame::Chess,
+        time_control: Some(rapid),
+        rated: true,
+        color: ColorChoice::Random,
+        creator: Some("Magnus_C".into()),
+        rating: 1662,
+        provisional: true,
+    };
+    vec![
+        Frame::Server(LobbyMsg::LobbyAdded { challenge: challenge.clone() }.into()),
+        Frame::Server(
+            LobbyMsg::LobbyList {
+                challenges: vec![Challenge { provisional: false, rating: 1840, ..challenge }],
+            }
+            .into(),
+        ),
+        Frame::Client(ClientMsg::PlayNow {
+            game: LobbyGame::Maharajah,
+            time_control: rapid,
+            rated: true,
+        }),
+        Frame::Server(
+            LobbyMsg::PairingQueued {
+                game: LobbyGame::Maharajah,
+                time_control: rapid,
+                rated: true,
+                rating: 1612,
+            }
+            .into(),
+        ),
+        Frame::Server(ServerMsg::error(
+            ErrorCode::NotIdentified,
+            "rated games need a player identity",
+        )),
+    ]
 }
 
 /// The frames of the lobby: subscription, challenges, quick pairing, the match, the new codes.
@@ -509,6 +554,7 @@ fn lobby_frames() -> Vec<Frame> {
         color,
         creator: creator.map(str::to_owned),
         rating,
+        provisional: false,
     };
     let open = challenge(12, LobbyGame::Maharajah, Some(blitz), ColorChoice::White, None, 1500);
     let lobby = |m: LobbyMsg| Frame::Server(m.into());

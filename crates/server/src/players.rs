@@ -13,6 +13,7 @@ use maharajah_protocol::{ErrorCode, PlayerView, RatingChange, RatingKey, RatingV
 use maharajah_ratings::{periods_between, places_update, Rating, DEFAULT_TAU};
 use serde::{Deserialize, Serialize};
 
+use crate::lobby::Standing;
 use crate::room::RatedEnd;
 use crate::store::PlayerRow;
 
@@ -165,6 +166,23 @@ impl Players {
         match self.by_key.get(key) {
             Some(record) => record.view(now_ms),
             None => PlayerView { key: *key, name: None, ratings: Vec::new() },
+        }
+    }
+
+    /// How the lobby shows and pairs `key` for the rating `rating` as of `now_ms`: the name,
+    /// the rating (a new player's default when never played rated) and whether it is
+    /// provisional (the deviation grown by the time since the last rated game).
+    #[must_use]
+    pub fn standing(&self, key: PlayerKey, rating: RatingKey, now_ms: u64) -> Standing {
+        let record = self.by_key.get(&key);
+        let now = record
+            .and_then(|r| r.rating(rating))
+            .map_or_else(Rating::default, |stored| stored.as_of(now_ms));
+        Standing {
+            player: Some(key),
+            name: record.and_then(|r| r.name.clone()),
+            rating: round(now.rating),
+            provisional: now.is_provisional(),
         }
     }
 
@@ -346,6 +364,29 @@ mod tests {
         }
         assert_eq!(p.get(&key(1)).unwrap().rating(rk).unwrap().games, 1);
         assert_eq!(p.view(&key(1), 2_000).ratings[0].rating, w.after);
+    }
+
+    #[test]
+    fn the_lobby_standing_is_the_rating_of_that_game_and_speed() {
+        let mut p = Players::default();
+        let blitz: RatingKey = "horde/blitz".parse().unwrap();
+        let rapid: RatingKey = "horde/rapid".parse().unwrap();
+        // Never seen: the default, provisional, no name.
+        let fresh = p.standing(key(1), blitz, 0);
+        assert_eq!((fresh.name, fresh.rating, fresh.provisional), (None, 1500, true));
+        p.register(key(1), "Ana", 0).unwrap();
+        let rating = Rating { rating: 1712.6, deviation: 60.0, volatility: 0.06 };
+        p.entry(key(1), 0)
+            .ratings
+            .insert(blitz.to_string(), StoredRating { rating, games: 20, updated_ms: 0 });
+        let s = p.standing(key(1), blitz, 0);
+        assert_eq!((s.player, s.name.as_deref()), (Some(key(1)), Some("Ana")));
+        assert_eq!((s.rating, s.provisional), (1713, false));
+        // Another speed class is another rating.
+        assert_eq!(p.standing(key(1), rapid, 0).rating, 1500);
+        // A year idle: the same rating, provisional again.
+        let later = p.standing(key(1), blitz, 365 * 86_400_000);
+        assert_eq!((later.rating, later.provisional), (1713, true));
     }
 
     #[test]
