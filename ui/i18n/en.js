@@ -458,6 +458,7 @@ export default {
   'error.not_identified': 'Sign in with your player identity first.',
   'error.invalid_name': 'That name is not allowed.',
   'error.name_taken': 'That name, or one that looks like it, is taken.',
+  'error.too_many_spectators': 'This game has as many spectators as allowed; try again later.',
   'error.interrupted': 'The connection was interrupted; try again.',
   'error.closed': 'The connection is closed.',
   'error.lan_incompatible': 'This app cannot join that game.',

@@ -458,6 +458,7 @@ export default {
   'error.not_identified': 'Primero identifícate con tu identidad de jugador.',
   'error.invalid_name': 'Ese nombre no está permitido.',
   'error.name_taken': 'Ese nombre, o uno que se le parece, ya está ocupado.',
+  'error.too_many_spectators': 'Esta partida ya tiene todos los espectadores permitidos; vuelve a probar más tarde.',
   'error.interrupted': 'Se interrumpió la conexión; vuelve a probar.',
   'error.closed': 'La conexión está cerrada.',
   'error.lan_incompatible': 'Esta app no puede unirse a esa partida.',

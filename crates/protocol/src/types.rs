@@ -231,6 +231,19 @@ pub enum ClientMsg {
         /// The name as the player typed it (its case is kept).
         name: String,
     },
+    /// Watches room `code` (chess or Chaturaji) as a spectator: answered with the room's
+    /// snapshot (`snapshot` or `chaturaji_snapshot`), then every event as the players get it
+    /// (moves, clocks, presence, dice), until [`ClientMsg::Unwatch`], another `watch` or the end
+    /// of the connection. A spectator holds no seat and acts for none. Nothing a spectator gets
+    /// shows a hidden army before both are revealed (no event or snapshot does). Refused with
+    /// [`ErrorCode::RoomNotFound`] or [`ErrorCode::TooManySpectators`]; failed attempts count
+    /// against the address as failed joins do.
+    Watch {
+        /// The room's access code.
+        code: AccessCode,
+    },
+    /// Stops watching (no answer; nothing if the connection was not watching).
+    Unwatch,
 }
 
 impl ClientMsg {
@@ -264,6 +277,8 @@ impl ClientMsg {
         "chaturaji_rematch",
         "identify",
         "register_name",
+        "watch",
+        "unwatch",
     ];
 
     /// The seat token the message acts with, if it is a seat action.
@@ -295,7 +310,9 @@ impl ClientMsg {
             | ClientMsg::CreateRoom { .. }
             | ClientMsg::JoinRoom { .. }
             | ClientMsg::Identify { .. }
-            | ClientMsg::RegisterName { .. } => None,
+            | ClientMsg::RegisterName { .. }
+            | ClientMsg::Watch { .. }
+            | ClientMsg::Unwatch => None,
         }
     }
 }
@@ -504,6 +521,8 @@ error_codes! {
     InvalidName => "invalid_name",
     /// The display name, or one that looks like it, belongs to another player.
     NameTaken => "name_taken",
+    /// The room has as many spectators as the server allows.
+    TooManySpectators => "too_many_spectators",
     /// The server cannot do this now (e.g. the rules engine lacks a feature).
     Unavailable => "unavailable",
     /// The server is shutting down.
@@ -983,7 +1002,7 @@ mod tests {
 
     #[test]
     fn error_code_names_are_the_wire_names() {
-        assert_eq!(ErrorCode::ALL.len(), 34);
+        assert_eq!(ErrorCode::ALL.len(), 35);
         for &code in ErrorCode::ALL {
             let wire = serde_json::to_string(&code).unwrap();
             assert_eq!(wire, format!("\"{}\"", code.as_str()));

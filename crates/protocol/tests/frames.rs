@@ -74,6 +74,8 @@ fn every_client_msg() -> Vec<ClientMsg> {
             signature: "ab".repeat(64),
         },
         ClientMsg::RegisterName { name: "someone".into() },
+        ClientMsg::Watch { code: "ABCDEFGH".parse().unwrap() },
+        ClientMsg::Unwatch,
     ]
 }
 

@@ -497,7 +497,19 @@ fn every_frame() -> Vec<Frame> {
     out.extend(identity_frames());
     // Added with rated lobby games (issue 18): a challenger's provisional rating, appended last.
     out.extend(rated_lobby_frames());
+    // Added with spectators (issue 18): `watch`, `unwatch` and their refusal, appended last.
+    out.extend(spectator_frames());
     out
+}
+
+/// The frames of spectators: watching a room, leaving it, and the cap's refusal (a spectator
+/// otherwise gets the room's ordinary `snapshot` and events).
+fn spectator_frames() -> Vec<Frame> {
+    vec![
+        Frame::Client(ClientMsg::Watch { code: code() }),
+        Frame::Client(ClientMsg::Unwatch),
+        Frame::Server(ServerMsg::error(ErrorCode::TooManySpectators, "200 are watching")),
+    ]
 }
 
 /// The frames of rated lobby games: a rated challenge of a named player with a provisional

@@ -87,6 +87,8 @@ pub struct Config {
     /// so a signature made for one server is no use on another. The public host name for an
     /// online server; default `maharajah`.
     pub server_name: String,
+    /// Most spectators of one room at once; the next `watch` is refused `too_many_spectators`.
+    pub spectators_per_room: usize,
 }
 
 impl Default for Config {
@@ -109,6 +111,7 @@ impl Default for Config {
             #[cfg(feature = "tls")]
             tls: None,
             server_name: "maharajah".to_owned(),
+            spectators_per_room: 200,
         }
     }
 }
@@ -731,6 +734,8 @@ struct Conn {
     player: Option<PlayerKey>,
     /// The room this connection sits in, if any.
     room: Option<RoomHandle>,
+    /// The room this connection watches as a spectator, if any.
+    watching: Option<RoomHandle>,
     bucket: Bucket,
     /// Its side of the lobby (request bucket, the rooms the lobby seats it in).
     lobby: lobby::LobbyConn,
@@ -852,6 +857,7 @@ where
         challenge: rand::random(),
         player: None,
         room: None,
+        watching: None,
         bucket: Bucket { tokens: 2.0 * rate, rate, last: Instant::now() },
         lobby: lobby::LobbyConn::default(),
         refused: 0,
@@ -896,6 +902,7 @@ where
     }
     conn.leave_lobby().await;
     conn.leave_room().await;
+    conn.unwatch().await;
     info!(conn = conn.link.id, "connection closed");
     // A peer that stopped reading can block the writer forever: give it a moment, then cut.
     let tx = conn.link.tx.clone();
@@ -988,7 +995,7 @@ impl Conn {
             ClientMsg::Ping { nonce } => {
                 // In a room the room answers, in order with what it answers to earlier frames;
                 // its refusals come from its own task, and a pong sent from here could pass them.
-                let in_room = match &self.room {
+                let in_room = match self.room.as_ref().or(self.watching.as_ref()) {
                     Some(room) => room.tx.ping(nonce, self.link.clone()).await,
                     None => false,
                 };
@@ -1027,6 +1034,11 @@ impl Conn {
             }
             ClientMsg::Identify { key, signature } => self.identify(key, &signature).await,
             ClientMsg::RegisterName { name } => self.register_name(&name).await,
+            ClientMsg::Watch { code } => self.watch(code).await,
+            ClientMsg::Unwatch => {
+                self.unwatch().await;
+                Flow::Continue
+            }
             other => match chess::action_of(other) {
                 Some((token, action)) => self.act::<Room>(token, action).await,
                 None => Flow::Continue,
@@ -1097,6 +1109,43 @@ impl Conn {
         let view = lock(&self.shared.players).view(&key, now);
         self.send(ServerMsg::Player { player: view });
         Flow::Continue
+    }
+
+    /// `watch`: attaches this connection to room `code` as a spectator (the room sends the
+    /// snapshot and then its events); the room watched before is left.
+    async fn watch(&mut self, code: AccessCode) -> Flow {
+        // The room may be a stored one that is not back yet.
+        self.shared.until_loaded().await;
+        // Watching needs only the room's code, so guessing codes is limited as joins are.
+        if !self.shared.join_allowed(self.ip) {
+            return self.refuse(ErrorCode::RateLimited, "too many failed attempts; wait a minute");
+        }
+        let Some(tx) = self.shared.room(&code) else {
+            self.shared.join_failed(self.ip);
+            return self.refuse(ErrorCode::RoomNotFound, format!("no room has the code {code}"));
+        };
+        self.unwatch().await;
+        let (reply, answer) = oneshot::channel();
+        if !tx.watch(self.link.clone(), reply).await {
+            return self.refuse(ErrorCode::RoomNotFound, "the room has closed");
+        }
+        match answer.await {
+            Ok(Ok(())) => {
+                info!(conn = self.link.id, room = %code, "watching the room");
+                self.watching = Some(RoomHandle { code, tx });
+                Flow::Continue
+            }
+            Ok(Err(e)) => self.refuse(e.code, e.message),
+            Err(_) => self.refuse(ErrorCode::RoomNotFound, "the room has closed"),
+        }
+    }
+
+    /// Stops watching the room this connection watches, if any.
+    async fn unwatch(&mut self) {
+        if let Some(room) = self.watching.take() {
+            info!(conn = self.link.id, room = %room.code, "stopped watching");
+            room.tx.unwatch(self.link.id).await;
+        }
     }
 
     async fn leave_room(&mut self) {

@@ -217,6 +217,15 @@ impl Player {
         self.code.clone().unwrap()
     }
 
+    /// Watches the table as a spectator: its snapshot, then its events.
+    async fn watch(&mut self, code: &AccessCode) {
+        self.send(&ClientMsg::Watch { code: code.clone() }).await;
+        self.until("the table's snapshot", |m| {
+            matches!(m, ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiSnapshot { .. }))
+        })
+        .await;
+    }
+
     async fn join(&mut self, code: &AccessCode) {
         let device = self.device.clone();
         self.send(&ClientMsg::JoinChaturaji { code: code.clone(), device }).await;
@@ -318,6 +327,45 @@ async fn three_people_and_a_cpu(addr: SocketAddr, settings: Settings) -> Vec<Pla
         p.until_game().await;
     }
     vec![red, blue, yellow]
+}
+
+/// A spectator of a table sees every roll's faces and every move (its own replica, checked
+/// step by step, ends equal to the player's) and acts for no seat.
+#[tokio::test(start_paused = true)]
+async fn a_spectator_sees_the_dice_and_acts_for_no_seat() {
+    let server = TestServer::start(patient()).await;
+    let mut red = Player::connect(server.addr, "device-red-000000001").await;
+    let code = red.create(table(2, 3)).await;
+    let mut blue = Player::connect(server.addr, "device-blue-00000002").await;
+    blue.join(&code).await;
+    let mut players = vec![red, blue];
+    for p in players.iter_mut() {
+        p.until_game().await;
+    }
+    let mut watcher = Player::connect(server.addr, "device-watcher-00001").await;
+    watcher.watch(&code).await;
+    assert!(watcher.game.is_some(), "the snapshot carries the game");
+    assert_eq!((watcher.seat, watcher.code.as_ref()), (None, None), "no seat");
+    // Not even with a made-up token.
+    watcher.token = "11".repeat(32);
+    let refused = watcher.act_at(watcher.steps_done(), ChaturajiAction::Roll).await;
+    assert!(matches!(refused, ServerMsg::Error { code: ErrorCode::NotSeated, .. }), "{refused:?}");
+
+    play_on(&mut players, u32::MAX).await;
+    let game = agree(&mut players).await;
+    assert!(game.is_over());
+    watcher.catch_up(players[0].steps_done()).await;
+    assert_eq!(watcher.game.as_ref(), Some(&game), "the spectator's replica checked every step");
+    let rolls = watcher
+        .events
+        .iter()
+        .filter(|e| {
+            matches!(e, ChaturajiEvent::Played { action: Step::Roll { dice: Some(_) }, .. })
+        })
+        .count();
+    assert!(rolls >= 4, "every seat's rolls, with their faces: {rolls}");
+    watcher.until_event("game over", |e| matches!(e, ChaturajiEvent::GameOver { .. })).await;
+    server.stop().await;
 }
 
 #[tokio::test(start_paused = true)]

@@ -6,7 +6,9 @@
 //! every change stores the room before anyone hears of it (or rolls the change back when storing
 //! fails), then broadcasts the new events to the seats' connections. It attaches and detaches
 //! connections to seats and brings a (re)joining connection up to date from the event ring or
-//! with a snapshot. When a rated game has ended it changes the players' ratings, stored in the
+//! with a snapshot. Spectators' connections get a snapshot and then the same events as the
+//! seats (every room event is public: none carries a hidden army before both are revealed), and
+//! nothing else: no seat, no private answer. When a rated game has ended it changes the players' ratings, stored in the
 //! same transaction as the room (see [`RoomActor::rate`]).
 //!
 //! [`Room`]: crate::room::Room
@@ -189,6 +191,10 @@ pub(super) enum Cmd<R: RoomLogic> {
     },
     /// Connection `conn` has gone.
     Detach { conn: u64 },
+    /// Watch the room as a spectator: a snapshot now, the events as they come.
+    Watch { link: Link, reply: oneshot::Sender<Result<(), RoomError>> },
+    /// Spectator connection `conn` stops watching.
+    Unwatch { conn: u64 },
     /// A `ping` from a seated connection, answered by the room after every command before it:
     /// a client's barrier ping then follows the refusal of the action it sent first.
     Ping { nonce: u64, link: Link },
@@ -215,6 +221,27 @@ impl RoomTx {
         match self {
             RoomTx::Chess(tx) => drop(tx.send(Cmd::Detach { conn }).await),
             RoomTx::Chaturaji(tx) => drop(tx.send(Cmd::Detach { conn }).await),
+        }
+    }
+
+    /// Asks the room to take `link` as a spectator (answered on `reply`); false if the room is
+    /// gone.
+    pub(super) async fn watch(
+        &self,
+        link: Link,
+        reply: oneshot::Sender<Result<(), RoomError>>,
+    ) -> bool {
+        match self {
+            RoomTx::Chess(tx) => tx.send(Cmd::Watch { link, reply }).await.is_ok(),
+            RoomTx::Chaturaji(tx) => tx.send(Cmd::Watch { link, reply }).await.is_ok(),
+        }
+    }
+
+    /// Tells the room that spectator `conn` stops watching.
+    pub(super) async fn unwatch(&self, conn: u64) {
+        match self {
+            RoomTx::Chess(tx) => drop(tx.send(Cmd::Unwatch { conn }).await),
+            RoomTx::Chaturaji(tx) => drop(tx.send(Cmd::Unwatch { conn }).await),
         }
     }
 
@@ -246,7 +273,7 @@ pub(super) fn start<R: RoomLogic>(
     rx: mpsc::Receiver<Cmd<R>>,
     waiting: Option<IpGuard>,
 ) {
-    let actor = RoomActor { shared: shared.clone(), room, links, waiting };
+    let actor = RoomActor { shared: shared.clone(), room, links, watchers: Vec::new(), waiting };
     tokio::spawn(actor.run(rx));
 }
 
@@ -322,6 +349,8 @@ struct RoomActor<R: RoomLogic> {
     room: R,
     /// The connection attached to each seat that has one.
     links: Vec<(R::Seat, Link)>,
+    /// The spectators' connections.
+    watchers: Vec<Link>,
     /// While the room waits for players: its place in its creator's address's count.
     waiting: Option<IpGuard>,
 }
@@ -397,7 +426,7 @@ impl<R: RoomLogic> RoomActor<R> {
             error!(room = %code, "deleting the expired room: {e}");
         }
         info!(room = %code, kind = R::KIND, "room expired");
-        for (_, link) in self.links.drain(..) {
+        for link in self.links.drain(..).map(|(_, l)| l).chain(self.watchers.drain(..)) {
             link.send(ServerMsg::error(ErrorCode::RoomNotFound, "the room has expired"));
         }
     }
@@ -448,13 +477,15 @@ impl<R: RoomLogic> RoomActor<R> {
     }
 
     /// Sends the events after `before` to every seat's connection, except to connection
-    /// `skip`; a connection that cannot take one more (it is being closed) gets no more.
+    /// `skip`, and to every spectator; a connection that cannot take one more (it is being
+    /// closed) gets no more.
     fn broadcast(&self, before: u64, skip: Option<u64>) {
         if self.room.seq() == before {
             return;
         }
         let msgs = self.room.catch_up(Some(before), self.shared.now());
-        for (_, link) in &self.links {
+        let seats = self.links.iter().map(|(_, link)| link);
+        for link in seats.chain(&self.watchers) {
             if Some(link.id) == skip {
                 continue;
             }
@@ -577,6 +608,23 @@ impl<R: RoomLogic> RoomActor<R> {
                 }
             }
             Cmd::Ping { .. } => {}
+            Cmd::Watch { link, reply } => {
+                let cap = self.shared.config.spectators_per_room;
+                self.watchers.retain(|l| l.id != link.id);
+                if self.watchers.len() >= cap {
+                    let _ = reply.send(Err(RoomError::new(
+                        ErrorCode::TooManySpectators,
+                        format!("this room already has {cap} spectators; try again later"),
+                    )));
+                    return;
+                }
+                for m in self.room.catch_up(None, now) {
+                    link.send_out(m.into());
+                }
+                self.watchers.push(link);
+                let _ = reply.send(Ok(()));
+            }
+            Cmd::Unwatch { conn } => self.watchers.retain(|l| l.id != conn),
             Cmd::Detach { conn } => {
                 // Connections closed by our own shutdown are not players leaving: no presence
                 // change is stored and no shield pause (or stand-in) is spent.

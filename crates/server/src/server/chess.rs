@@ -194,7 +194,9 @@ pub(super) fn action_of(msg: ClientMsg) -> Option<(String, Action)> {
         | ClientMsg::JoinRoom { .. }
         | ClientMsg::Rejoin { .. }
         | ClientMsg::Identify { .. }
-        | ClientMsg::RegisterName { .. } => return None,
+        | ClientMsg::RegisterName { .. }
+        | ClientMsg::Watch { .. }
+        | ClientMsg::Unwatch => return None,
     })
 }
 
