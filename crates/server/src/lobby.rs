@@ -83,16 +83,14 @@ pub fn wait_for_window(diff: u32) -> Option<Millis> {
     Some((over * 1000).div_ceil(u64::from(WINDOW_GROWTH_PER_SECOND)))
 }
 
-/// Who a lobby player is, as far as the server knows: the connection, its client's address and,
-/// once it has identified, the player's key.
+/// A guest in the lobby, as far as the server knows: the connection and its client's address.
+/// (An identified player is known by their key: see [`Standing`].)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LobbyPlayer {
     /// The connection's number.
     pub conn: ConnId,
     /// The client's address (behind a trusted proxy, the forwarded one).
     pub ip: IpAddr,
-    /// The identified player, if the connection has identified.
-    pub key: Option<PlayerKey>,
 }
 
 /// Where the lobby gets a guest's rating for a game and clock. An identified player is rated by

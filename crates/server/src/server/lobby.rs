@@ -192,15 +192,15 @@ async fn open_room(shared: Arc<Shared>, m: Match) {
     let now = shared.now();
     let first_seat = m.options.color.unwrap_or(Color::White);
     let (first_token, second_token) = (new_token(), new_token());
-    let (tx, rx) = mpsc::channel(ROOM_QUEUE);
-    let code = shared.reserve_code(RoomTx::Chess(tx.clone()));
-    let lifetimes = shared.config.lifetimes;
     let rated = match (m.rated, m.first.player) {
         (false, _) => None,
         (true, Some(key)) => Some(key),
         // The lobby takes rated requests of identified players only.
         (true, None) => return refuse(ErrorCode::NotIdentified, "a rated game needs identities"),
     };
+    let (tx, rx) = mpsc::channel(ROOM_QUEUE);
+    let code = shared.reserve_code(RoomTx::Chess(tx.clone()));
+    let lifetimes = shared.config.lifetimes;
     let made = Room::new(code.clone(), &m.options, first_seat, first_token.clone(), now, lifetimes)
         .map(|room| match rated {
             Some(key) => room.rated_for(first_seat, key),
@@ -314,7 +314,7 @@ impl Conn {
                 lock(&self.shared.players).standing(key, rating, unix_ms())
             }
             None => {
-                let guest = LobbyPlayer { conn: self.link.id, ip: self.ip, key: None };
+                let guest = LobbyPlayer { conn: self.link.id, ip: self.ip };
                 Standing::guest(self.shared.config.lobby.ratings.rating(&guest, game, time_control))
             }
         }
