@@ -650,6 +650,7 @@ impl Flavour for Chaturaji {
                     settings: settings.clone(),
                     device,
                     stand_in: *stand_in,
+                    rated: false,
                 },
                 false,
             ),

@@ -490,7 +490,9 @@ impl Flavour for Chess {
         let next_ply = st.next_ply();
         drop(st);
         let msg = match req {
-            Req::Create(options) => ClientMsg::CreateRoom { options: options.clone() },
+            Req::Create(options) => {
+                ClientMsg::CreateRoom { options: options.clone(), rated: false }
+            }
             Req::Join(code) => ClientMsg::JoinRoom { code: code.clone() },
             Req::Move(uci) => {
                 let ply = *at.get_or_insert(next_ply);

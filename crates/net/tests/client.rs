@@ -232,6 +232,7 @@ async fn fake_server(frames: Vec<Message>, first: Option<ServerMsg>) -> String {
             version: maharajah_protocol::PROTOCOL_VERSION,
             server_version: "fake".into(),
             engine_version: "fake".into(),
+            challenge: None,
         });
         ws.send(Message::text(encode(&first))).await.unwrap();
         for f in frames {
@@ -317,6 +318,7 @@ async fn a_refused_rejoin_backs_off_like_a_failed_connect() {
                     version: maharajah_protocol::PROTOCOL_VERSION,
                     server_version: "fake".into(),
                     engine_version: "fake".into(),
+                    challenge: None,
                 };
                 let _ = ws.send(Message::text(encode(&welcome))).await;
                 let _rejoin = ws.next().await;

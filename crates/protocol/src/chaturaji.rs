@@ -195,6 +195,12 @@ pub enum ChaturajiEvent {
         /// Why and the standings.
         outcome: Outcome,
     },
+    /// A rated game's places changed the people's ratings (right after `game_over`); CPU
+    /// seats have none.
+    RatingsChanged {
+        /// Each person seat's change (boxed: the event stays small).
+        ratings: Box<BySeat<Option<crate::RatingChange>>>,
+    },
 }
 
 /// The whole visible state of a Chaturaji room.

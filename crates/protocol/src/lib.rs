@@ -22,6 +22,10 @@
 //! - [`Snapshot::apply`] / [`ChaturajiSnapshot::apply`]: the replica every client keeps, the
 //!   pure fold of a room's numbered events into its snapshot.
 //! - [`AccessCode`]: the 8-character room code.
+//! - [`identity`]: players without passwords: the Ed25519 [`identity::PlayerKey`], the signed
+//!   hello [`identity::Challenge`] ([`ClientMsg::Identify`]), display names and their
+//!   look-alike skeleton ([`ClientMsg::RegisterName`]), the recovery code. Ratings' vocabulary
+//!   ([`RatedGame`], [`SpeedClass`]) is `maharajah-ratings`'s, re-exported.
 //! - `fuzz/`: cargo-fuzz targets `decode` and `army` (nightly, own workspace):
 //!   `cd crates/protocol/fuzz && cargo +nightly fuzz run decode -- -max_total_time=120`.
 //!
@@ -34,12 +38,14 @@ pub mod army;
 pub mod chaturaji;
 mod code;
 mod decode;
+pub mod identity;
 pub mod lobby;
 mod replica;
 mod types;
 mod wire;
 
 pub use maharajah_engine::{Army, ByColor, Color, Move, Square, Variant};
+pub use maharajah_ratings::{RatedGame, RatingKey, SpeedClass};
 
 pub use chaturaji::{
     ChaturajiAction, ChaturajiEvent, ChaturajiMsg, ChaturajiSeatView, ChaturajiSnapshot, DieView,

@@ -11,12 +11,19 @@
 //! `snapshot`: from there it is an ordinary room (a Maharajah game starts with the hidden
 //! lock-in).
 //!
+//! A rated challenge or rated quick pairing needs an identified player
+//! ([`crate::ClientMsg::Identify`]); a guest is refused [`crate::ErrorCode::NotIdentified`].
+//! Quick pairing uses the player's rating for the game and its speed class, and the list shows
+//! each challenger's name, rating and whether that rating is still provisional. A rated game made
+//! from the lobby changes both ratings once at its end (`ratings_changed`), never for an
+//! annulled game.
+//!
 //! The server answers with [`LobbyMsg`] frames inside [`ServerMsg::Lobby`] (their own `t` tags)
 //! and the shared `error` frames; [`crate::decode_server`] reads them all.
 
 use serde::{Deserialize, Serialize};
 
-use crate::{AccessCode, ServerMsg, TimeControl, Variant};
+use crate::{AccessCode, RatedGame, ServerMsg, TimeControl, Variant};
 
 /// The games the lobby offers. Chaturaji is part of the vocabulary (so lists stay readable when
 /// it comes) but not offered yet: a server refuses it with `unavailable`.
@@ -44,6 +51,17 @@ impl LobbyGame {
             LobbyGame::Chaturaji => None,
         }
     }
+
+    /// The game whose ratings a rated game of this kind changes.
+    #[must_use]
+    pub const fn rated_game(self) -> RatedGame {
+        match self {
+            LobbyGame::Chess => RatedGame::Chess,
+            LobbyGame::Maharajah => RatedGame::Maharajah,
+            LobbyGame::Horde => RatedGame::Horde,
+            LobbyGame::Chaturaji => RatedGame::Chaturaji,
+        }
+    }
 }
 
 /// The challenger's colour.
@@ -66,7 +84,7 @@ pub struct ChallengeOptions {
     pub game: LobbyGame,
     /// The clock; `None` for an untimed game.
     pub time_control: Option<TimeControl>,
-    /// A rated game (needs an identified player; refused until the server has identities).
+    /// A rated game (needs an identified player: a guest is refused `not_identified`).
     #[serde(default)]
     pub rated: bool,
     /// The challenger's colour.
@@ -90,10 +108,14 @@ pub struct Challenge {
     pub rated: bool,
     /// The challenger's colour.
     pub color: ColorChoice,
-    /// The challenger's display name (`None` for a player without one).
+    /// The challenger's display name (`None` for a guest or a player without one).
     pub creator: Option<String>,
-    /// The challenger's rating in this game and speed (1500 for a player without one).
+    /// The challenger's rating in this game and speed class (1500 for a player without one).
     pub rating: u32,
+    /// Whether that rating is provisional (few games, or long inactive; always for a guest).
+    /// Absent: false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub provisional: bool,
 }
 
 /// Why a challenge left the list.

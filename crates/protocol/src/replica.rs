@@ -118,6 +118,8 @@ impl Snapshot {
                     self.clock = *clock;
                 }
             }
+            // The players' ratings are not room state.
+            RoomEvent::RatingsChanged { .. } => {}
         }
     }
 
@@ -241,7 +243,7 @@ impl ChaturajiSnapshot {
                     fair.reveal = None;
                 }
             }
-            ChaturajiEvent::GameOver { .. } => {}
+            ChaturajiEvent::GameOver { .. } | ChaturajiEvent::RatingsChanged { .. } => {}
         }
         Ok(())
     }

@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::identity::{Challenge, PlayerKey};
 use crate::{AccessCode, ByColor, ChaturajiMsg, Color, Variant};
+use maharajah_ratings::{RatedGame, SpeedClass};
 
 /// The Fischer time control is the engine's (one `TimeControl` for the server, the app and the
 /// wire; its serde form is `{"base_ms":…,"increment_ms":…}`).
@@ -47,6 +49,10 @@ pub enum ClientMsg {
     CreateRoom {
         /// Variant, clock, setup and seat.
         options: RoomOptions,
+        /// A rated game: both players must be identified ([`ClientMsg::Identify`]), and the
+        /// result changes their ratings ([`RoomEvent::RatingsChanged`]). Absent: casual.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        rated: bool,
     },
     /// Takes the free seat of a room.
     JoinRoom {
@@ -164,6 +170,10 @@ pub enum ClientMsg {
         /// Level of the CPU that plays for a person who dropped (default: the crate's default).
         #[serde(default)]
         stand_in: Option<maharajah_chaturaji::cpu::Level>,
+        /// A rated table: every person must be identified; each game's places change their
+        /// Chaturaji ratings ([`crate::ChaturajiEvent::RatingsChanged`]). Absent: casual.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        rated: bool,
     },
     /// Takes a free person seat of a Chaturaji room, or — from a device that already holds a
     /// seat there — that same seat back (answered with its token).
@@ -201,6 +211,39 @@ pub enum ClientMsg {
         /// Seat token.
         token: String,
     },
+    /// Answers the [`Challenge`] of [`ServerMsg::Welcome`]: the connection acts for the player
+    /// with this key from now on (answered with [`ServerMsg::Player`]). A wrong signature is
+    /// refused with [`ErrorCode::BadSignature`]; the connection stays a guest and may try
+    /// again. Optional: a connection that never identifies plays unrated, as before.
+    Identify {
+        /// The player's Ed25519 public key.
+        key: PlayerKey,
+        /// 128 hex digits: the signature of [`crate::identity::hello_message`] over the
+        /// challenge's nonce and server name.
+        signature: String,
+    },
+    /// Gives the identified player a display name (answered with [`ServerMsg::Player`]); see
+    /// [`crate::identity::check_name`] for the rules. Refused with [`ErrorCode::InvalidName`],
+    /// [`ErrorCode::NameTaken`] (the name or a look-alike belongs to someone else),
+    /// [`ErrorCode::NotIdentified`], or [`ErrorCode::WrongPhase`] for a player who already has
+    /// another name (names are permanent). The player's own name again is accepted.
+    RegisterName {
+        /// The name as the player typed it (its case is kept).
+        name: String,
+    },
+    /// Watches room `code` (chess or Chaturaji) as a spectator: answered with the room's
+    /// snapshot (`snapshot` or `chaturaji_snapshot`), then every event as the players get it
+    /// (moves, clocks, presence, dice), until [`ClientMsg::Unwatch`], another `watch` or the end
+    /// of the connection. A spectator holds no seat and acts for none. Nothing a spectator gets
+    /// shows a hidden army before both are revealed (no event or snapshot does). Refused with
+    /// [`ErrorCode::RoomNotFound`] or [`ErrorCode::TooManySpectators`]; failed attempts count
+    /// against the address as failed joins do.
+    Watch {
+        /// The room's access code.
+        code: AccessCode,
+    },
+    /// Stops watching (no answer; nothing if the connection was not watching).
+    Unwatch,
 }
 
 impl ClientMsg {
@@ -232,6 +275,10 @@ impl ClientMsg {
         "rejoin_chaturaji",
         "chaturaji_act",
         "chaturaji_rematch",
+        "identify",
+        "register_name",
+        "watch",
+        "unwatch",
     ];
 
     /// The seat token the message acts with, if it is a seat action.
@@ -261,7 +308,11 @@ impl ClientMsg {
             ClientMsg::Hello { .. }
             | ClientMsg::Ping { .. }
             | ClientMsg::CreateRoom { .. }
-            | ClientMsg::JoinRoom { .. } => None,
+            | ClientMsg::JoinRoom { .. }
+            | ClientMsg::Identify { .. }
+            | ClientMsg::RegisterName { .. }
+            | ClientMsg::Watch { .. }
+            | ClientMsg::Unwatch => None,
         }
     }
 }
@@ -279,6 +330,10 @@ pub enum ServerMsg {
         server_version: String,
         /// The rules engine's version.
         engine_version: String,
+        /// What to sign to identify as a player ([`ClientMsg::Identify`]); absent from servers
+        /// older than identities (a client then stays a guest).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        challenge: Option<Challenge>,
     },
     /// Answer to [`ClientMsg::Ping`].
     Pong {
@@ -323,6 +378,11 @@ pub enum ServerMsg {
         /// `commit` or `reveal`.
         step: String,
     },
+    /// The connection's player, after [`ClientMsg::Identify`] or [`ClientMsg::RegisterName`].
+    Player {
+        /// Key, name, ratings.
+        player: PlayerView,
+    },
     /// A request failed; nothing changed.
     Error {
         /// What went wrong, for programs.
@@ -352,6 +412,7 @@ impl ServerMsg {
         "event",
         "move_ack",
         "setup_ack",
+        "player",
         "error",
         "chaturaji_seated",
         "chaturaji_snapshot",
@@ -451,6 +512,17 @@ error_codes! {
     GameOver => "game_over",
     /// No draw can be claimed, declined or accepted now.
     NoDraw => "no_draw",
+    /// The identity's key or signature does not verify (a wrong key, a forged or stale
+    /// signature); the connection stays a guest.
+    BadSignature => "bad_signature",
+    /// The request needs an identified player ([`ClientMsg::Identify`] first).
+    NotIdentified => "not_identified",
+    /// The display name breaks the name rules (the message says which).
+    InvalidName => "invalid_name",
+    /// The display name, or one that looks like it, belongs to another player.
+    NameTaken => "name_taken",
+    /// The room has as many spectators as the server allows.
+    TooManySpectators => "too_many_spectators",
     /// The server cannot do this now (e.g. the rules engine lacks a feature).
     Unavailable => "unavailable",
     /// The server is shutting down.
@@ -680,6 +752,35 @@ impl From<maharajah_engine::Outcome> for GameResult {
     }
 }
 
+/// A player as the server knows them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerView {
+    /// The player's public key.
+    pub key: PlayerKey,
+    /// The display name, once registered.
+    pub name: Option<String>,
+    /// The player's ratings, one per game and speed class played rated (others are the
+    /// default 1500, provisional).
+    pub ratings: Vec<RatingView>,
+}
+
+/// One rating of a player, rounded for people.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RatingView {
+    /// The game.
+    pub game: RatedGame,
+    /// The speed class.
+    pub speed: SpeedClass,
+    /// The rating, rounded.
+    pub rating: u32,
+    /// The rating deviation as of now (grown with inactivity), rounded.
+    pub deviation: u32,
+    /// Whether the deviation is above 110 ([`maharajah_ratings::PROVISIONAL_DEVIATION`]).
+    pub provisional: bool,
+    /// Rated games played.
+    pub games: u32,
+}
+
 /// What one seat looks like to everyone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatView {
@@ -835,6 +936,31 @@ pub enum RoomEvent {
         /// The final clocks.
         clock: Option<ClockView>,
     },
+    /// A rated game's result changed both players' ratings (right after `game_over`; never for
+    /// an annulled game).
+    RatingsChanged {
+        /// Each seat's change (boxed: the event stays small).
+        ratings: Box<ByColor<RatingChange>>,
+    },
+}
+
+/// How one player's rating changed with a rated game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RatingChange {
+    /// The player.
+    pub player: PlayerKey,
+    /// Which rating.
+    pub game: RatedGame,
+    /// Its speed class.
+    pub speed: SpeedClass,
+    /// The rating before the game, rounded.
+    pub before: u32,
+    /// The rating after it, rounded.
+    pub after: u32,
+    /// The deviation after it, rounded.
+    pub deviation: u32,
+    /// Whether the new rating is provisional (deviation above 110).
+    pub provisional: bool,
 }
 
 #[cfg(test)]
@@ -876,7 +1002,7 @@ mod tests {
 
     #[test]
     fn error_code_names_are_the_wire_names() {
-        assert_eq!(ErrorCode::ALL.len(), 30);
+        assert_eq!(ErrorCode::ALL.len(), 35);
         for &code in ErrorCode::ALL {
             let wire = serde_json::to_string(&code).unwrap();
             assert_eq!(wire, format!("\"{}\"", code.as_str()));

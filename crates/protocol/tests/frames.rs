@@ -19,6 +19,7 @@ fn every_client_msg() -> Vec<ClientMsg> {
                 hidden_setup: true,
                 color: Some(Color::Black),
             },
+            rated: true,
         },
         ClientMsg::JoinRoom { code: code.clone() },
         ClientMsg::Rejoin { code, token: token(), last_seq: 4 },
@@ -53,6 +54,7 @@ fn every_client_msg() -> Vec<ClientMsg> {
             settings: maharajah_chaturaji::Settings::default(),
             device: "device-1".into(),
             stand_in: Some(maharajah_chaturaji::cpu::Level::Greedy),
+            rated: true,
         },
         ClientMsg::JoinChaturaji { code: "ABCDEFGH".parse().unwrap(), device: "device-2".into() },
         ClientMsg::RejoinChaturaji {
@@ -67,6 +69,13 @@ fn every_client_msg() -> Vec<ClientMsg> {
             action: maharajah_protocol::ChaturajiAction::Roll,
         },
         ClientMsg::ChaturajiRematch { token: token() },
+        ClientMsg::Identify {
+            key: maharajah_protocol::identity::PlayerSecret::from_bytes([1; 32]).public(),
+            signature: "ab".repeat(64),
+        },
+        ClientMsg::RegisterName { name: "someone".into() },
+        ClientMsg::Watch { code: "ABCDEFGH".parse().unwrap() },
+        ClientMsg::Unwatch,
     ]
 }
 
@@ -85,6 +94,7 @@ fn every_server_msg() -> Vec<ServerMsg> {
             version: PROTOCOL_VERSION,
             server_version: "0".into(),
             engine_version: "0".into(),
+            challenge: None,
         },
         ServerMsg::Pong { nonce: 3, server_time_ms: 9 },
         ServerMsg::Seated { code: code.clone(), seat: Color::White, token: token() },
@@ -116,6 +126,13 @@ fn every_server_msg() -> Vec<ServerMsg> {
         ServerMsg::Event { code, seq: 1, event: RoomEvent::SetupStarted },
         ServerMsg::MoveAck { ply: 0, seq: 5 },
         ServerMsg::SetupAck { step: "commit".into() },
+        ServerMsg::Player {
+            player: PlayerView {
+                key: maharajah_protocol::identity::PlayerSecret::from_bytes([1; 32]).public(),
+                name: Some("someone".into()),
+                ratings: Vec::new(),
+            },
+        },
         ServerMsg::error(ErrorCode::IllegalMove, "no"),
         ChaturajiMsg::ChaturajiSeated {
             code: "ABCDEFGH".parse().unwrap(),
@@ -151,15 +168,28 @@ fn every_server_msg() -> Vec<ServerMsg> {
         .into(),
         ChaturajiMsg::ChaturajiAck { step: 4, seq: 9 }.into(),
         LobbyMsg::LobbyList {
-            challenges: vec![Challenge {
-                id: 7,
-                game: LobbyGame::Chess,
-                time_control: None,
-                rated: false,
-                color: ColorChoice::Random,
-                creator: None,
-                rating: 1500,
-            }],
+            challenges: vec![
+                Challenge {
+                    id: 7,
+                    game: LobbyGame::Chess,
+                    time_control: None,
+                    rated: false,
+                    color: ColorChoice::Random,
+                    creator: None,
+                    rating: 1500,
+                    provisional: false,
+                },
+                Challenge {
+                    id: 8,
+                    game: LobbyGame::Horde,
+                    time_control: Some(TimeControl { base_ms: 60_000, increment_ms: 0 }),
+                    rated: true,
+                    color: ColorChoice::White,
+                    creator: Some("Ana".into()),
+                    rating: 1688,
+                    provisional: true,
+                },
+            ],
         }
         .into(),
         LobbyMsg::LobbyAdded {
@@ -171,6 +201,7 @@ fn every_server_msg() -> Vec<ServerMsg> {
                 color: ColorChoice::Random,
                 creator: None,
                 rating: 1500,
+                provisional: false,
             },
         }
         .into(),
@@ -184,6 +215,7 @@ fn every_server_msg() -> Vec<ServerMsg> {
                 color: ColorChoice::Random,
                 creator: None,
                 rating: 1500,
+                provisional: false,
             },
         }
         .into(),

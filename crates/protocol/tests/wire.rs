@@ -81,9 +81,13 @@ fn client_frames() -> Vec<ClientMsg> {
         ClientMsg::Ping { nonce: u64::MAX },
         ClientMsg::CreateRoom {
             options: options(Variant::Maharajah, tc, true, Some(Color::Black)),
+            rated: false,
         },
-        ClientMsg::CreateRoom { options: options(Variant::Chess, None, false, None) },
-        ClientMsg::CreateRoom { options: options(Variant::Horde, tc, false, Some(Color::White)) },
+        ClientMsg::CreateRoom { options: options(Variant::Chess, None, false, None), rated: false },
+        ClientMsg::CreateRoom {
+            options: options(Variant::Horde, tc, false, Some(Color::White)),
+            rated: false,
+        },
         ClientMsg::JoinRoom { code: code() },
         ClientMsg::Rejoin { code: code(), token: token(), last_seq: 0 },
         ClientMsg::Rejoin { code: code(), token: token(), last_seq: 17 },
@@ -101,11 +105,13 @@ fn client_frames() -> Vec<ClientMsg> {
             settings: Settings::default(),
             device: "device-0123456789abcdef".into(),
             stand_in: None,
+            rated: false,
         },
         ClientMsg::CreateChaturaji {
             settings: table,
             device: "device-0123456789abcdef".into(),
             stand_in: Some(Level::Greedy),
+            rated: false,
         },
         ClientMsg::JoinChaturaji { code: code(), device: "device-fedcba9876543210".into() },
         ClientMsg::RejoinChaturaji {
@@ -202,6 +208,7 @@ fn server_frames() -> Vec<ServerMsg> {
             version: PROTOCOL_VERSION,
             server_version: "0.1.0".into(),
             engine_version: "0.1.0".into(),
+            challenge: None,
         },
         ServerMsg::Pong { nonce: 7, server_time_ms: 1_764_600_000_123 },
         ServerMsg::Seated { code: code(), seat: Color::White, token: token() },
@@ -483,7 +490,69 @@ fn every_frame() -> Vec<Frame> {
     // Added with the lobby (issue 18), appended the same way; the protocol version stays, as a
     // client that never uses the lobby sees none of these.
     out.extend(lobby_frames());
+    // Added with player identities and ratings (issue 18), appended after the lobby's; the
+    // protocol version stays, as a client that never identifies sees none of these (a
+    // `challenge` in `welcome` and `rated` in `create_room` are new fields, which older clients
+    // skip, and which are left out when absent or false).
+    out.extend(identity_frames());
+    // Added with rated lobby games (issue 18): a challenger's provisional rating, appended last.
+    out.extend(rated_lobby_frames());
+    // Added with spectators (issue 18): `watch`, `unwatch` and their refusal, appended last.
+    out.extend(spectator_frames());
     out
+}
+
+/// The frames of spectators: watching a room, leaving it, and the cap's refusal (a spectator
+/// otherwise gets the room's ordinary `snapshot` and events).
+fn spectator_frames() -> Vec<Frame> {
+    vec![
+        Frame::Client(ClientMsg::Watch { code: code() }),
+        Frame::Client(ClientMsg::Unwatch),
+        Frame::Server(ServerMsg::error(ErrorCode::TooManySpectators, "200 are watching")),
+    ]
+}
+
+/// The frames of rated lobby games: a rated challenge of a named player with a provisional
+/// rating, rated quick pairing, and a guest's rated challenge refused.
+fn rated_lobby_frames() -> Vec<Frame> {
+    let rapid = TimeControl { base_ms: 600_000, increment_ms: 0 };
+    let challenge = Challenge {
+        id: 15,
+        game: LobbyGame::Chess,
+        time_control: Some(rapid),
+        rated: true,
+        color: ColorChoice::Random,
+        creator: Some("Magnus_C".into()),
+        rating: 1662,
+        provisional: true,
+    };
+    vec![
+        Frame::Server(LobbyMsg::LobbyAdded { challenge: challenge.clone() }.into()),
+        Frame::Server(
+            LobbyMsg::LobbyList {
+                challenges: vec![Challenge { provisional: false, rating: 1840, ..challenge }],
+            }
+            .into(),
+        ),
+        Frame::Client(ClientMsg::PlayNow {
+            game: LobbyGame::Maharajah,
+            time_control: rapid,
+            rated: true,
+        }),
+        Frame::Server(
+            LobbyMsg::PairingQueued {
+                game: LobbyGame::Maharajah,
+                time_control: rapid,
+                rated: true,
+                rating: 1612,
+            }
+            .into(),
+        ),
+        Frame::Server(ServerMsg::error(
+            ErrorCode::NotIdentified,
+            "rated games need a player identity",
+        )),
+    ]
 }
 
 /// The frames of the lobby: subscription, challenges, quick pairing, the match, the new codes.
@@ -497,6 +566,7 @@ fn lobby_frames() -> Vec<Frame> {
         color,
         creator: creator.map(str::to_owned),
         rating,
+        provisional: false,
     };
     let open = challenge(12, LobbyGame::Maharajah, Some(blitz), ColorChoice::White, None, 1500);
     let lobby = |m: LobbyMsg| Frame::Server(m.into());
@@ -555,6 +625,113 @@ fn lobby_frames() -> Vec<Frame> {
         lobby(LobbyMsg::LobbyMatched { code: code(), challenge: None }),
         Frame::Server(ServerMsg::error(ErrorCode::ChallengeNotFound, "no such challenge")),
         Frame::Server(ServerMsg::error(ErrorCode::TooManyChallenges, "three are open")),
+    ]
+}
+
+/// The frames of player identities: the challenge in `welcome`, `identify`, `register_name`,
+/// `player` and the new error codes.
+fn identity_frames() -> Vec<Frame> {
+    use maharajah_protocol::identity::{Challenge, PlayerSecret};
+    let secret = PlayerSecret::from_bytes([7; 32]);
+    let nonce = [9; 32];
+    let key = secret.public();
+    vec![
+        Frame::Server(ServerMsg::Welcome {
+            version: PROTOCOL_VERSION,
+            server_version: "0.1.0".into(),
+            engine_version: "0.1.0".into(),
+            challenge: Some(Challenge { nonce: hex::encode(nonce), server: "maharajah".into() }),
+        }),
+        Frame::Client(ClientMsg::Identify {
+            key,
+            signature: secret.sign_hello(&nonce, "maharajah"),
+        }),
+        Frame::Client(ClientMsg::RegisterName { name: "Magnus_C".into() }),
+        Frame::Client(ClientMsg::CreateRoom {
+            options: RoomOptions {
+                variant: Variant::Chess,
+                time_control: Some(TimeControl { base_ms: 180_000, increment_ms: 2_000 }),
+                hidden_setup: false,
+                color: None,
+            },
+            rated: true,
+        }),
+        Frame::Server(ServerMsg::Event {
+            code: code(),
+            seq: 9,
+            event: RoomEvent::RatingsChanged {
+                ratings: Box::new(ByColor {
+                    white: RatingChange {
+                        player: key,
+                        game: RatedGame::Chess,
+                        speed: SpeedClass::Blitz,
+                        before: 1500,
+                        after: 1662,
+                        deviation: 290,
+                        provisional: true,
+                    },
+                    black: RatingChange {
+                        player: PlayerSecret::from_bytes([8; 32]).public(),
+                        game: RatedGame::Chess,
+                        speed: SpeedClass::Blitz,
+                        before: 1500,
+                        after: 1338,
+                        deviation: 290,
+                        provisional: true,
+                    },
+                }),
+            },
+        }),
+        Frame::Server(ServerMsg::Player {
+            player: PlayerView { key, name: None, ratings: Vec::new() },
+        }),
+        Frame::Server(ServerMsg::Player {
+            player: PlayerView {
+                key,
+                name: Some("Magnus_C".into()),
+                ratings: vec![RatingView {
+                    game: RatedGame::Chaturaji,
+                    speed: SpeedClass::Rapid,
+                    rating: 1612,
+                    deviation: 87,
+                    provisional: false,
+                    games: 14,
+                }],
+            },
+        }),
+        Frame::Client(ClientMsg::CreateChaturaji {
+            settings: Settings::default(),
+            device: "device-0123456789abcdef".into(),
+            stand_in: None,
+            rated: true,
+        }),
+        Frame::Server(
+            ChaturajiMsg::ChaturajiEvent {
+                code: code(),
+                seq: 90,
+                event: ChaturajiEvent::RatingsChanged {
+                    ratings: Box::new(maharajah_chaturaji::BySeat {
+                        red: Some(RatingChange {
+                            player: key,
+                            game: RatedGame::Chaturaji,
+                            speed: SpeedClass::Rapid,
+                            before: 1500,
+                            after: 1581,
+                            deviation: 301,
+                            provisional: true,
+                        }),
+                        blue: None,
+                        yellow: None,
+                        green: None,
+                    }),
+                },
+            }
+            .into(),
+        ),
+        Frame::Server(ServerMsg::error(ErrorCode::BadSignature, "wrong key")),
+        Frame::Server(ServerMsg::error(ErrorCode::NotIdentified, "identify first")),
+        Frame::Server(ServerMsg::error(ErrorCode::InvalidName, "too short")),
+        Frame::Server(ServerMsg::error(ErrorCode::NameTaken, "taken")),
     ]
 }
 

@@ -41,7 +41,7 @@ use maharajah_chaturaji::cpu::{self, Level};
 use maharajah_chaturaji::fair::{chain_length, DiceProof, Link};
 use maharajah_chaturaji::game::{Action as GameAction, Event};
 use maharajah_chaturaji::record::{Record, RecordedGame, Step, StepError};
-use maharajah_chaturaji::settings::Player;
+use maharajah_chaturaji::settings::{Player, TurnTime};
 use maharajah_chaturaji::{BySeat, GameError, Phase, Seat, Settings};
 use maharajah_engine::clock::Millis;
 use maharajah_protocol::army::constant_time_eq;
@@ -54,7 +54,11 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+use maharajah_protocol::identity::PlayerKey;
+use maharajah_protocol::{RatedGame, RatingChange, RatingKey, SpeedClass};
+
 use crate::codes::{kept_digest, token_digest};
+use crate::room::RatedEnd;
 use crate::rooms::{ms, EventLog, Lifetimes, RoomError};
 
 pub mod dice;
@@ -89,6 +93,9 @@ pub struct SeatState {
     /// Connected now (never stored: nobody is connected after a restart).
     #[serde(skip)]
     pub connected: bool,
+    /// The identified player who took the seat, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player: Option<PlayerKey>,
 }
 
 /// Who played a step, for resends.
@@ -136,6 +143,13 @@ pub struct ChaturajiRecord {
     /// The verifiable dice of the current game (absent for a seeded game).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dice: Option<RoomDice>,
+    /// A rated table (absent in older records: casual).
+    #[serde(default)]
+    pub rated: bool,
+    /// The number of the last game whose places changed the ratings (0: none), stored in the
+    /// same transaction as those ratings.
+    #[serde(default)]
+    pub rated_game: u32,
 }
 
 /// A Chaturaji room. See the module documentation.
@@ -161,6 +175,8 @@ pub struct ChaturajiRoom {
     dice: Option<RoomDice>,
     /// Answers owed to seats' connections (a deferred roll's ack), taken by the runtime.
     replies: Vec<(Seat, ServerMsg)>,
+    rated: bool,
+    rated_game: u32,
 }
 
 /// The dice key of a room created without one: derived from its seed (tests, old records).
@@ -219,6 +235,7 @@ impl ChaturajiRoom {
             device: None,
             stand_in: false,
             connected: false,
+            player: None,
         });
         let mut room = ChaturajiRoom {
             code,
@@ -239,6 +256,8 @@ impl ChaturajiRoom {
             dice_key: derived_key(seed),
             dice: None,
             replies: Vec::new(),
+            rated: false,
+            rated_game: 0,
         };
         let (seat, _) = room.take_free_seat(token, device, now)?;
         Ok((room, seat))
@@ -960,6 +979,8 @@ impl ChaturajiRoom {
             expires_at: Some(self.expires_at),
             dice_key: Some(self.dice_key),
             dice: self.dice.clone(),
+            rated: self.rated,
+            rated_game: self.rated_game,
         }
     }
 
@@ -1020,7 +1041,86 @@ impl ChaturajiRoom {
             dice_key: rec.dice_key.unwrap_or_else(|| derived_key(rec.seed)),
             dice,
             replies: Vec::new(),
+            rated: rec.rated,
+            rated_game: rec.rated_game,
         })
+    }
+
+    /// Makes the new table rated, its creator (in `seat`) the identified `player`.
+    #[must_use]
+    pub fn rated_for(mut self, seat: Seat, player: PlayerKey) -> ChaturajiRoom {
+        self.rated = true;
+        self.seats[seat].player = Some(player);
+        self
+    }
+
+    /// [`ChaturajiRoom::join`] by the identified `player`, if any.
+    ///
+    /// # Errors
+    /// As [`ChaturajiRoom::join`]; at a rated table a newcomer also needs a player
+    /// (`not_identified`) who has no seat there yet (`forbidden`).
+    pub fn join_as(
+        &mut self,
+        token: String,
+        device: String,
+        player: Option<PlayerKey>,
+        now: Millis,
+    ) -> Result<(Seat, String), RoomError> {
+        check_device(&device)?;
+        if self.rated && self.seat_of_device(&device).is_none() {
+            let Some(key) = player else {
+                return Err(err(
+                    ErrorCode::NotIdentified,
+                    "this table is rated: identify as a player to join it",
+                ));
+            };
+            if Seat::ALL.iter().any(|&s| self.seats[s].player == Some(key)) {
+                return Err(err(ErrorCode::Forbidden, "you already have a seat at this table"));
+            }
+        }
+        let (seat, token) = self.join(token, device, now)?;
+        if self.seats[seat].player.is_none() {
+            self.seats[seat].player = player;
+        }
+        Ok((seat, token))
+    }
+
+    /// The finished rated game whose places are still to change the ratings: the people's
+    /// places (CPU seats do not count), in seat order. Every person seat must be identified.
+    pub fn rating_due(&self) -> Option<RatedEnd> {
+        if !self.rated || self.rated_game == self.game_number {
+            return None;
+        }
+        let game = self.game.as_ref()?.game();
+        if !game.is_over() {
+            return None;
+        }
+        let standings = game.standings();
+        let (mut players, mut places) = (Vec::new(), Vec::new());
+        for seat in Seat::ALL.into_iter().filter(|&s| self.seats[s].person) {
+            players.push(self.seats[seat].player?);
+            places.push(standings.iter().find(|line| line.seat == seat)?.place);
+        }
+        // A turn limit is an increment on a zero base: 30 s a turn is rapid, 60 s classical.
+        let per_turn = match self.settings.turn_time {
+            TurnTime::None => None,
+            TurnTime::Seconds30 => Some((0, 30_000)),
+            TurnTime::Seconds60 => Some((0, 60_000)),
+        };
+        let rating = RatingKey { game: RatedGame::Chaturaji, speed: SpeedClass::of(per_turn) };
+        (players.len() >= 2).then_some(RatedEnd { rating, players, places })
+    }
+
+    /// Records the changes of [`ChaturajiRoom::rating_due`] (in its order): the
+    /// `ratings_changed` event; this game's rating is no longer due.
+    pub fn record_ratings(&mut self, changes: &[RatingChange]) {
+        let mut ratings = BySeat::splat(None);
+        let people = Seat::ALL.into_iter().filter(|&s| self.seats[s].person);
+        for (seat, change) in people.zip(changes) {
+            ratings[seat] = Some(*change);
+        }
+        self.rated_game = self.game_number;
+        self.emit(ChaturajiEvent::RatingsChanged { ratings: Box::new(ratings) });
     }
 }
 

@@ -29,6 +29,8 @@
 //! - `rules`: the only module that calls the rules engine.
 //! - [`store`]: SQLite persistence (WAL) with a group-committing writer thread.
 //! - `server`: WebSocket transport, room actors, connection limits, shutdown.
+//! - [`players`]: players known by their public key: unique display names (by look-alike
+//!   skeleton) and Glicko-2 ratings per game and speed class, stored in the `players` table.
 //! - `codes`: random access codes and seat tokens.
 //! - [`metrics`]: process-wide move-handling times, for benchmarks.
 //! - [`tls`]: certificate and key for serving `wss://` directly ([`Config::tls`]).
@@ -37,6 +39,7 @@ pub mod chaturaji;
 mod codes;
 pub mod lobby;
 pub mod metrics;
+pub mod players;
 pub mod room;
 pub mod rooms;
 pub mod rules;

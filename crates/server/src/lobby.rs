@@ -8,6 +8,14 @@
 //! every connection anyway). A room made from the lobby is an ordinary room and is stored as
 //! any other.
 //!
+//! # Rated games
+//!
+//! A challenge or a seeker carries the player it was made by ([`Standing`]): the identified
+//! player's key, name and rating for the game and its speed class, or a guest's. Rated
+//! challenges and rated pairing are only for identified players (a guest is refused
+//! `not_identified`), and a player is never paired with, nor accepts a rated challenge of,
+//! themselves on another connection.
+//!
 //! # The pairing window
 //!
 //! A player waiting in the queue accepts opponents within [`pairing_window`] of their own
@@ -23,6 +31,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use maharajah_engine::clock::Millis;
+use maharajah_protocol::identity::PlayerKey;
 use maharajah_protocol::{
     Challenge, ChallengeId, ChallengeOptions, Color, ColorChoice, ErrorCode, LobbyGame,
     RoomOptions, TimeControl, Variant,
@@ -33,7 +42,8 @@ use crate::rooms::RoomError;
 /// A connection's number on the server.
 pub type ConnId = u64;
 
-/// The rating of a player the server knows nothing about (every player until identities land).
+/// The rating of a player the server knows nothing about (a guest, or an identified player
+/// who has not played this kind of game rated).
 pub const DEFAULT_RATING: u32 = 1500;
 /// The half-width of a new seeker's pairing window, in rating points.
 pub const WINDOW_START: u32 = 100;
@@ -73,8 +83,8 @@ pub fn wait_for_window(diff: u32) -> Option<Millis> {
     Some((over * 1000).div_ceil(u64::from(WINDOW_GROWTH_PER_SECOND)))
 }
 
-/// Who a lobby player is, as far as the server knows. Until player identities land (issue 18,
-/// item 1) a connection is known only by its number and its client's address.
+/// A guest in the lobby, as far as the server knows: the connection and its client's address.
+/// (An identified player is known by their key: see [`Standing`].)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LobbyPlayer {
     /// The connection's number.
@@ -83,9 +93,11 @@ pub struct LobbyPlayer {
     pub ip: IpAddr,
 }
 
-/// Where the lobby gets a player's rating for a game and clock: where ratings plug in.
+/// Where the lobby gets a guest's rating for a game and clock. An identified player is rated by
+/// their own stored Glicko-2 rating for the game and its speed class; a guest (who can only
+/// play casual) by this source, 1500 by default.
 pub trait RatingSource: Send + Sync + 'static {
-    /// The rating of `player` for `game` at `time_control`.
+    /// The rating of the guest `player` for `game` at `time_control`.
     fn rating(
         &self,
         player: &LobbyPlayer,
@@ -94,7 +106,7 @@ pub trait RatingSource: Send + Sync + 'static {
     ) -> u32;
 }
 
-/// Every player is [`DEFAULT_RATING`]: the source until the server has identities.
+/// Every guest is [`DEFAULT_RATING`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DefaultRatings;
 
@@ -114,7 +126,7 @@ pub struct LobbyConfig {
     pub request_burst: u32,
     /// How many lobby requests per minute the burst refills by.
     pub requests_per_minute: u32,
-    /// The players' ratings (every player 1500 by default).
+    /// The guests' ratings (every guest 1500 by default); identified players have their own.
     pub ratings: Arc<dyn RatingSource>,
 }
 
@@ -176,17 +188,17 @@ impl RequestBucket {
     }
 }
 
-/// Checks a challenge's or pairing's game and rated flag; the room options of a game between
-/// the challenger (with `creator`'s colour) and an opponent.
+/// Checks a challenge's or pairing's game; the room options of a game between the challenger
+/// (with `creator`'s colour) and an opponent. Whether it is rated is the room's business
+/// ([`crate::room::Room::rated_for`]), not an option.
 ///
 /// # Errors
 ///
-/// `unavailable` for Chaturaji (not offered yet) and for a rated game (it needs player
-/// identities, which this server does not have yet); `invalid_options` for a bad clock.
+/// `unavailable` for Chaturaji (not offered in the lobby yet); `invalid_options` for a bad
+/// clock.
 pub fn room_options(
     game: LobbyGame,
     time_control: Option<TimeControl>,
-    rated: bool,
     creator: Color,
 ) -> Result<RoomOptions, RoomError> {
     let Some(variant) = game.variant() else {
@@ -195,13 +207,6 @@ pub fn room_options(
             "Chaturaji tables are not offered in the lobby yet; create a room and share its code",
         ));
     };
-    if rated {
-        return Err(RoomError::new(
-            ErrorCode::Unavailable,
-            "rated games need a player identity, which this server does not have yet; \
-             play casual",
-        ));
-    }
     let options = RoomOptions {
         variant,
         time_control,
@@ -213,6 +218,38 @@ pub fn room_options(
     Ok(options)
 }
 
+/// A lobby player as the list shows them and pairing rates them, for one game and speed class.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Standing {
+    /// The identified player; `None` for a guest.
+    pub player: Option<PlayerKey>,
+    /// The player's display name, if they have one.
+    pub name: Option<String>,
+    /// The rating for the game and speed class, rounded.
+    pub rating: u32,
+    /// Whether the rating is provisional (always for a guest).
+    pub provisional: bool,
+}
+
+impl Standing {
+    /// A guest rated `rating` (provisional, no name).
+    #[must_use]
+    pub fn guest(rating: u32) -> Standing {
+        Standing { player: None, name: None, rating, provisional: true }
+    }
+}
+
+/// Refuses a rated request of a guest.
+fn check_rated(rated: bool, player: Option<PlayerKey>) -> Result<(), RoomError> {
+    if rated && player.is_none() {
+        return Err(RoomError::new(
+            ErrorCode::NotIdentified,
+            "rated games need a player identity: identify first, or play casual",
+        ));
+    }
+    Ok(())
+}
+
 /// An open challenge and whose it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpenChallenge {
@@ -220,6 +257,8 @@ pub struct OpenChallenge {
     pub challenge: Challenge,
     /// The connection that posted it.
     pub owner: ConnId,
+    /// The identified player who posted it (always one for a rated challenge).
+    pub player: Option<PlayerKey>,
 }
 
 /// Where a seeker waits: only players of the same pool are paired.
@@ -238,6 +277,8 @@ pub struct Pool {
 pub struct Seeker {
     /// The connection.
     pub conn: ConnId,
+    /// Its identified player (always one in a rated pool).
+    pub player: Option<PlayerKey>,
     /// What it wants to play.
     pub pool: Pool,
     /// Its rating for that pool.
@@ -288,19 +329,22 @@ impl Lobby {
         self.challenges.values().filter(|o| o.owner == conn).count()
     }
 
-    /// Posts a challenge of `owner` (whose rating it shows) if it has fewer than `cap` open.
+    /// Posts a challenge of `owner` (whose name and rating it shows) if it has fewer than `cap`
+    /// open.
     ///
     /// # Errors
     ///
-    /// `too_many_challenges` at the cap; the refusals of [`room_options`].
+    /// `not_identified` for a rated challenge of a guest; `too_many_challenges` at the cap;
+    /// the refusals of [`room_options`].
     pub fn create(
         &mut self,
         owner: ConnId,
         options: &ChallengeOptions,
-        rating: u32,
+        standing: Standing,
         cap: usize,
     ) -> Result<Challenge, RoomError> {
-        room_options(options.game, options.time_control, options.rated, Color::White)?;
+        room_options(options.game, options.time_control, Color::White)?;
+        check_rated(options.rated, standing.player)?;
         if self.open_by(owner) >= cap {
             return Err(RoomError::new(
                 ErrorCode::TooManyChallenges,
@@ -314,10 +358,12 @@ impl Lobby {
             time_control: options.time_control,
             rated: options.rated,
             color: options.color,
-            creator: None,
-            rating,
+            creator: standing.name,
+            rating: standing.rating,
+            provisional: standing.provisional,
         };
-        self.challenges.insert(challenge.id, OpenChallenge { challenge: challenge.clone(), owner });
+        let open = OpenChallenge { challenge: challenge.clone(), owner, player: standing.player };
+        self.challenges.insert(challenge.id, open);
         Ok(challenge)
     }
 
@@ -334,22 +380,32 @@ impl Lobby {
         self.challenges.remove(&id).map(|o| o.challenge).ok_or_else(|| not_found(id))
     }
 
-    /// Takes challenge `id` for `acceptor`: it leaves the lobby, with every other challenge of
-    /// both players, and both leave the queue.
+    /// Takes challenge `id` for `acceptor` (the identified `player`, if any): it leaves the
+    /// lobby, with every other challenge of both players, and both leave the queue.
     ///
     /// # Errors
     ///
-    /// `challenge_not_found`; `forbidden` for the acceptor's own challenge.
-    pub fn accept(&mut self, acceptor: ConnId, id: ChallengeId) -> Result<Taken, RoomError> {
+    /// `challenge_not_found`; `forbidden` for the acceptor's own challenge, also one posted
+    /// by the same player from another connection; `not_identified` for a guest accepting a
+    /// rated challenge. A refused challenge stays open.
+    pub fn accept(
+        &mut self,
+        acceptor: ConnId,
+        player: Option<PlayerKey>,
+        id: ChallengeId,
+    ) -> Result<Taken, RoomError> {
         let owner = match self.challenges.get(&id) {
             None => return Err(not_found(id)),
-            Some(o) if o.owner == acceptor => {
+            Some(o) if o.owner == acceptor || (player.is_some() && o.player == player) => {
                 return Err(RoomError::new(
                     ErrorCode::Forbidden,
                     "this is your own challenge; cancel it instead",
                 ))
             }
-            Some(o) => o.owner,
+            Some(o) => {
+                check_rated(o.challenge.rated, player)?;
+                o.owner
+            }
         };
         let open = self.challenges.remove(&id).ok_or_else(|| not_found(id))?;
         let mut withdrawn = self.withdraw(owner);
@@ -365,22 +421,25 @@ impl Lobby {
         ids.into_iter().filter_map(|id| self.challenges.remove(&id)).collect()
     }
 
-    /// Queues `conn` for quick pairing in `pool` (replacing its earlier place), then pairs
+    /// Queues `conn` (the identified `player`, if any, rated `rating` for the pool's game and
+    /// speed class) for quick pairing in `pool`, replacing its earlier place, then pairs
     /// whoever can be paired now.
     ///
     /// # Errors
     ///
-    /// The refusals of [`room_options`].
+    /// `not_identified` for a guest in a rated pool; the refusals of [`room_options`].
     pub fn seek(
         &mut self,
         conn: ConnId,
+        player: Option<PlayerKey>,
         pool: Pool,
         rating: u32,
         now: Millis,
     ) -> Result<Vec<Pairing>, RoomError> {
-        room_options(pool.game, Some(pool.time_control), pool.rated, Color::White)?;
+        room_options(pool.game, Some(pool.time_control), Color::White)?;
+        check_rated(pool.rated, player)?;
         self.queue.retain(|s| s.conn != conn);
-        self.queue.push(Seeker { conn, pool, rating, since: now });
+        self.queue.push(Seeker { conn, player, pool, rating, since: now });
         Ok(self.pair(now))
     }
 
@@ -431,7 +490,7 @@ impl Lobby {
         let mut next: Option<Millis> = None;
         for (i, a) in self.queue.iter().enumerate() {
             for b in &self.queue[i + 1..] {
-                if a.pool != b.pool {
+                if a.pool != b.pool || same_player(a, b) {
                     continue;
                 }
                 let Some(wait) = wait_for_window(a.rating.abs_diff(b.rating)) else { continue };
@@ -443,11 +502,20 @@ impl Lobby {
     }
 }
 
-/// Whether seekers `a` and `b` may be paired at `now`: the same pool, different connections,
-/// and their rating difference within the window of the one who has waited less.
+/// Whether seekers `a` and `b` may be paired at `now`: the same pool, different connections of
+/// different players, and their rating difference within the window of the one who has waited
+/// less.
 fn compatible(a: &Seeker, b: &Seeker, now: Millis) -> bool {
     let waited = now.saturating_sub(a.since.max(b.since));
-    a.conn != b.conn && a.pool == b.pool && a.rating.abs_diff(b.rating) <= pairing_window(waited)
+    a.conn != b.conn
+        && !same_player(a, b)
+        && a.pool == b.pool
+        && a.rating.abs_diff(b.rating) <= pairing_window(waited)
+}
+
+/// Whether two seekers are the same identified player (on two connections).
+fn same_player(a: &Seeker, b: &Seeker) -> bool {
+    a.player.is_some() && a.player == b.player
 }
 
 fn not_found(id: ChallengeId) -> RoomError {
@@ -506,20 +574,20 @@ mod tests {
     #[test]
     fn close_ratings_pair_at_once_and_far_ones_once_the_window_has_widened() {
         let mut lobby = Lobby::default();
-        assert!(lobby.seek(1, pool(LobbyGame::Chess), 1500, 0).unwrap().is_empty());
+        assert!(lobby.seek(1, None, pool(LobbyGame::Chess), 1500, 0).unwrap().is_empty());
         // Another pool is never paired with the first.
-        assert!(lobby.seek(2, pool(LobbyGame::Horde), 1500, 0).unwrap().is_empty());
+        assert!(lobby.seek(2, None, pool(LobbyGame::Horde), 1500, 0).unwrap().is_empty());
         // 200 points apart: the newcomer's window covers that after 2 s.
-        assert!(lobby.seek(3, pool(LobbyGame::Chess), 1700, 1_000).unwrap().is_empty());
+        assert!(lobby.seek(3, None, pool(LobbyGame::Chess), 1700, 1_000).unwrap().is_empty());
         assert_eq!(lobby.next_pairing(1_000), Some(3_000));
         assert!(lobby.pair(2_999).is_empty());
         // A closer player arriving meanwhile is paired at once with the closest.
-        let p = lobby.seek(4, pool(LobbyGame::Chess), 1560, 2_000).unwrap();
+        let p = lobby.seek(4, None, pool(LobbyGame::Chess), 1560, 2_000).unwrap();
         assert_eq!(p.len(), 1);
         assert_eq!((p[0].first.conn, p[0].second.conn), (1, 4));
         assert!(lobby.is_seeking(3) && !lobby.is_seeking(1));
         assert_eq!(lobby.next_pairing(2_000), None, "3 is alone in its pool");
-        let p = lobby.seek(5, pool(LobbyGame::Chess), 2800, 2_000).unwrap();
+        let p = lobby.seek(5, None, pool(LobbyGame::Chess), 2800, 2_000).unwrap();
         assert!(p.is_empty());
         assert_eq!(lobby.next_pairing(2_000), None, "1100 apart: never");
         assert!(lobby.pair(100_000).is_empty());
@@ -529,32 +597,86 @@ mod tests {
     #[test]
     fn challenges_are_capped_taken_once_and_withdrawn_with_their_owner() {
         let mut lobby = Lobby::default();
-        let a = lobby.create(1, &casual(LobbyGame::Chess), 1500, 2).unwrap();
-        let b = lobby.create(1, &casual(LobbyGame::Maharajah), 1500, 2).unwrap();
-        let e = lobby.create(1, &casual(LobbyGame::Horde), 1500, 2).unwrap_err();
+        let a = lobby.create(1, &casual(LobbyGame::Chess), Standing::guest(1500), 2).unwrap();
+        let b = lobby.create(1, &casual(LobbyGame::Maharajah), Standing::guest(1500), 2).unwrap();
+        let e = lobby.create(1, &casual(LobbyGame::Horde), Standing::guest(1500), 2).unwrap_err();
         assert_eq!(e.code, ErrorCode::TooManyChallenges);
-        let c = lobby.create(2, &casual(LobbyGame::Horde), 1500, 2).unwrap();
+        let c = lobby.create(2, &casual(LobbyGame::Horde), Standing::guest(1500), 2).unwrap();
         assert_eq!(lobby.list(&[LobbyGame::Maharajah]), vec![b.clone()]);
         assert_eq!(lobby.list(&[]), vec![a.clone(), b.clone(), c.clone()]);
-        assert_eq!(lobby.accept(1, a.id).unwrap_err().code, ErrorCode::Forbidden);
+        assert_eq!(lobby.accept(1, None, a.id).unwrap_err().code, ErrorCode::Forbidden);
         assert_eq!(lobby.cancel(2, a.id).unwrap_err().code, ErrorCode::ChallengeNotFound);
-        lobby.seek(2, pool(LobbyGame::Chess), 1500, 0).unwrap();
-        let taken = lobby.accept(2, a.id).unwrap();
+        lobby.seek(2, None, pool(LobbyGame::Chess), 1500, 0).unwrap();
+        let taken = lobby.accept(2, None, a.id).unwrap();
         assert_eq!(taken.open.owner, 1);
         let gone: Vec<ChallengeId> = taken.withdrawn.iter().map(|o| o.challenge.id).collect();
         assert_eq!(gone, vec![b.id, c.id]);
         assert!(!lobby.is_seeking(2));
-        assert_eq!(lobby.accept(3, a.id).unwrap_err().code, ErrorCode::ChallengeNotFound);
+        assert_eq!(lobby.accept(3, None, a.id).unwrap_err().code, ErrorCode::ChallengeNotFound);
         assert!(lobby.list(&[]).is_empty());
         let rated = ChallengeOptions { rated: true, ..casual(LobbyGame::Chess) };
-        assert_eq!(lobby.create(1, &rated, 1500, 2).unwrap_err().code, ErrorCode::Unavailable);
+        let refused = lobby.create(1, &rated, Standing::guest(1500), 2).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::NotIdentified);
         let table = casual(LobbyGame::Chaturaji);
-        assert_eq!(lobby.create(1, &table, 1500, 2).unwrap_err().code, ErrorCode::Unavailable);
+        assert_eq!(
+            lobby.create(1, &table, Standing::guest(1500), 2).unwrap_err().code,
+            ErrorCode::Unavailable
+        );
         let bad = ChallengeOptions {
             time_control: Some(TimeControl { base_ms: 0, increment_ms: 0 }),
             ..casual(LobbyGame::Chess)
         };
-        assert_eq!(lobby.create(1, &bad, 1500, 2).unwrap_err().code, ErrorCode::InvalidOptions);
+        assert_eq!(
+            lobby.create(1, &bad, Standing::guest(1500), 2).unwrap_err().code,
+            ErrorCode::InvalidOptions
+        );
+    }
+
+    fn key(seed: u8) -> PlayerKey {
+        maharajah_protocol::identity::PlayerSecret::from_bytes([seed; 32]).public()
+    }
+
+    fn named(seed: u8, name: &str, rating: u32) -> Standing {
+        Standing { player: Some(key(seed)), name: Some(name.into()), rating, provisional: false }
+    }
+
+    #[test]
+    fn rated_challenges_are_for_identified_players_and_never_against_themselves() {
+        let mut lobby = Lobby::default();
+        let rated = ChallengeOptions { rated: true, ..casual(LobbyGame::Horde) };
+        let open = lobby.create(1, &rated, named(1, "Ana", 1712), 3).unwrap();
+        assert_eq!(
+            (open.creator.as_deref(), open.rating, open.provisional),
+            (Some("Ana"), 1712, false)
+        );
+        let guest = lobby.create(2, &casual(LobbyGame::Chess), Standing::guest(1500), 3).unwrap();
+        assert_eq!((guest.creator, guest.provisional), (None, true));
+        // A guest cannot take it, nor Ana from another connection; it stays open meanwhile.
+        assert_eq!(lobby.accept(2, None, open.id).unwrap_err().code, ErrorCode::NotIdentified);
+        assert_eq!(lobby.accept(3, Some(key(1)), open.id).unwrap_err().code, ErrorCode::Forbidden);
+        assert_eq!(lobby.list(&[LobbyGame::Horde]), vec![open.clone()]);
+        let taken = lobby.accept(3, Some(key(2)), open.id).unwrap();
+        assert_eq!((taken.open.owner, taken.open.player), (1, Some(key(1))));
+        // A casual challenge is anyone's.
+        assert!(lobby.accept(4, None, guest.id).is_ok());
+    }
+
+    #[test]
+    fn rated_pairing_needs_an_identity_and_never_pairs_a_player_with_themselves() {
+        let mut lobby = Lobby::default();
+        let rated = Pool { rated: true, ..pool(LobbyGame::Chess) };
+        assert_eq!(lobby.seek(1, None, rated, 1500, 0).unwrap_err().code, ErrorCode::NotIdentified);
+        assert!(!lobby.is_seeking(1));
+        assert!(lobby.seek(1, Some(key(1)), rated, 1500, 0).unwrap().is_empty());
+        // The same player on a second connection: never a match, and no wake-up is due.
+        assert!(lobby.seek(2, Some(key(1)), rated, 1500, 0).unwrap().is_empty());
+        assert_eq!(lobby.next_pairing(0), None);
+        assert!(lobby.pair(60_000).is_empty());
+        // A casual seeker of the same rating is in another pool.
+        assert!(lobby.seek(3, Some(key(3)), pool(LobbyGame::Chess), 1500, 0).unwrap().is_empty());
+        let p = lobby.seek(4, Some(key(2)), rated, 1540, 1_000).unwrap();
+        assert_eq!(p.len(), 1);
+        assert_eq!((p[0].first.player, p[0].second.player), (Some(key(1)), Some(key(2))));
     }
 
     #[test]
@@ -571,10 +693,10 @@ mod tests {
 
     #[test]
     fn a_maharajah_game_uses_the_hidden_lock_in() {
-        let o = room_options(LobbyGame::Maharajah, None, false, Color::Black).unwrap();
+        let o = room_options(LobbyGame::Maharajah, None, Color::Black).unwrap();
         assert!(o.hidden_setup);
         assert_eq!(o.color, Some(Color::Black));
-        assert!(!room_options(LobbyGame::Horde, None, false, Color::White).unwrap().hidden_setup);
+        assert!(!room_options(LobbyGame::Horde, None, Color::White).unwrap().hidden_setup);
         assert_eq!(creator_seat(ColorChoice::Black, true), Color::Black);
         assert_eq!(creator_seat(ColorChoice::Random, false), Color::Black);
     }

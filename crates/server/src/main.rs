@@ -20,6 +20,7 @@ fn usage() -> String {
          \x20 --tls-cert PEM, --tls-key PEM   serve wss:// with this certificate chain and key\n\
          \x20 --db PATH      SQLite file for durable rooms (default {DEFAULT_DB})\n\
          \x20 --memory       keep rooms in memory only\n\
+         \x20 --name NAME    the server's name in identity challenges (its public host name)\n\
          \x20 --max-connections-per-ip N, --messages-per-second N, --join-failures-per-minute N,\n\
          \x20 --rooms-per-minute-per-ip N, --max-rooms N, --ping-interval-secs N,\n\
          \x20 --idle-timeout-secs N, --hello-timeout-secs N, --max-connections N,\n\
@@ -99,6 +100,7 @@ fn parse_args() -> Result<(SocketAddr, Option<SocketAddr>, Config), String> {
             }
             "--db" => db = Some(PathBuf::from(args.next().ok_or("--db needs a path")?)),
             "--memory" => db = None,
+            "--name" => config.server_name = args.next().ok_or("--name needs a name")?,
             "--tls-cert" => {
                 tls_cert = Some(PathBuf::from(args.next().ok_or("--tls-cert needs a path")?))
             }

@@ -25,11 +25,13 @@
 
 use maharajah_engine::clock::{Clock, Millis};
 use maharajah_protocol::army;
+use maharajah_protocol::identity::PlayerKey;
 use maharajah_protocol::{
     AccessCode, ByColor, ClockView, Color, EndReason, ErrorCode, GameResult, Outcome, PauseReason,
     PauseView, Phase, RoomEvent, RoomOptions, SeatView, ServerMsg, Snapshot, TimeControl, Variant,
     SETUP_ROUNDS,
 };
+use maharajah_protocol::{RatedGame, RatingChange, RatingKey, SpeedClass};
 use serde::{Deserialize, Serialize};
 
 use crate::codes::{kept_digest, token_digest};
@@ -164,6 +166,16 @@ pub struct RoomRecord {
     /// Hidden setup rounds whose two armies could not start together.
     #[serde(default)]
     pub failed_setups: u32,
+    /// Whether the game is rated (absent in records written before ratings: casual).
+    #[serde(default)]
+    pub rated: bool,
+    /// The identified player in each seat, if any.
+    #[serde(default)]
+    pub players: ByColor<Option<PlayerKey>>,
+    /// Whether a rated result has changed the ratings (stored in the same transaction as the
+    /// new ratings, so a restart neither loses nor repeats the change).
+    #[serde(default)]
+    pub ratings_applied: bool,
 }
 
 /// A room. See the module documentation.
@@ -195,6 +207,21 @@ pub struct Room {
     /// Hidden setup rounds whose two armies could not start together.
     failed_setups: u32,
     lifetimes: Lifetimes,
+    rated: bool,
+    players: ByColor<Option<PlayerKey>>,
+    ratings_applied: bool,
+}
+
+/// A finished rated game whose ratings are still to change: who played, and their places
+/// (1 and 2 for a win, 1 and 1 for a draw).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatedEnd {
+    /// Which rating the game changes.
+    pub rating: RatingKey,
+    /// The players, in seat order (White, Black).
+    pub players: Vec<PlayerKey>,
+    /// Their places, in the same order.
+    pub places: Vec<u8>,
 }
 
 pub(crate) fn check_options(o: &RoomOptions) -> Result<(), RoomError> {
@@ -272,10 +299,59 @@ impl Room {
             away_since: None,
             failed_setups: 0,
             lifetimes,
+            rated: false,
+            players: ByColor::default(),
+            ratings_applied: false,
         };
         room.emit(RoomEvent::SeatTaken { seat });
         room.touch(now);
         Ok(room)
+    }
+
+    /// Makes the new room rated, its creator (in `seat`) the identified `player`.
+    #[must_use]
+    pub fn rated_for(mut self, seat: Color, player: PlayerKey) -> Room {
+        self.rated = true;
+        *self.players.get_mut(seat) = Some(player);
+        self
+    }
+
+    /// Whether the game is rated.
+    pub fn is_rated(&self) -> bool {
+        self.rated
+    }
+
+    /// The finished rated game whose ratings are still to change, if this is one: both seats
+    /// identified, a result that is not annulled, not applied yet.
+    pub fn rating_due(&self) -> Option<RatedEnd> {
+        if !self.rated || self.ratings_applied {
+            return None;
+        }
+        let (white, black) = (self.players.white?, self.players.black?);
+        let places = match self.result?.outcome {
+            Outcome::WhiteWins => vec![1, 2],
+            Outcome::BlackWins => vec![2, 1],
+            Outcome::Draw => vec![1, 1],
+            Outcome::Annulled => return None,
+        };
+        let game = match self.variant {
+            Variant::Chess => RatedGame::Chess,
+            Variant::Maharajah => RatedGame::Maharajah,
+            Variant::Horde => RatedGame::Horde,
+        };
+        let speed = SpeedClass::of(self.time_control.map(|tc| (tc.base_ms, tc.increment_ms)));
+        Some(RatedEnd { rating: RatingKey { game, speed }, players: vec![white, black], places })
+    }
+
+    /// Records the rating changes of [`Room::rating_due`] (White's, then Black's): the
+    /// `ratings_changed` event, and no rating is due any more.
+    pub fn record_ratings(&mut self, changes: &[RatingChange]) {
+        if let [white, black] = changes {
+            self.ratings_applied = true;
+            self.emit(RoomEvent::RatingsChanged {
+                ratings: Box::new(ByColor { white: *white, black: *black }),
+            });
+        }
     }
 
     /// The access code.
@@ -422,12 +498,42 @@ impl Room {
     /// [`ErrorCode::RoomFull`] when both seats are taken; an engine error if the game cannot
     /// start (the seat is then not taken).
     pub fn join(&mut self, token: String, now: Millis) -> Result<Color, RoomError> {
+        self.join_as(token, None, now)
+    }
+
+    /// [`Room::join`] by the identified `player`, if any.
+    ///
+    /// # Errors
+    ///
+    /// As [`Room::join`]; for a rated room also [`ErrorCode::NotIdentified`] without a player
+    /// and [`ErrorCode::Forbidden`] for the player already in the other seat.
+    pub fn join_as(
+        &mut self,
+        token: String,
+        player: Option<PlayerKey>,
+        now: Millis,
+    ) -> Result<Color, RoomError> {
         let seat = match (&self.tokens.white, &self.tokens.black) {
             (None, _) => Color::White,
             (_, None) => Color::Black,
             _ => return Err(RoomError::new(ErrorCode::RoomFull, "both seats are taken")),
         };
+        if self.rated {
+            let Some(key) = player else {
+                return Err(RoomError::new(
+                    ErrorCode::NotIdentified,
+                    "this game is rated: identify as a player to join it",
+                ));
+            };
+            if *self.players.get(seat.other()) == Some(key) {
+                return Err(RoomError::new(
+                    ErrorCode::Forbidden,
+                    "you cannot play yourself in a rated game",
+                ));
+            }
+        }
         let game = if self.hidden_setup { None } else { Some(Game::start(self.variant)?) };
+        *self.players.get_mut(seat) = player;
         *self.tokens.get_mut(seat) = Some(token_digest(&token));
         *self.connected.get_mut(seat) = true;
         self.emit(RoomEvent::SeatTaken { seat });
@@ -876,6 +982,9 @@ impl Room {
             seq: self.log.seq(),
             expires_at: Some(self.expires_at),
             failed_setups: self.failed_setups,
+            rated: self.rated,
+            players: self.players,
+            ratings_applied: self.ratings_applied,
         }
     }
 
@@ -940,6 +1049,9 @@ impl Room {
             away_since: Some(now),
             failed_setups: r.failed_setups,
             lifetimes,
+            rated: r.rated,
+            players: r.players,
+            ratings_applied: r.ratings_applied,
         };
         if room.is_live() && room.clock.is_some() {
             let by = room.side_to_move();

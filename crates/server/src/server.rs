@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use maharajah_engine::clock::Millis;
+use maharajah_protocol::identity::{verify_hello, Challenge, PlayerKey, NONCE_BYTES};
 use maharajah_protocol::{
     decode_client, encode, version_mismatch_message, AccessCode, ChaturajiMsg, ClientMsg,
     ErrorCode, ServerMsg, MAX_FRAME_BYTES, PROTOCOL_VERSION,
@@ -28,6 +29,7 @@ use tracing::{debug, info, warn};
 
 use crate::chaturaji::ChaturajiRoom;
 use crate::codes::{new_code, new_token};
+use crate::players::Players;
 use crate::room::Room;
 use crate::rooms::{Lifetimes, RoomError};
 use crate::store::{Store, StoreError, StoredRooms};
@@ -81,6 +83,12 @@ pub struct Config {
     /// (Feature `tls`, on by default.)
     #[cfg(feature = "tls")]
     pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// The server's name in the identity challenge ([`Challenge::server`]): players sign it,
+    /// so a signature made for one server is no use on another. The public host name for an
+    /// online server; default `maharajah`.
+    pub server_name: String,
+    /// Most spectators of one room at once; the next `watch` is refused `too_many_spectators`.
+    pub spectators_per_room: usize,
 }
 
 impl Default for Config {
@@ -102,6 +110,8 @@ impl Default for Config {
             hello_timeout: Duration::from_secs(10),
             #[cfg(feature = "tls")]
             tls: None,
+            server_name: "maharajah".to_owned(),
+            spectators_per_room: 200,
         }
     }
 }
@@ -269,6 +279,8 @@ struct Shared {
     connection_cap: usize,
     /// Over-cap connections being refused now.
     refusing: AtomicUsize,
+    /// Every player with a name or a rating (read from the store before `loaded`).
+    players: Mutex<Players>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -445,6 +457,7 @@ pub async fn run_with_admin(
         open: AtomicUsize::new(0),
         connection_cap,
         refusing: AtomicUsize::new(0),
+        players: Mutex::new(Players::default()),
     });
     if let Some(admin) = admin {
         tokio::spawn(admin::serve(shared.clone(), admin));
@@ -478,7 +491,22 @@ async fn recover(
 ) -> Result<(), ServerError> {
     let started = Instant::now();
     if let Some(stored) = stored {
-        let read = tokio::task::spawn_blocking(move || stored.read()).await;
+        let read = tokio::task::spawn_blocking(move || {
+            let players = stored.read_players()?;
+            stored.read().map(|rooms| (players, rooms))
+        })
+        .await;
+        let read = read.map(|r| {
+            r.map(|(players, rooms)| {
+                let (players, bad) = Players::from_rows(players);
+                for b in bad {
+                    warn!("not recovered: {b}");
+                }
+                info!(players = players.len(), "players back");
+                *lock(&shared.players) = players;
+                rooms
+            })
+        });
         let (records, chaturaji_records) = match read {
             Ok(read) => read?,
             Err(e) => {
@@ -700,8 +728,14 @@ struct Conn {
     link: Link,
     ip: IpAddr,
     hello: bool,
+    /// The identity challenge sent in `welcome`.
+    challenge: [u8; NONCE_BYTES],
+    /// The player this connection acts for, once identified.
+    player: Option<PlayerKey>,
     /// The room this connection sits in, if any.
     room: Option<RoomHandle>,
+    /// The room this connection watches as a spectator, if any.
+    watching: Option<RoomHandle>,
     bucket: Bucket,
     /// Its side of the lobby (request bucket, the rooms the lobby seats it in).
     lobby: lobby::LobbyConn,
@@ -820,7 +854,10 @@ where
         link,
         ip,
         hello: false,
+        challenge: rand::random(),
+        player: None,
         room: None,
+        watching: None,
         bucket: Bucket { tokens: 2.0 * rate, rate, last: Instant::now() },
         lobby: lobby::LobbyConn::default(),
         refused: 0,
@@ -865,6 +902,7 @@ where
     }
     conn.leave_lobby().await;
     conn.leave_room().await;
+    conn.unwatch().await;
     info!(conn = conn.link.id, "connection closed");
     // A peer that stopped reading can block the writer forever: give it a moment, then cut.
     let tx = conn.link.tx.clone();
@@ -931,6 +969,10 @@ impl Conn {
                         version: PROTOCOL_VERSION,
                         server_version: crate::VERSION.to_owned(),
                         engine_version: crate::rules::ENGINE_VERSION.to_owned(),
+                        challenge: Some(Challenge {
+                            nonce: hex::encode(self.challenge),
+                            server: self.shared.config.server_name.clone(),
+                        }),
                     });
                     Flow::Continue
                 }
@@ -953,7 +995,7 @@ impl Conn {
             ClientMsg::Ping { nonce } => {
                 // In a room the room answers, in order with what it answers to earlier frames;
                 // its refusals come from its own task, and a pong sent from here could pass them.
-                let in_room = match &self.room {
+                let in_room = match self.room.as_ref().or(self.watching.as_ref()) {
                     Some(room) => room.tx.ping(nonce, self.link.clone()).await,
                     None => false,
                 };
@@ -962,10 +1004,10 @@ impl Conn {
                 }
                 Flow::Continue
             }
-            ClientMsg::CreateRoom { options } => self.create_chess(&options).await,
-            ClientMsg::JoinRoom { code } => self.join::<Room>(code, (), None).await,
+            ClientMsg::CreateRoom { options, rated } => self.create_chess(&options, rated).await,
+            ClientMsg::JoinRoom { code } => self.join::<Room>(code, self.player, None).await,
             ClientMsg::Rejoin { code, token, last_seq } => {
-                self.join::<Room>(code, (), Some((token, last_seq))).await
+                self.join::<Room>(code, self.player, Some((token, last_seq))).await
             }
             msg @ (ClientMsg::LobbySubscribe { .. }
             | ClientMsg::LobbyUnsubscribe
@@ -974,14 +1016,15 @@ impl Conn {
             | ClientMsg::AcceptChallenge { .. }
             | ClientMsg::PlayNow { .. }
             | ClientMsg::CancelPlayNow) => self.on_lobby(msg).await,
-            ClientMsg::CreateChaturaji { settings, device, stand_in } => {
-                self.create_chaturaji(settings, device, stand_in.unwrap_or_default()).await
+            ClientMsg::CreateChaturaji { settings, device, stand_in, rated } => {
+                self.create_chaturaji(settings, device, stand_in.unwrap_or_default(), rated).await
             }
             ClientMsg::JoinChaturaji { code, device } => {
-                self.join::<ChaturajiRoom>(code, device, None).await
+                self.join::<ChaturajiRoom>(code, (device, self.player), None).await
             }
             ClientMsg::RejoinChaturaji { code, token, device, last_seq } => {
-                self.join::<ChaturajiRoom>(code, device, Some((token, last_seq))).await
+                let rejoin = Some((token, last_seq));
+                self.join::<ChaturajiRoom>(code, (device, self.player), rejoin).await
             }
             ClientMsg::ChaturajiAct { token, step, action } => {
                 self.act::<ChaturajiRoom>(token, ChaturajiCmd::Step { step, action }).await
@@ -989,10 +1032,119 @@ impl Conn {
             ClientMsg::ChaturajiRematch { token } => {
                 self.act::<ChaturajiRoom>(token, ChaturajiCmd::Rematch).await
             }
+            ClientMsg::Identify { key, signature } => self.identify(key, &signature).await,
+            ClientMsg::RegisterName { name } => self.register_name(&name).await,
+            ClientMsg::Watch { code } => self.watch(code).await,
+            ClientMsg::Unwatch => {
+                self.unwatch().await;
+                Flow::Continue
+            }
             other => match chess::action_of(other) {
                 Some((token, action)) => self.act::<Room>(token, action).await,
                 None => Flow::Continue,
             },
+        }
+    }
+
+    /// Checks the signature of the challenge and, if it holds, acts for the player `key`.
+    async fn identify(&mut self, key: PlayerKey, signature: &str) -> Flow {
+        if let Some(current) = self.player {
+            let message = if current == key {
+                "this connection is already identified".to_owned()
+            } else {
+                "this connection already acts for another player".to_owned()
+            };
+            return self.refuse(ErrorCode::WrongPhase, message);
+        }
+        let server = &self.shared.config.server_name;
+        if let Err(e) = verify_hello(&key, &self.challenge, server, signature) {
+            info!(conn = self.link.id, "identity refused: {e}");
+            return self.refuse(
+                ErrorCode::BadSignature,
+                format!("{e}; you can still play unrated as a guest"),
+            );
+        }
+        // The stored players must be back before the key is looked up.
+        self.shared.until_loaded().await;
+        self.player = Some(key);
+        info!(conn = self.link.id, player = %key, "identified");
+        let view = lock(&self.shared.players).view(&key, unix_ms());
+        self.send(ServerMsg::Player { player: view });
+        Flow::Continue
+    }
+
+    /// Gives the connection's player a display name, stored before it is confirmed.
+    async fn register_name(&mut self, name: &str) -> Flow {
+        let Some(key) = self.player else {
+            return self.refuse(ErrorCode::NotIdentified, "identify before choosing a name");
+        };
+        let now = unix_ms();
+        let queued = {
+            let mut players = lock(&self.shared.players);
+            match players.register(key, name, now) {
+                Err(refusal) => Err(refusal),
+                Ok(None) => Ok(None),
+                Ok(Some(record)) => {
+                    let queued = record.row().map_err(|e| e.to_string()).and_then(|row| {
+                        self.shared.store.queue_players(vec![row]).map_err(|e| e.to_string())
+                    });
+                    if queued.is_err() {
+                        players.unregister(&key, name);
+                    }
+                    Ok(Some(queued))
+                }
+            }
+        };
+        let stored = match queued {
+            Err(refusal) => return self.refuse(refusal.code, refusal.message),
+            Ok(None) | Ok(Some(Ok(None))) => Ok(()),
+            Ok(Some(Ok(Some(committed)))) => committed.wait().await.map_err(|e| e.to_string()),
+            Ok(Some(Err(e))) => Err(e),
+        };
+        if let Err(e) = stored {
+            lock(&self.shared.players).unregister(&key, name);
+            return self.refuse(ErrorCode::Internal, format!("could not store the name: {e}"));
+        }
+        info!(conn = self.link.id, player = %key, name, "name registered");
+        let view = lock(&self.shared.players).view(&key, now);
+        self.send(ServerMsg::Player { player: view });
+        Flow::Continue
+    }
+
+    /// `watch`: attaches this connection to room `code` as a spectator (the room sends the
+    /// snapshot and then its events); the room watched before is left.
+    async fn watch(&mut self, code: AccessCode) -> Flow {
+        // The room may be a stored one that is not back yet.
+        self.shared.until_loaded().await;
+        // Watching needs only the room's code, so guessing codes is limited as joins are.
+        if !self.shared.join_allowed(self.ip) {
+            return self.refuse(ErrorCode::RateLimited, "too many failed attempts; wait a minute");
+        }
+        let Some(tx) = self.shared.room(&code) else {
+            self.shared.join_failed(self.ip);
+            return self.refuse(ErrorCode::RoomNotFound, format!("no room has the code {code}"));
+        };
+        self.unwatch().await;
+        let (reply, answer) = oneshot::channel();
+        if !tx.watch(self.link.clone(), reply).await {
+            return self.refuse(ErrorCode::RoomNotFound, "the room has closed");
+        }
+        match answer.await {
+            Ok(Ok(())) => {
+                info!(conn = self.link.id, room = %code, "watching the room");
+                self.watching = Some(RoomHandle { code, tx });
+                Flow::Continue
+            }
+            Ok(Err(e)) => self.refuse(e.code, e.message),
+            Err(_) => self.refuse(ErrorCode::RoomNotFound, "the room has closed"),
+        }
+    }
+
+    /// Stops watching the room this connection watches, if any.
+    async fn unwatch(&mut self) {
+        if let Some(room) = self.watching.take() {
+            info!(conn = self.link.id, room = %room.code, "stopped watching");
+            room.tx.unwatch(self.link.id).await;
         }
     }
 

@@ -48,8 +48,36 @@ pub enum StoreError {
 }
 
 enum Job {
-    Save { table: Table, code: String, json: String, reply: oneshot::Sender<Result<(), String>> },
-    Delete { table: Table, code: String, reply: oneshot::Sender<Result<(), String>> },
+    Save {
+        table: Table,
+        code: String,
+        json: String,
+        /// Players written in the same transaction (a rated game's end).
+        players: Vec<PlayerRow>,
+        reply: oneshot::Sender<Result<(), String>>,
+    },
+    Delete {
+        table: Table,
+        code: String,
+        reply: oneshot::Sender<Result<(), String>>,
+    },
+    /// Players written together (both players of a rated game: one transaction).
+    Players {
+        rows: Vec<PlayerRow>,
+        reply: oneshot::Sender<Result<(), String>>,
+    },
+}
+
+/// One player as stored: the key and the name's skeleton as columns (the skeleton unique, so
+/// the database itself refuses a second look-alike), the rest as a JSON record.
+#[derive(Clone, Debug)]
+pub struct PlayerRow {
+    /// The public key, 64 hex digits.
+    pub key: String,
+    /// The display name's look-alike skeleton, if the player has a name.
+    pub skeleton: Option<String>,
+    /// The whole record ([`crate::players::PlayerRecord`]) as JSON.
+    pub json: String,
 }
 
 /// Where rooms are kept. Cheap to clone.
@@ -63,6 +91,7 @@ impl std::fmt::Debug for Job {
         match self {
             Job::Save { code, .. } => write!(f, "Save({code})"),
             Job::Delete { code, .. } => write!(f, "Delete({code})"),
+            Job::Players { rows, .. } => write!(f, "Players({})", rows.len()),
         }
     }
 }
@@ -74,6 +103,12 @@ const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS rooms (
 
 const CHATURAJI_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS chaturaji_rooms (
     code TEXT PRIMARY KEY NOT NULL,
+    record TEXT NOT NULL
+)";
+
+const PLAYERS_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS players (
+    key TEXT PRIMARY KEY NOT NULL,
+    skeleton TEXT UNIQUE,
     record TEXT NOT NULL
 )";
 
@@ -123,6 +158,19 @@ impl StoredRooms {
         let chess = read_table::<RoomRecord>(&conn, "rooms")?;
         let chaturaji = read_table::<ChaturajiRecord>(&conn, "chaturaji_rooms")?;
         Ok((chess, chaturaji))
+    }
+
+    /// Reads the stored players (records as JSON, see [`crate::players`]).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Sqlite`] if the table cannot be read.
+    pub fn read_players(&self) -> Result<Vec<(String, String)>, StoreError> {
+        let conn = Connection::open(&self.path)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        let mut stmt = conn.prepare("SELECT key, record FROM players")?;
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(StoreError::from)
     }
 }
 
@@ -189,6 +237,7 @@ impl Store {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute(SCHEMA, [])?;
         conn.execute(CHATURAJI_SCHEMA, [])?;
+        conn.execute(PLAYERS_SCHEMA, [])?;
         let stored = StoredRooms { path: path.to_owned() };
         // Checkpoints happen in the checkpoint thread, never inside a commit.
         conn.pragma_update(None, "wal_autocheckpoint", 0)?;
@@ -242,7 +291,7 @@ impl Store {
         let json = serde_json::to_string(record)
             .map_err(|e| StoreError::Corrupt { code: code.to_owned(), detail: e.to_string() })?;
         let (reply, rx) = oneshot::channel();
-        tx.send(Job::Save { table, code: code.to_owned(), json, reply })
+        tx.send(Job::Save { table, code: code.to_owned(), json, players: Vec::new(), reply })
             .map_err(|_| StoreError::Closed)?;
         rx.await
             .map_err(|_| StoreError::Closed)?
@@ -267,6 +316,63 @@ impl Store {
         self.delete_in(Table::Chaturaji, code).await
     }
 
+    /// Queues a chess room and players to be written in one transaction, at once (as
+    /// [`Store::queue_players`]): a rated game's end and both new ratings, all or nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Closed`] if the writer thread is gone; a record that cannot be written.
+    pub fn queue_room_with_players(
+        &self,
+        record: &RoomRecord,
+        players: Vec<PlayerRow>,
+    ) -> Result<Option<Committed>, StoreError> {
+        self.queue_with_players(Table::Chess, record.code.as_str(), record, players)
+    }
+
+    /// [`Store::queue_room_with_players`] for a Chaturaji room.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::queue_room_with_players`].
+    pub fn queue_chaturaji_with_players(
+        &self,
+        record: &ChaturajiRecord,
+        players: Vec<PlayerRow>,
+    ) -> Result<Option<Committed>, StoreError> {
+        self.queue_with_players(Table::Chaturaji, record.code.as_str(), record, players)
+    }
+
+    fn queue_with_players(
+        &self,
+        table: Table,
+        code: &str,
+        record: &impl serde::Serialize,
+        players: Vec<PlayerRow>,
+    ) -> Result<Option<Committed>, StoreError> {
+        let Some(tx) = &self.tx else { return Ok(None) };
+        let code = code.to_owned();
+        let json = serde_json::to_string(record)
+            .map_err(|e| StoreError::Corrupt { code: code.clone(), detail: e.to_string() })?;
+        let (reply, rx) = oneshot::channel();
+        tx.send(Job::Save { table, code, json, players, reply }).map_err(|_| StoreError::Closed)?;
+        Ok(Some(Committed(rx)))
+    }
+
+    /// Queues players to be written in one transaction, at once (no `await`: a caller holding
+    /// a lock queues writes in the order it made them); await the answer to know they are
+    /// committed. `None` for a store that writes nowhere.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Closed`] if the writer thread is gone.
+    pub fn queue_players(&self, rows: Vec<PlayerRow>) -> Result<Option<Committed>, StoreError> {
+        let Some(tx) = &self.tx else { return Ok(None) };
+        let (reply, rx) = oneshot::channel();
+        tx.send(Job::Players { rows, reply }).map_err(|_| StoreError::Closed)?;
+        Ok(Some(Committed(rx)))
+    }
+
     async fn delete_in(&self, table: Table, code: &str) -> Result<(), StoreError> {
         let Some(tx) = &self.tx else { return Ok(()) };
         let (reply, rx) = oneshot::channel();
@@ -275,6 +381,24 @@ impl Store {
         rx.await
             .map_err(|_| StoreError::Closed)?
             .map_err(|detail| StoreError::Corrupt { code: code.to_owned(), detail })
+    }
+}
+
+/// The answer to [`Store::queue_players`]: resolves once the write is committed.
+#[derive(Debug)]
+pub struct Committed(oneshot::Receiver<Result<(), String>>);
+
+impl Committed {
+    /// Waits for the commit.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`] if the write failed (nothing of it was stored).
+    pub async fn wait(self) -> Result<(), StoreError> {
+        self.0
+            .await
+            .map_err(|_| StoreError::Closed)?
+            .map_err(|detail| StoreError::Corrupt { code: String::new(), detail })
     }
 }
 
@@ -309,7 +433,9 @@ fn writer(mut conn: Connection, rx: mpsc::Receiver<Job>, committed: &mpsc::SyncS
         let _ = committed.try_send(());
         for job in batch {
             let reply = match job {
-                Job::Save { reply, .. } | Job::Delete { reply, .. } => reply,
+                Job::Save { reply, .. }
+                | Job::Delete { reply, .. }
+                | Job::Players { reply, .. } => reply,
             };
             // A room that stopped waiting no longer cares.
             let _ = reply.send(result.clone());
@@ -317,9 +443,23 @@ fn writer(mut conn: Connection, rx: mpsc::Receiver<Job>, committed: &mpsc::SyncS
     }
 }
 
+fn write_players(tx: &rusqlite::Transaction<'_>, rows: &[PlayerRow]) -> rusqlite::Result<()> {
+    for row in rows {
+        tx.prepare_cached(
+            "INSERT INTO players (key, skeleton, record) VALUES (?1, ?2, ?3)
+             ON CONFLICT(key) DO UPDATE SET skeleton = excluded.skeleton, record = excluded.record",
+        )?
+        .execute(params![row.key, row.skeleton, row.json])?;
+    }
+    Ok(())
+}
+
 fn write_batch(conn: &mut Connection, batch: &[Job]) -> Result<(), rusqlite::Error> {
     let tx = conn.transaction()?;
     for job in batch {
+        if let Job::Save { players, .. } = job {
+            write_players(&tx, players)?;
+        }
         match job {
             Job::Save { table: Table::Chess, code, json, .. } => {
                 tx.prepare_cached(
@@ -342,6 +482,7 @@ fn write_batch(conn: &mut Connection, batch: &[Job]) -> Result<(), rusqlite::Err
                 tx.prepare_cached("DELETE FROM chaturaji_rooms WHERE code = ?1")?
                     .execute(params![code])?;
             }
+            Job::Players { rows, .. } => write_players(&tx, rows)?,
         }
     }
     tx.commit()

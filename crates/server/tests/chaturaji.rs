@@ -77,6 +77,8 @@ struct Player {
     events: Vec<ChaturajiEvent>,
     pending: VecDeque<ServerMsg>,
     patience: Duration,
+    /// The identity challenge of the server's `welcome`.
+    challenge: Option<identity::Challenge>,
 }
 
 impl Player {
@@ -94,11 +96,24 @@ impl Player {
             events: Vec::new(),
             pending: VecDeque::new(),
             patience: Duration::from_secs(3600),
+            challenge: None,
         };
         p.send(&ClientMsg::Hello { version: PROTOCOL_VERSION, client: "test".into() }).await;
         let welcome = p.until("welcome", |f| !matches!(f, ServerMsg::Chaturaji(_))).await;
-        assert!(matches!(welcome, ServerMsg::Welcome { .. }), "{welcome:?}");
+        let ServerMsg::Welcome { challenge, .. } = welcome else { panic!("{welcome:?}") };
+        p.challenge = challenge;
         p
+    }
+
+    /// Identifies as `secret`'s player; the server's view of them.
+    async fn identify(&mut self, secret: &identity::PlayerSecret) -> PlayerView {
+        let challenge = self.challenge.clone().expect("the welcome carries a challenge");
+        let signature = secret.sign_hello(&challenge.nonce_bytes().unwrap(), &challenge.server);
+        self.send(&ClientMsg::Identify { key: secret.public(), signature }).await;
+        match self.until("the player", |m| matches!(m, ServerMsg::Player { .. })).await {
+            ServerMsg::Player { player } => player,
+            _ => unreachable!(),
+        }
     }
 
     async fn send(&mut self, msg: &ClientMsg) {
@@ -206,10 +221,24 @@ impl Player {
 
     async fn create(&mut self, settings: Settings) -> AccessCode {
         let device = self.device.clone();
-        self.send(&ClientMsg::CreateChaturaji { settings, device, stand_in: Some(Level::Greedy) })
-            .await;
+        self.send(&ClientMsg::CreateChaturaji {
+            settings,
+            device,
+            stand_in: Some(Level::Greedy),
+            rated: false,
+        })
+        .await;
         self.seated().await;
         self.code.clone().unwrap()
+    }
+
+    /// Watches the table as a spectator: its snapshot, then its events.
+    async fn watch(&mut self, code: &AccessCode) {
+        self.send(&ClientMsg::Watch { code: code.clone() }).await;
+        self.until("the table's snapshot", |m| {
+            matches!(m, ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiSnapshot { .. }))
+        })
+        .await;
     }
 
     async fn join(&mut self, code: &AccessCode) {
@@ -313,6 +342,131 @@ async fn three_people_and_a_cpu(addr: SocketAddr, settings: Settings) -> Vec<Pla
         p.until_game().await;
     }
     vec![red, blue, yellow]
+}
+
+/// A rated table of four identified people on a store on disk: a guest cannot open one, the
+/// game's places change every person's Chaturaji rating once, and a restart keeps them.
+#[tokio::test]
+async fn a_rated_table_changes_each_persons_rating_once_and_a_restart_keeps_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("rooms.sqlite3");
+    let config = || Config { db: Some(db.clone()), ..patient() };
+    let server = TestServer::start(config()).await;
+    let rated = |device: &str| ClientMsg::CreateChaturaji {
+        settings: table(4, 2),
+        device: device.to_owned(),
+        stand_in: None,
+        rated: true,
+    };
+    let mut guest = Player::connect(server.addr, "device-guest-0000001").await;
+    guest.send(&rated("device-guest-0000001")).await;
+    assert_eq!(guest.until_error().await, ErrorCode::NotIdentified);
+
+    let secrets: Vec<identity::PlayerSecret> =
+        (0..4).map(|_| identity::PlayerSecret::from_bytes(rand::random())).collect();
+    let mut players = Vec::new();
+    let mut code = None;
+    for (i, secret) in secrets.iter().enumerate() {
+        let device = format!("device-person-{i:06}");
+        let mut p = Player::connect(server.addr, &device).await;
+        p.patience = Duration::from_secs(20);
+        p.identify(secret).await;
+        match &code {
+            None => {
+                p.send(&rated(&device)).await;
+                p.seated().await;
+                code = p.code.clone();
+            }
+            Some(code) => p.join(code).await,
+        }
+        players.push(p);
+    }
+    for p in players.iter_mut() {
+        p.until_game().await;
+    }
+    play_on(&mut players, u32::MAX).await;
+    assert!(agree(&mut players).await.is_over());
+    let mut changes = Vec::new();
+    for p in players.iter_mut() {
+        let e = p.until_event("ratings", |e| matches!(e, ChaturajiEvent::RatingsChanged { .. }));
+        let ChaturajiEvent::RatingsChanged { ratings } = e.await else { unreachable!() };
+        changes.push(*ratings);
+    }
+    assert!(changes.iter().all(|c| *c == changes[0]), "every seat sees the same change");
+    let mut after = Vec::new();
+    for (seat, secret) in Seat::ALL.into_iter().zip(&secrets) {
+        let change = changes[0][seat].expect("every person seat is rated");
+        assert_eq!(change.player, secret.public());
+        assert_eq!((change.game, change.speed), (RatedGame::Chaturaji, SpeedClass::Classical));
+        assert_eq!(change.before, 1500);
+        assert!(change.deviation < 350, "a game played narrows the deviation: {change:?}");
+        after.push(change.after);
+    }
+    // Exactly once: the room answers a late action after anything it owed, and no second
+    // change came before that answer.
+    let step = players[0].steps_done();
+    let late = players[0].act_at(step, ChaturajiAction::EndTurn).await;
+    assert!(matches!(late, ServerMsg::Error { .. }), "{late:?}");
+    let seen = players[0]
+        .events
+        .iter()
+        .filter(|e| matches!(e, ChaturajiEvent::RatingsChanged { .. }))
+        .count();
+    assert_eq!(seen, 1);
+    drop(players);
+    server.stop().await;
+
+    let server = TestServer::start(config()).await;
+    for (secret, rating) in secrets.iter().zip(after) {
+        let mut p = Player::connect(server.addr, "device-again-0000001").await;
+        let me = p.identify(secret).await;
+        assert_eq!(me.ratings.len(), 1, "{me:?}");
+        let r = me.ratings[0];
+        assert_eq!(
+            (r.game, r.speed, r.rating, r.games),
+            (RatedGame::Chaturaji, SpeedClass::Classical, rating, 1)
+        );
+    }
+    server.stop().await;
+}
+
+/// A spectator of a table sees every roll's faces and every move (its own replica, checked
+/// step by step, ends equal to the player's) and acts for no seat.
+#[tokio::test(start_paused = true)]
+async fn a_spectator_sees_the_dice_and_acts_for_no_seat() {
+    let server = TestServer::start(patient()).await;
+    let mut red = Player::connect(server.addr, "device-red-000000001").await;
+    let code = red.create(table(2, 3)).await;
+    let mut blue = Player::connect(server.addr, "device-blue-00000002").await;
+    blue.join(&code).await;
+    let mut players = vec![red, blue];
+    for p in players.iter_mut() {
+        p.until_game().await;
+    }
+    let mut watcher = Player::connect(server.addr, "device-watcher-00001").await;
+    watcher.watch(&code).await;
+    assert!(watcher.game.is_some(), "the snapshot carries the game");
+    assert_eq!((watcher.seat, watcher.code.as_ref()), (None, None), "no seat");
+    // Not even with a made-up token.
+    watcher.token = "11".repeat(32);
+    let refused = watcher.act_at(watcher.steps_done(), ChaturajiAction::Roll).await;
+    assert!(matches!(refused, ServerMsg::Error { code: ErrorCode::NotSeated, .. }), "{refused:?}");
+
+    play_on(&mut players, u32::MAX).await;
+    let game = agree(&mut players).await;
+    assert!(game.is_over());
+    watcher.catch_up(players[0].steps_done()).await;
+    assert_eq!(watcher.game.as_ref(), Some(&game), "the spectator's replica checked every step");
+    let rolls = watcher
+        .events
+        .iter()
+        .filter(|e| {
+            matches!(e, ChaturajiEvent::Played { action: Step::Roll { dice: Some(_) }, .. })
+        })
+        .count();
+    assert!(rolls >= 4, "every seat's rolls, with their faces: {rolls}");
+    watcher.until_event("game over", |e| matches!(e, ChaturajiEvent::GameOver { .. })).await;
+    server.stop().await;
 }
 
 #[tokio::test(start_paused = true)]

@@ -232,7 +232,8 @@ async fn the_cap_and_the_rate_limit_refuse_with_their_codes() {
     a.send(&play_now(LobbyGame::Chess)).await;
     until_lobby(&mut a, "queued", |m| matches!(m, LobbyMsg::PairingQueued { .. })).await;
 
-    // Rated games wait for identities; Chaturaji tables are not offered yet.
+    // Rated games are for identified players only (a guest is told so); Chaturaji tables are
+    // not offered yet.
     let mut b = Client::connect(server.addr).await;
     b.patience = Duration::from_secs(3600);
     let rated = ChallengeOptions {
@@ -243,10 +244,10 @@ async fn the_cap_and_the_rate_limit_refuse_with_their_codes() {
     };
     b.send(&ClientMsg::CreateChallenge { options: rated }).await;
     let (code, message) = b.until_error().await;
-    assert_eq!(code, ErrorCode::Unavailable);
+    assert_eq!(code, ErrorCode::NotIdentified);
     assert!(message.contains("identity"), "{message}");
     b.send(&ClientMsg::PlayNow { game: LobbyGame::Chess, time_control: BLITZ, rated: true }).await;
-    assert_eq!(b.until_error().await.0, ErrorCode::Unavailable);
+    assert_eq!(b.until_error().await.0, ErrorCode::NotIdentified);
     b.send(&challenge(LobbyGame::Chaturaji, ColorChoice::Random)).await;
     assert_eq!(b.until_error().await.0, ErrorCode::Unavailable);
     server.stop().await;

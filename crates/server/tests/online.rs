@@ -594,8 +594,11 @@ async fn room_creation_is_rate_limited_per_address() {
     let mut c = Client::connect(server.addr).await;
     c.create(options(Variant::Chess, None, false, Color::White)).await;
     c.create(options(Variant::Horde, None, false, Color::Black)).await;
-    c.send(&ClientMsg::CreateRoom { options: options(Variant::Chess, None, false, Color::White) })
-        .await;
+    c.send(&ClientMsg::CreateRoom {
+        options: options(Variant::Chess, None, false, Color::White),
+        rated: false,
+    })
+    .await;
     assert_eq!(c.until_error().await.0, ErrorCode::RateLimited);
     server.stop().await;
 }
@@ -606,8 +609,11 @@ async fn one_address_may_keep_only_so_many_rooms_waiting() {
     let mut c = Client::connect(server.addr).await;
     let first = c.create(options(Variant::Chess, None, false, Color::White)).await;
     c.create(options(Variant::Horde, None, false, Color::Black)).await;
-    c.send(&ClientMsg::CreateRoom { options: options(Variant::Chess, None, false, Color::White) })
-        .await;
+    c.send(&ClientMsg::CreateRoom {
+        options: options(Variant::Chess, None, false, Color::White),
+        rated: false,
+    })
+    .await;
     let (code, message) = c.until_error().await;
     assert_eq!(code, ErrorCode::RateLimited);
     assert!(message.contains("2 rooms from your address already wait"), "{message}");
@@ -618,6 +624,7 @@ async fn one_address_may_keep_only_so_many_rooms_waiting() {
     for _ in 0..50 {
         c.send(&ClientMsg::CreateRoom {
             options: options(Variant::Chess, None, false, Color::White),
+            rated: false,
         })
         .await;
         match c

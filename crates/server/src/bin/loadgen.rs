@@ -195,7 +195,7 @@ async fn seat(w: &mut Ws, b: &mut Ws) -> Result<(String, String), Failure> {
         hidden_setup: false,
         color: Some(Color::White),
     };
-    send(w, &ClientMsg::CreateRoom { options }).await?;
+    send(w, &ClientMsg::CreateRoom { options, rated: false }).await?;
     let ServerMsg::Seated { code, token: wt, .. } =
         recv_until(w, |m| matches!(m, ServerMsg::Seated { .. })).await?
     else {

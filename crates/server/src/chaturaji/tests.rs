@@ -519,3 +519,72 @@ fn a_restarted_table_keeps_its_original_expiry() {
     back.connect(Seat::Red, restarted + 1);
     assert!(!back.is_expired(restarted + ms(life.open) - 5_001), "older records: from the restart");
 }
+
+#[test]
+#[allow(clippy::unwrap_used)]
+fn a_rated_table_rates_each_games_places_once() {
+    use maharajah_protocol::identity::PlayerSecret;
+    let key = |seed| PlayerSecret::from_bytes([seed; 32]).public();
+    let (room, seat) = ChaturajiRoom::new(
+        code(),
+        settings(),
+        Level::Random,
+        "t0".into(),
+        device(0),
+        42,
+        0,
+        Lifetimes::default(),
+    )
+    .expect("valid room");
+    let mut room = room.rated_for(seat, key(1));
+    // A guest, or a player already seated, cannot take a seat at a rated table.
+    let guest = room.join_as("t1".into(), device(1), None, 0).unwrap_err();
+    assert_eq!(guest.code, ErrorCode::NotIdentified);
+    let twin = room.join_as("t1".into(), device(1), Some(key(1)), 0).unwrap_err();
+    assert_eq!(twin.code, ErrorCode::Forbidden);
+    assert_eq!(room.join_as("t1".into(), device(1), Some(key(2)), 0).unwrap().0, Seat::Blue);
+    assert_eq!(room.join_as("t2".into(), device(2), Some(key(3)), 0).unwrap().0, Seat::Yellow);
+    let tokens = vec!["t0".to_owned(), "t1".into(), "t2".into()];
+    commit_all(&mut room, &tokens, 0);
+    assert_eq!(room.rating_due(), None, "not over yet");
+    let now = drive(&mut room, &tokens, 0, usize::MAX);
+
+    // Three people (the CPU's Green seat does not count), by their places.
+    let due = room.rating_due().expect("a rating is due");
+    assert_eq!(due.rating.to_string(), "chaturaji/classical");
+    assert_eq!(due.players, vec![key(1), key(2), key(3)]);
+    let standings = room.game().unwrap().game().standings();
+    let place = |seat| standings.iter().find(|l| l.seat == seat).unwrap().place;
+    assert_eq!(due.places, vec![place(Seat::Red), place(Seat::Blue), place(Seat::Yellow)]);
+    let mut players = crate::players::Players::default();
+    let applied = players.apply(&due, 0);
+    let before = room.seq();
+    room.record_ratings(&applied.changes);
+    assert_eq!(room.rating_due(), None, "once per game");
+    let evs: Vec<ChaturajiEvent> = events(&room).into_iter().skip(before as usize).collect();
+    let [ChaturajiEvent::RatingsChanged { ratings }] = &evs[..] else {
+        panic!("expected the ratings, got {evs:?}");
+    };
+    assert_eq!(ratings.green, None);
+    assert_eq!(ratings.red, Some(applied.changes[0]));
+    assert_eq!(ratings.yellow.unwrap().player, key(3));
+    // The best place gains, the worst loses (unless they share it).
+    let best = due.places.iter().min().unwrap();
+    let worst = due.places.iter().max().unwrap();
+    if best != worst {
+        for (change, p) in applied.changes.iter().zip(&due.places) {
+            if p == best {
+                assert!(change.after > change.before, "{change:?}");
+            }
+            if p == worst {
+                assert!(change.after < change.before, "{change:?}");
+            }
+        }
+    }
+    // The record keeps it applied; the next game is due again once over.
+    let mut room =
+        ChaturajiRoom::from_record(room.to_record(now), now, Lifetimes::default()).unwrap();
+    assert_eq!(room.rating_due(), None);
+    room.rematch("t0", now).unwrap();
+    assert_eq!(room.rating_due(), None);
+}

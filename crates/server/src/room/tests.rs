@@ -694,3 +694,58 @@ fn records_keep_token_digests_and_old_plain_records_still_seat_their_players() {
     back.connect(Color::White, 2_000);
     assert!(mv(&mut back, B, 1, "e7e5", 3_000).is_ok());
 }
+
+fn rated_room(tc: Option<(u64, u64)>) -> Room {
+    use maharajah_protocol::identity::PlayerSecret;
+    let key = |seed| PlayerSecret::from_bytes([seed; 32]).public();
+    let code: AccessCode = "ABCDEFGH".parse().unwrap();
+    let mut r = Room::new(
+        code,
+        &options(Variant::Horde, tc, false),
+        Color::White,
+        W.into(),
+        0,
+        Lifetimes::default(),
+    )
+    .unwrap()
+    .rated_for(Color::White, key(1));
+    // A guest, or the creator again, cannot take the other seat of a rated room.
+    assert_eq!(code_of(r.join_as(B.into(), None, 0)), ErrorCode::NotIdentified);
+    assert_eq!(code_of(r.join_as(B.into(), Some(key(1)), 0)), ErrorCode::Forbidden);
+    assert_eq!(r.join_as(B.into(), Some(key(2)), 0).unwrap(), Color::Black);
+    r
+}
+
+#[test]
+fn a_rated_result_is_due_once_and_an_annulled_one_never() {
+    // Annulled (White's flag before a first move): no rating changes.
+    let mut r = rated_room(Some((5_000, 0)));
+    r.on_time(5_000);
+    assert_eq!(r.result().unwrap().outcome, Outcome::Annulled);
+    assert_eq!(r.rating_due(), None);
+
+    // A resignation in a 10+0 Horde game: rapid, Black first.
+    let mut r = rated_room(Some((600_000, 0)));
+    mv(&mut r, W, 0, "a4a5", 1_000).unwrap();
+    assert_eq!(r.rating_due(), None, "not over yet");
+    r.act(W, Action::Resign, 2_000).unwrap();
+    let due = r.rating_due().unwrap();
+    assert_eq!(due.rating.to_string(), "horde/rapid");
+    assert_eq!(due.places, vec![2, 1]);
+    let mut players = crate::players::Players::default();
+    let applied = players.apply(&due, 0);
+    let before = r.seq();
+    r.record_ratings(&applied.changes);
+    assert_eq!(r.rating_due(), None, "applied once");
+    assert!(matches!(&events(&r, before)[..], [RoomEvent::RatingsChanged { ratings }]
+        if ratings.black.after > 1500 && ratings.white.after < 1500));
+    // The record keeps it applied across a restart.
+    let back = Room::from_record(r.to_record(3_000), 3_000, Lifetimes::default()).unwrap();
+    assert!(back.is_rated());
+    assert_eq!(back.rating_due(), None);
+
+    // A casual room never has a rating due.
+    let mut r = room(Variant::Chess, None, false);
+    r.act(W, Action::Resign, 1_000).unwrap();
+    assert_eq!(r.rating_due(), None);
+}

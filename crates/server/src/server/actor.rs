@@ -6,7 +6,10 @@
 //! every change stores the room before anyone hears of it (or rolls the change back when storing
 //! fails), then broadcasts the new events to the seats' connections. It attaches and detaches
 //! connections to seats and brings a (re)joining connection up to date from the event ring or
-//! with a snapshot.
+//! with a snapshot. Spectators' connections get a snapshot and then the same events as the
+//! seats (every room event is public: none carries a hidden army before both are revealed), and
+//! nothing else: no seat, no private answer. When a rated game has ended it changes the players' ratings, stored in the
+//! same transaction as the room (see [`RoomActor::rate`]).
 //!
 //! [`Room`]: crate::room::Room
 //! [`ChaturajiRoom`]: crate::chaturaji::ChaturajiRoom
@@ -15,15 +18,16 @@ use std::future::Future;
 use std::sync::Arc;
 
 use maharajah_engine::clock::Millis;
-use maharajah_protocol::{AccessCode, ErrorCode, ServerMsg};
+use maharajah_protocol::{AccessCode, ErrorCode, RatingChange, ServerMsg};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tracing::{debug, error, info, warn};
 
 use super::admin::Stats;
-use super::{lock, pong, IpGuard, Link, Out, Shared};
+use super::{lock, pong, unix_ms, IpGuard, Link, Out, Shared};
+use crate::room::RatedEnd;
 use crate::rooms::{Lifetimes, RoomError};
-use crate::store::{Records, Store, StoreError};
+use crate::store::{Committed, PlayerRow, Records, Store, StoreError};
 
 /// How many commands wait for a room before senders wait.
 pub(super) const ROOM_QUEUE: usize = 64;
@@ -119,6 +123,27 @@ pub(super) trait RoomLogic: Clone + Send + Sized + 'static {
         store: &Store,
         now: Millis,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// The finished rated game whose ratings are still to change, if the room holds one.
+    fn rating_due(&self) -> Option<RatedEnd> {
+        None
+    }
+    /// Records the rating changes of [`RoomLogic::rating_due`] (one per player, in its order)
+    /// as an event; no rating is due afterwards.
+    fn record_ratings(&mut self, _changes: &[RatingChange]) {}
+    /// Queues the room's record as of `now` with the players' `rows`, to be committed in one
+    /// transaction (without awaiting: the caller holds the players' lock).
+    ///
+    /// # Errors
+    ///
+    /// The store's refusal.
+    fn queue_with_players(
+        &self,
+        _store: &Store,
+        _now: Millis,
+        _rows: Vec<PlayerRow>,
+    ) -> Result<Option<Committed>, StoreError> {
+        Ok(None)
+    }
     /// Deletes the stored room `code`.
     fn delete(
         store: &Store,
@@ -166,6 +191,10 @@ pub(super) enum Cmd<R: RoomLogic> {
     },
     /// Connection `conn` has gone.
     Detach { conn: u64 },
+    /// Watch the room as a spectator: a snapshot now, the events as they come.
+    Watch { link: Link, reply: oneshot::Sender<Result<(), RoomError>> },
+    /// Spectator connection `conn` stops watching.
+    Unwatch { conn: u64 },
     /// A `ping` from a seated connection, answered by the room after every command before it:
     /// a client's barrier ping then follows the refusal of the action it sent first.
     Ping { nonce: u64, link: Link },
@@ -192,6 +221,27 @@ impl RoomTx {
         match self {
             RoomTx::Chess(tx) => drop(tx.send(Cmd::Detach { conn }).await),
             RoomTx::Chaturaji(tx) => drop(tx.send(Cmd::Detach { conn }).await),
+        }
+    }
+
+    /// Asks the room to take `link` as a spectator (answered on `reply`); false if the room is
+    /// gone.
+    pub(super) async fn watch(
+        &self,
+        link: Link,
+        reply: oneshot::Sender<Result<(), RoomError>>,
+    ) -> bool {
+        match self {
+            RoomTx::Chess(tx) => tx.send(Cmd::Watch { link, reply }).await.is_ok(),
+            RoomTx::Chaturaji(tx) => tx.send(Cmd::Watch { link, reply }).await.is_ok(),
+        }
+    }
+
+    /// Tells the room that spectator `conn` stops watching.
+    pub(super) async fn unwatch(&self, conn: u64) {
+        match self {
+            RoomTx::Chess(tx) => drop(tx.send(Cmd::Unwatch { conn }).await),
+            RoomTx::Chaturaji(tx) => drop(tx.send(Cmd::Unwatch { conn }).await),
         }
     }
 
@@ -223,7 +273,7 @@ pub(super) fn start<R: RoomLogic>(
     rx: mpsc::Receiver<Cmd<R>>,
     waiting: Option<IpGuard>,
 ) {
-    let actor = RoomActor { shared: shared.clone(), room, links, waiting };
+    let actor = RoomActor { shared: shared.clone(), room, links, watchers: Vec::new(), waiting };
     tokio::spawn(actor.run(rx));
 }
 
@@ -299,6 +349,8 @@ struct RoomActor<R: RoomLogic> {
     room: R,
     /// The connection attached to each seat that has one.
     links: Vec<(R::Seat, Link)>,
+    /// The spectators' connections.
+    watchers: Vec<Link>,
     /// While the room waits for players: its place in its creator's address's count.
     waiting: Option<IpGuard>,
 }
@@ -310,6 +362,8 @@ impl<R: RoomLogic> RoomActor<R> {
         let mut state = self.room.state();
         self.shared.stats.room_state(None, Some(state));
         loop {
+            // A rated game that ended (also one recovered before its ratings were stored).
+            self.rate().await;
             let current = self.room.state();
             self.shared.stats.room_state(Some(state), Some(current));
             state = current;
@@ -372,7 +426,7 @@ impl<R: RoomLogic> RoomActor<R> {
             error!(room = %code, "deleting the expired room: {e}");
         }
         info!(room = %code, kind = R::KIND, "room expired");
-        for (_, link) in self.links.drain(..) {
+        for link in self.links.drain(..).map(|(_, l)| l).chain(self.watchers.drain(..)) {
             link.send(ServerMsg::error(ErrorCode::RoomNotFound, "the room has expired"));
         }
     }
@@ -381,18 +435,57 @@ impl<R: RoomLogic> RoomActor<R> {
         backup(&self.shared.store, &self.room)
     }
 
+    /// Changes the ratings of a rated game that has ended: the players' new ratings and the
+    /// room's `ratings_changed` event are committed in one transaction, then broadcast. If
+    /// storing fails, both are rolled back and the rating stays due (tried again after the
+    /// room's next command or timer).
+    async fn rate(&mut self) {
+        let Some(end) = self.room.rating_due() else { return };
+        let now = self.shared.now();
+        let backup = self.room.clone();
+        let before = self.room.seq();
+        let (queued, previous) = {
+            let mut players = lock(&self.shared.players);
+            let applied = players.apply(&end, unix_ms());
+            self.room.record_ratings(&applied.changes);
+            let queued = self.room.queue_with_players(&self.shared.store, now, applied.rows);
+            (queued, applied.previous)
+        };
+        let stored = match queued {
+            Ok(None) => Ok(()),
+            Ok(Some(committed)) => committed.wait().await,
+            Err(e) => Err(e),
+        };
+        match stored {
+            Ok(()) => {
+                info!(room = %self.room.code(), rating = %end.rating, "ratings changed");
+                self.broadcast(before, None);
+            }
+            Err(e) => {
+                error!(room = %self.room.code(), "storing the ratings failed, rolled back: {e}");
+                self.room = backup;
+                let mut players = lock(&self.shared.players);
+                for (player, rating) in previous {
+                    players.restore_rating(&player, end.rating, rating);
+                }
+            }
+        }
+    }
+
     async fn persist(&mut self, backup: Option<R>, before: u64, now: Millis) -> bool {
         persist(&self.shared.store, &self.shared.stats, &mut self.room, backup, before, now).await
     }
 
     /// Sends the events after `before` to every seat's connection, except to connection
-    /// `skip`; a connection that cannot take one more (it is being closed) gets no more.
+    /// `skip`, and to every spectator; a connection that cannot take one more (it is being
+    /// closed) gets no more.
     fn broadcast(&self, before: u64, skip: Option<u64>) {
         if self.room.seq() == before {
             return;
         }
         let msgs = self.room.catch_up(Some(before), self.shared.now());
-        for (_, link) in &self.links {
+        let seats = self.links.iter().map(|(_, link)| link);
+        for link in seats.chain(&self.watchers) {
             if Some(link.id) == skip {
                 continue;
             }
@@ -515,6 +608,23 @@ impl<R: RoomLogic> RoomActor<R> {
                 }
             }
             Cmd::Ping { .. } => {}
+            Cmd::Watch { link, reply } => {
+                let cap = self.shared.config.spectators_per_room;
+                self.watchers.retain(|l| l.id != link.id);
+                if self.watchers.len() >= cap {
+                    let _ = reply.send(Err(RoomError::new(
+                        ErrorCode::TooManySpectators,
+                        format!("this room already has {cap} spectators; try again later"),
+                    )));
+                    return;
+                }
+                for m in self.room.catch_up(None, now) {
+                    link.send_out(m.into());
+                }
+                self.watchers.push(link);
+                let _ = reply.send(Ok(()));
+            }
+            Cmd::Unwatch { conn } => self.watchers.retain(|l| l.id != conn),
             Cmd::Detach { conn } => {
                 // Connections closed by our own shutdown are not players leaving: no presence
                 // change is stored and no shield pause (or stand-in) is spent.

@@ -5,14 +5,18 @@
 use maharajah_chaturaji::cpu::Level;
 use maharajah_chaturaji::{Seat, Settings};
 use maharajah_engine::clock::Millis;
-use maharajah_protocol::{AccessCode, ChaturajiAction, ChaturajiMsg, ErrorCode, ServerMsg};
+use maharajah_protocol::identity::PlayerKey;
+use maharajah_protocol::{
+    AccessCode, ChaturajiAction, ChaturajiMsg, ErrorCode, RatingChange, ServerMsg,
+};
 use rand::TryRngCore;
 
 use super::actor::{RoomLogic, RoomSender, RoomTx};
 use super::{Conn, Flow};
 use crate::chaturaji::{ChaturajiRecord, ChaturajiRoom};
+use crate::room::RatedEnd;
 use crate::rooms::{Lifetimes, RoomError};
-use crate::store::{Store, StoreError};
+use crate::store::{Committed, PlayerRow, Store, StoreError};
 
 /// What a Chaturaji seat asks its room to do.
 pub(super) enum ChaturajiCmd {
@@ -32,7 +36,8 @@ impl RoomLogic for ChaturajiRoom {
     }
 
     type Seat = Seat;
-    type Joiner = String;
+    /// The joining device, and its connection's identified player if any.
+    type Joiner = (String, Option<PlayerKey>);
     type Action = ChaturajiCmd;
     type Msg = ChaturajiMsg;
     type Record = ChaturajiRecord;
@@ -65,14 +70,36 @@ impl RoomLogic for ChaturajiRoom {
     fn join(
         &mut self,
         token: String,
-        device: String,
+        (device, player): (String, Option<PlayerKey>),
         now: Millis,
     ) -> Result<(Seat, String), RoomError> {
-        ChaturajiRoom::join(self, token, device, now)
+        ChaturajiRoom::join_as(self, token, device, player, now)
     }
 
-    fn rejoin(&mut self, token: &str, device: String, now: Millis) -> Result<Seat, RoomError> {
+    fn rejoin(
+        &mut self,
+        token: &str,
+        (device, _): (String, Option<PlayerKey>),
+        now: Millis,
+    ) -> Result<Seat, RoomError> {
         ChaturajiRoom::rejoin(self, token, &device, now)
+    }
+
+    fn rating_due(&self) -> Option<RatedEnd> {
+        ChaturajiRoom::rating_due(self)
+    }
+
+    fn record_ratings(&mut self, changes: &[RatingChange]) {
+        ChaturajiRoom::record_ratings(self, changes);
+    }
+
+    fn queue_with_players(
+        &self,
+        store: &Store,
+        now: Millis,
+        rows: Vec<PlayerRow>,
+    ) -> Result<Option<Committed>, StoreError> {
+        store.queue_chaturaji_with_players(&self.to_record(now), rows)
     }
 
     fn act(
@@ -166,7 +193,18 @@ impl Conn {
         settings: Settings,
         device: String,
         stand_in: Level,
+        rated: bool,
     ) -> Flow {
+        let creator = match (rated, self.player) {
+            (false, _) => None,
+            (true, Some(key)) => Some(key),
+            (true, None) => {
+                return self.refuse(
+                    ErrorCode::NotIdentified,
+                    "a rated table needs an identified player: identify first",
+                )
+            }
+        };
         let seed = rand::random::<u64>();
         // The secret of the room's dice chains, straight from the operating system.
         let mut dice_key = [0u8; 32];
@@ -174,8 +212,15 @@ impl Conn {
             return self.refuse(ErrorCode::Internal, format!("no random source: {e}"));
         }
         self.create(|code, token, now, lifetimes| {
-            ChaturajiRoom::new(code, settings, stand_in, token, device, seed, now, lifetimes)
-                .map(|(room, seat)| (room.with_dice_key(dice_key), seat))
+            ChaturajiRoom::new(code, settings, stand_in, token, device, seed, now, lifetimes).map(
+                |(room, seat)| {
+                    let room = room.with_dice_key(dice_key);
+                    match creator {
+                        Some(key) => (room.rated_for(seat, key), seat),
+                        None => (room, seat),
+                    }
+                },
+            )
         })
         .await
     }

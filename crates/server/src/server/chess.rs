@@ -2,14 +2,15 @@
 //! messages.
 
 use maharajah_engine::clock::Millis;
-use maharajah_protocol::{AccessCode, ClientMsg, Color, ErrorCode, Phase, ServerMsg};
+use maharajah_protocol::identity::PlayerKey;
+use maharajah_protocol::{AccessCode, ClientMsg, Color, ErrorCode, Phase, RatingChange, ServerMsg};
 
 use super::actor::{RoomLogic, RoomSender, RoomTx};
 use super::{Conn, Flow};
-use crate::room::{Action, Room, RoomRecord};
+use crate::room::{Action, RatedEnd, Room, RoomRecord};
 use crate::rooms::{Lifetimes, RoomError};
 use crate::rules::RulesError;
-use crate::store::{Store, StoreError};
+use crate::store::{Committed, PlayerRow, Store, StoreError};
 
 impl RoomLogic for Room {
     fn state(&self) -> usize {
@@ -22,7 +23,8 @@ impl RoomLogic for Room {
     }
 
     type Seat = Color;
-    type Joiner = ();
+    /// The joining connection's identified player, if any.
+    type Joiner = Option<PlayerKey>;
     type Action = Action;
     type Msg = ServerMsg;
     type Record = RoomRecord;
@@ -52,12 +54,22 @@ impl RoomLogic for Room {
         Room::on_time(self, now);
     }
 
-    fn join(&mut self, token: String, (): (), now: Millis) -> Result<(Color, String), RoomError> {
-        let seat = Room::join(self, token.clone(), now)?;
+    fn join(
+        &mut self,
+        token: String,
+        player: Option<PlayerKey>,
+        now: Millis,
+    ) -> Result<(Color, String), RoomError> {
+        let seat = Room::join_as(self, token.clone(), player, now)?;
         Ok((seat, token))
     }
 
-    fn rejoin(&mut self, token: &str, (): (), now: Millis) -> Result<Color, RoomError> {
+    fn rejoin(
+        &mut self,
+        token: &str,
+        _: Option<PlayerKey>,
+        now: Millis,
+    ) -> Result<Color, RoomError> {
         let seat = self.seat_of(token).ok_or_else(|| {
             RoomError::new(ErrorCode::Forbidden, "this token holds no seat in this room")
         })?;
@@ -101,6 +113,23 @@ impl RoomLogic for Room {
     ) -> impl std::future::Future<Output = Result<(), StoreError>> + Send {
         let (store, record) = (store.clone(), self.to_record(now));
         async move { store.save(&record).await }
+    }
+
+    fn rating_due(&self) -> Option<RatedEnd> {
+        Room::rating_due(self)
+    }
+
+    fn record_ratings(&mut self, changes: &[RatingChange]) {
+        Room::record_ratings(self, changes);
+    }
+
+    fn queue_with_players(
+        &self,
+        store: &Store,
+        now: Millis,
+        rows: Vec<PlayerRow>,
+    ) -> Result<Option<Committed>, StoreError> {
+        store.queue_room_with_players(&self.to_record(now), rows)
     }
 
     fn delete(
@@ -163,20 +192,44 @@ pub(super) fn action_of(msg: ClientMsg) -> Option<(String, Action)> {
         | ClientMsg::Ping { .. }
         | ClientMsg::CreateRoom { .. }
         | ClientMsg::JoinRoom { .. }
-        | ClientMsg::Rejoin { .. } => return None,
+        | ClientMsg::Rejoin { .. }
+        | ClientMsg::Identify { .. }
+        | ClientMsg::RegisterName { .. }
+        | ClientMsg::Watch { .. }
+        | ClientMsg::Unwatch => return None,
     })
 }
 
 impl Conn {
     /// `create_room`: a new chess room with this connection in the chosen (or a drawn) seat.
-    pub(super) async fn create_chess(&mut self, options: &maharajah_protocol::RoomOptions) -> Flow {
+    /// A `rated` room needs an identified creator.
+    pub(super) async fn create_chess(
+        &mut self,
+        options: &maharajah_protocol::RoomOptions,
+        rated: bool,
+    ) -> Flow {
         let seat = options.color.unwrap_or(if rand::random::<bool>() {
             Color::White
         } else {
             Color::Black
         });
+        let creator = match (rated, self.player) {
+            (false, _) => None,
+            (true, Some(key)) => Some(key),
+            (true, None) => {
+                return self.refuse(
+                    ErrorCode::NotIdentified,
+                    "a rated game needs an identified player: identify first",
+                )
+            }
+        };
         self.create(|code, token, now, lifetimes| {
-            Room::new(code, options, seat, token, now, lifetimes).map(|room| (room, seat))
+            let room = Room::new(code, options, seat, token, now, lifetimes)?;
+            let room = match creator {
+                Some(key) => room.rated_for(seat, key),
+                None => room,
+            };
+            Ok((room, seat))
         })
         .await
     }

@@ -2,8 +2,9 @@
 //! pairing task, and the room made for a match. The decisions are the pure
 //! [`crate::lobby::Lobby`]'s; this file holds it under one lock with the links it needs.
 //!
-//! A match makes an ordinary chess room ([`Room::new`] for the challenger, [`Room::join`] for
-//! the opponent), stores it, tells both players `lobby_matched`, `seated` and `snapshot`, and
+//! A match makes an ordinary chess room ([`Room::new`] for the challenger, [`Room::join_as`] for
+//! the opponent; a rated one [`Room::rated_for`] both identified players, so its result changes
+//! their ratings once), stores it, tells both players `lobby_matched`, `seated` and `snapshot`, and
 //! starts its task with both connections attached. A connection's reader learns its new room
 //! through its [`Seating`] channel before its player can have read the seat token, so the
 //! first action with that token already finds the room.
@@ -11,20 +12,21 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use maharajah_protocol::identity::PlayerKey;
 use maharajah_protocol::{
     AccessCode, ChallengeId, ChallengeOptions, ClientMsg, Color, ErrorCode, LobbyGame, LobbyMsg,
-    RemovedReason, RoomOptions, ServerMsg, TimeControl,
+    RatingKey, RemovedReason, RoomOptions, ServerMsg, SpeedClass, TimeControl,
 };
 use tokio::sync::{mpsc, Notify};
 use tokio::time::Instant;
 use tracing::{info, warn};
 
 use super::actor::{self, RoomLogic, RoomTx, ROOM_QUEUE};
-use super::{lock, Conn, Flow, Link, RoomHandle, Shared};
+use super::{lock, unix_ms, Conn, Flow, Link, RoomHandle, Shared};
 use crate::codes::new_token;
 use crate::lobby::{
     creator_seat, room_options, ConnId, Lobby, LobbyPlayer, OpenChallenge, Pairing, Pool,
-    RequestBucket,
+    RequestBucket, Standing,
 };
 use crate::room::Room;
 
@@ -50,6 +52,8 @@ struct HubState {
 struct Member {
     link: Link,
     seats: mpsc::UnboundedSender<Seating>,
+    /// The identified player, if the connection had identified when it joined the lobby.
+    player: Option<PlayerKey>,
 }
 
 /// A room the lobby seated a connection in, for its reader to hold.
@@ -70,6 +74,8 @@ pub(super) struct LobbyConn {
 /// Two players to seat in a new room: the challenger (or the longer-waiting seeker) first.
 struct Match {
     options: RoomOptions,
+    /// A rated game: both members are identified players (the lobby checked).
+    rated: bool,
     first: Member,
     second: Member,
     challenge: Option<ChallengeId>,
@@ -114,12 +120,12 @@ impl HubState {
         let pool = p.first.pool;
         let first = self.members.remove(&p.first.conn);
         let second = self.members.remove(&p.second.conn);
-        let options = room_options(pool.game, Some(pool.time_control), pool.rated, Color::White);
+        let options = room_options(pool.game, Some(pool.time_control), Color::White);
         match (first, second, options) {
             (Some(first), Some(second), Ok(options)) => {
                 let color = creator_seat(maharajah_protocol::ColorChoice::Random, rand::random());
                 let options = RoomOptions { color: Some(color), ..options };
-                Some(Match { options, first, second, challenge: None })
+                Some(Match { options, rated: pool.rated, first, second, challenge: None })
             }
             _ => None,
         }
@@ -186,11 +192,24 @@ async fn open_room(shared: Arc<Shared>, m: Match) {
     let now = shared.now();
     let first_seat = m.options.color.unwrap_or(Color::White);
     let (first_token, second_token) = (new_token(), new_token());
+    let rated = match (m.rated, m.first.player) {
+        (false, _) => None,
+        (true, Some(key)) => Some(key),
+        // The lobby takes rated requests of identified players only.
+        (true, None) => return refuse(ErrorCode::NotIdentified, "a rated game needs identities"),
+    };
     let (tx, rx) = mpsc::channel(ROOM_QUEUE);
     let code = shared.reserve_code(RoomTx::Chess(tx.clone()));
     let lifetimes = shared.config.lifetimes;
     let made = Room::new(code.clone(), &m.options, first_seat, first_token.clone(), now, lifetimes)
-        .and_then(|mut room| room.join(second_token.clone(), now).map(|seat| (room, seat)));
+        .map(|room| match rated {
+            Some(key) => room.rated_for(first_seat, key),
+            None => room,
+        })
+        .and_then(|mut room| {
+            let seat = room.join_as(second_token.clone(), m.second.player, now)?;
+            Ok((room, seat))
+        });
     let (room, second_seat) = match made {
         Ok(r) => r,
         Err(e) => {
@@ -222,7 +241,7 @@ async fn open_room(shared: Arc<Shared>, m: Match) {
         member.link.send(ServerMsg::Seated { code: code.clone(), seat, token });
         member.link.send(room.snapshot_msg(now));
     }
-    info!(room = %code, challenge = ?m.challenge, "lobby room created");
+    info!(room = %code, challenge = ?m.challenge, rated = m.rated, "lobby room created");
     let links = vec![(first_seat, m.first.link.clone()), (second_seat, m.second.link.clone())];
     actor::start(&shared, room, links, rx, None);
     // A player whose connection closed meanwhile is away, as after any drop.
@@ -281,11 +300,24 @@ impl Conn {
 
     fn member(&mut self) -> Member {
         let (tx, _) = self.lobby.seats.get_or_insert_with(mpsc::unbounded_channel);
-        Member { link: self.link.clone(), seats: tx.clone() }
+        Member { link: self.link.clone(), seats: tx.clone(), player: self.player }
     }
 
-    fn player(&self) -> LobbyPlayer {
-        LobbyPlayer { conn: self.link.id, ip: self.ip }
+    /// This connection's player for `game` at `time_control`: an identified player's name and
+    /// stored rating for the game and its speed class, or a guest's rating from the lobby's
+    /// source.
+    fn standing(&self, game: LobbyGame, time_control: Option<TimeControl>) -> Standing {
+        match self.player {
+            Some(key) => {
+                let speed = SpeedClass::of(time_control.map(|tc| (tc.base_ms, tc.increment_ms)));
+                let rating = RatingKey { game: game.rated_game(), speed };
+                lock(&self.shared.players).standing(key, rating, unix_ms())
+            }
+            None => {
+                let guest = LobbyPlayer { conn: self.link.id, ip: self.ip };
+                Standing::guest(self.shared.config.lobby.ratings.rating(&guest, game, time_control))
+            }
+        }
     }
 
     fn subscribe(&mut self, games: Vec<LobbyGame>) -> Flow {
@@ -298,13 +330,12 @@ impl Conn {
     }
 
     fn create_challenge(&mut self, options: &ChallengeOptions) -> Flow {
-        let config = &self.shared.config.lobby;
-        let rating = config.ratings.rating(&self.player(), options.game, options.time_control);
-        let cap = config.challenges_per_connection;
+        let standing = self.standing(options.game, options.time_control);
+        let cap = self.shared.config.lobby.challenges_per_connection;
         let member = self.member();
         let created = {
             let mut state = lock(&self.shared.lobby.state);
-            let created = state.lobby.create(self.link.id, options, rating, cap);
+            let created = state.lobby.create(self.link.id, options, standing, cap);
             if let Ok(challenge) = &created {
                 state.members.insert(self.link.id, member);
                 self.send(LobbyMsg::ChallengeCreated { challenge: challenge.clone() }.into());
@@ -317,7 +348,13 @@ impl Conn {
         };
         match created {
             Ok(c) => {
-                info!(conn = self.link.id, challenge = c.id, game = ?c.game, "challenge posted");
+                info!(
+                    conn = self.link.id,
+                    challenge = c.id,
+                    game = ?c.game,
+                    rated = c.rated,
+                    "challenge posted"
+                );
                 Flow::Continue
             }
             Err(e) => self.refuse(e.code, e.message),
@@ -329,7 +366,11 @@ impl Conn {
             let mut state = lock(&self.shared.lobby.state);
             let cancelled = state.lobby.cancel(self.link.id, id);
             if let Ok(challenge) = &cancelled {
-                let open = OpenChallenge { challenge: challenge.clone(), owner: self.link.id };
+                let open = OpenChallenge {
+                    challenge: challenge.clone(),
+                    owner: self.link.id,
+                    player: self.player,
+                };
                 state.announce_removed(&open, RemovedReason::Cancelled);
                 state.tidy(self.link.id);
             }
@@ -345,7 +386,7 @@ impl Conn {
         let me = self.member();
         let taken = {
             let mut state = lock(&self.shared.lobby.state);
-            match state.lobby.accept(self.link.id, id) {
+            match state.lobby.accept(self.link.id, self.player, id) {
                 Ok(taken) => {
                     state.announce_removed(&taken.open, RemovedReason::Accepted);
                     for open in &taken.withdrawn {
@@ -367,26 +408,25 @@ impl Conn {
         };
         let c = &open.challenge;
         let seat = creator_seat(c.color, rand::random());
-        let options = match room_options(c.game, c.time_control, c.rated, seat) {
+        let options = match room_options(c.game, c.time_control, seat) {
             Ok(o) => o,
             Err(e) => return self.refuse(e.code, e.message),
         };
-        info!(conn = self.link.id, challenge = c.id, "challenge accepted");
-        let m = Match { options, first: owner, second: me, challenge: Some(c.id) };
+        info!(conn = self.link.id, challenge = c.id, rated = c.rated, "challenge accepted");
+        let m = Match { options, rated: c.rated, first: owner, second: me, challenge: Some(c.id) };
         open_room(self.shared.clone(), m).await;
         self.adopt_seats().await;
         Flow::Continue
     }
 
     fn play_now(&mut self, game: LobbyGame, time_control: TimeControl, rated: bool) -> Flow {
-        let config = &self.shared.config.lobby;
-        let rating = config.ratings.rating(&self.player(), game, Some(time_control));
+        let rating = self.standing(game, Some(time_control)).rating;
         let pool = Pool { game, time_control, rated };
         let member = self.member();
         let now = self.shared.now();
         let queued = {
             let mut state = lock(&self.shared.lobby.state);
-            match state.lobby.seek(self.link.id, pool, rating, now) {
+            match state.lobby.seek(self.link.id, self.player, pool, rating, now) {
                 Ok(pairings) => {
                     state.members.insert(self.link.id, member);
                     let queued = LobbyMsg::PairingQueued { game, time_control, rated, rating };

@@ -99,6 +99,8 @@ pub struct Client {
     pending: VecDeque<ServerMsg>,
     /// How long `until` waits for a message (longer for tests on paused time).
     pub patience: Duration,
+    /// The identity challenge of the server's `welcome`.
+    pub challenge: Option<identity::Challenge>,
 }
 
 pub fn options(
@@ -132,6 +134,7 @@ impl Client {
             last_seq: 0,
             pending: VecDeque::new(),
             patience: Duration::from_secs(5),
+            challenge: None,
         }
     }
 
@@ -156,7 +159,10 @@ impl Client {
         let c = self;
         c.send(&ClientMsg::Hello { version: PROTOCOL_VERSION, client: "test".into() }).await;
         match c.recv().await {
-            ServerMsg::Welcome { version, .. } => assert_eq!(version, PROTOCOL_VERSION),
+            ServerMsg::Welcome { version, challenge, .. } => {
+                assert_eq!(version, PROTOCOL_VERSION);
+                c.challenge = challenge;
+            }
             other => panic!("expected welcome, got {other:?}"),
         }
     }
@@ -258,7 +264,7 @@ impl Client {
     }
 
     pub async fn create(&mut self, options: RoomOptions) -> AccessCode {
-        self.send(&ClientMsg::CreateRoom { options }).await;
+        self.send(&ClientMsg::CreateRoom { options, rated: false }).await;
         self.until("seated", |m| matches!(m, ServerMsg::Seated { .. })).await;
         self.until("snapshot", |m| matches!(m, ServerMsg::Snapshot { .. })).await;
         self.code.clone().unwrap()
