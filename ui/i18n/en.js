@@ -444,6 +444,7 @@ export default {
   'error.bad_join_code': 'That is not a join code.',
   'error.bad_link': 'That link is not a Maharajah join link: it should carry a room code of 8 characters or a LAN join code of 18.',
   'error.bad_name': 'Choose a name.',
+  'error.bad_player_name': 'A player’s name has at most 20 characters and no line breaks, tabs or other control characters.',
   'error.bad_url': 'The server address is not usable.',
   'error.bad_settings': 'These table settings cannot be used.',
   'error.bad_square': 'That is not a square.',

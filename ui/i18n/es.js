@@ -444,6 +444,7 @@ export default {
   'error.bad_join_code': 'Eso no es un código de unión.',
   'error.bad_link': 'Ese enlace no es un enlace de unión de Maharajah: debe llevar un código de sala de 8 caracteres o un código de unión LAN de 18.',
   'error.bad_name': 'Elige un nombre.',
+  'error.bad_player_name': 'El nombre de un jugador tiene como mucho 20 caracteres, sin saltos de línea, tabuladores ni otros caracteres de control.',
   'error.bad_url': 'La dirección del servidor no sirve.',
   'error.bad_settings': 'Esta configuración de la mesa no se puede usar.',
   'error.bad_square': 'Eso no es una casilla.',
