@@ -91,6 +91,51 @@ test('a name that is too long is refused with its sentence, and no game starts',
   assert.deepEqual(await names(), ['White', 'Bruno']);
 });
 
+test('a custom game checks the names before the armies are built, and builds by name', async () => {
+  await toMenu(d);
+  await d.tap('#menu-custom');
+  await waitFor('the setup screen', () => d.find('#start-game'));
+  await setValue(d, '#name-black', 'Tab\there');
+  await d.tap('#start-game');
+  const error = await waitFor('the refusal', async () => ((await exists(d, '#screen-setup .error')) ? textOf('#screen-setup .error') : null));
+  assert.match(error, /^A player’s name has at most 20 characters and no line breaks, tabs/);
+  assert.equal(await exists(d, '#screen-builder'), false, 'nobody builds under a refused name');
+  await d.typeInto('#name-white', 'Carla');
+  await d.typeInto('#name-black', 'Dani');
+  await d.tap('#hide-army');
+  await waitFor('hide checked', () => d.script('return document.querySelector("#hide-army").checked;'));
+  await d.tap('#start-game');
+  await waitFor('White builds', async () => /Carla builds \(White\)/.test(await textOf('#screen-builder h1')));
+  await d.tap('#preset-orthodox');
+  await waitFor('a full army', async () => !(await d.script('return document.querySelector("#lock-in").disabled;')));
+  await d.tap('#lock-in');
+  await waitFor('the hand-over screen', () => d.find('#handover-go'));
+  assert.match(await textOf('#handover'), /Pass the device to Dani, who plays Black\./);
+  assert.equal(await textOf('#handover-go'), 'I am Dani: build my army');
+  await d.tap('#handover-go');
+  await waitFor('Black builds', async () => /Dani builds \(Black\)/.test(await textOf('#screen-builder h1')));
+  await d.tap('#preset-orthodox');
+  await waitFor('a full army', async () => !(await d.script('return document.querySelector("#lock-in").disabled;')));
+  await d.tap('#lock-in');
+  await waitFor('the board', () => d.find('#board .piece'));
+  assert.deepEqual(await names(), ['Carla', 'Dani']);
+  await d.tap('#resign');
+  await d.tap('#resign-confirm');
+  assert.equal(await waitFor('the result dialog', async () => textOf('#result-dialog h2')), 'Dani wins');
+  await d.tap('#result-close');
+  // The names of this game are the ones the next setup offers.
+  await toMenu(d);
+  await d.tap('#menu-classic');
+  await waitFor('the setup screen', () => d.find('#start-game'));
+  assert.deepEqual([await value('#name-white'), await value('#name-black')], ['Carla', 'Dani']);
+  // Back to the names the restart below expects.
+  await setValue(d, '#name-white', '');
+  await setValue(d, '#name-black', 'Bruno');
+  await d.tap('#start-game');
+  await waitFor('the board', () => d.find('#board .piece'));
+  assert.deepEqual(await names(), ['White', 'Bruno']);
+});
+
 test('the names survive closing and opening the app', async () => {
   await d.close();
   await d.open(390, 844);
