@@ -545,6 +545,12 @@ impl Core {
         self.session.as_ref().map(Session::game)
     }
 
+    /// The open game's players' names, if a game is open (the analysis export tags them).
+    #[must_use]
+    pub fn names(&self) -> Option<&Names> {
+        self.session.as_ref().map(Session::names)
+    }
+
     /// The start screen's facts.
     ///
     /// # Errors
