@@ -22,8 +22,11 @@ async function call(command, args = {}) {
 export const versions = () => call('versions');
 /** @returns {Promise<{continue_id: number|null}>} */
 export const startInfo = () => call('start_info');
-/** variant: 'chess'|'horde'; opponent: {kind:'human'}|{kind:'computer', color, level}; timeControl: {base_ms, increment_ms}|null */
-export const newGame = (variant, opponent, timeControl) => call('new_game', { variant, opponent, timeControl });
+/** variant: 'chess'|'horde'; opponent: {kind:'human'}|{kind:'computer', color, level}; timeControl: {base_ms, increment_ms}|null;
+ * names: {white, black} in pass-and-play (an empty one: the colour's name), or null. */
+export const newGame = (variant, opponent, timeControl, names = null) => call('new_game', { variant, opponent, timeControl, names });
+/** The pass-and-play names as a game keeps them (trimmed, empty ones null); refused with `bad_player_name`. */
+export const checkNames = (names) => call('check_names', { names });
 export const openGame = (id) => call('open_game', { id });
 export const currentGame = () => call('current_game');
 /** mv: UCI (e2e4, e7e8q) or SAN (Nf3). */
@@ -59,7 +62,7 @@ export const armyPreset = (color, preset, army = null) => call('army_preset', { 
 /** Start validation: every broken rule, [] when the armies may start. */
 export const startCheck = (white, black) => call('start_check', { white, black });
 /** A Maharajah game from built armies; the computer's side is built by the backend. */
-export const newCustomGame = (white, black, opponent, timeControl) => call('new_custom_game', { white, black, opponent, timeControl });
+export const newCustomGame = (white, black, opponent, timeControl, names = null) => call('new_custom_game', { white, black, opponent, timeControl, names });
 export const savedArmies = () => call('saved_armies');
 export const saveArmy = (name, army) => call('save_army', { name, army });
 export const renameArmy = (id, name) => call('rename_army', { id, name });

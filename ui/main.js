@@ -7,7 +7,7 @@ import { shareFrom } from './share.js';
 import { followLink } from './links.js';
 import { setPieceSet } from './pieces.js';
 import {
-  announcement, buildTap, createStore, dropDecision, initialState, opponentOf, personColor, premoveToPlay, soundFor, stepPly, tapDecision, timeControlOf,
+  announcement, buildTap, createStore, dropDecision, initialState, namesOf, opponentOf, personColor, premoveToPlay, soundFor, stepPly, tapDecision, timeControlOf,
 } from './store.js';
 import { pickLanguage, t as translate } from './i18n.js';
 import { renderMenu } from './views/menu.js';
@@ -121,6 +121,15 @@ function decide(decision) {
   }
 }
 
+/** Keeps the names a pass-and-play game started with, to prefill the next setup. */
+function rememberNames(game) {
+  if (!game || game.opponent.kind !== 'human') return;
+  const value = { white: game.names?.white ?? '', black: game.names?.black ?? '' };
+  const kept = store.state.settings.playerNames;
+  if (kept && kept.white === value.white && kept.black === value.black) return;
+  intent({ type: 'setting', key: 'playerNames', value });
+}
+
 /** Runs a builder call answering with an army view; a failure shows on the builder. */
 async function armyCall(promise, undoable = false) {
   try {
@@ -152,8 +161,18 @@ async function refreshReach() {
 async function buildEffects(action, state) {
   if (action.type === 'build/start') {
     const setup = state.setup;
+    // The names are checked before the armies are built, not refused after.
+    let names = namesOf(setup);
+    if (names) {
+      try {
+        names = await api.checkNames(names);
+      } catch (error) {
+        store.dispatch({ type: 'error', error });
+        return;
+      }
+    }
     const person = setup.color === 'random' ? (Math.random() < 0.5 ? 'white' : 'black') : setup.color;
-    store.dispatch({ type: 'build/begin', person });
+    store.dispatch({ type: 'build/begin', person, names });
     armyCall(api.armyView(store.state.build.side, null));
     savedCall(api.savedArmies());
     return;
@@ -214,7 +233,11 @@ async function buildEffects(action, state) {
         } else {
           const problems = await api.startCheck(build.white.army, view.army);
           if (problems.length) store.dispatch({ type: 'build/problems', problems });
-          else gameLoaded(await api.newCustomGame(build.white.army, view.army, { kind: 'human' }, timeControlOf(state.setup)));
+          else {
+            const game = await api.newCustomGame(build.white.army, view.army, { kind: 'human' }, timeControlOf(state.setup), namesOf(state.setup));
+            gameLoaded(game);
+            rememberNames(game);
+          }
         }
       } catch (error) {
         store.dispatch({ type: 'build/error', error });
@@ -282,7 +305,9 @@ async function effects(action) {
     case 'start-game':
       try {
         const setup = state.setup;
-        gameLoaded(await api.newGame(setup.variant, opponentOf(setup, Math.random() < 0.5 ? 0 : 1), timeControlOf(setup)));
+        const game = await api.newGame(setup.variant, opponentOf(setup, Math.random() < 0.5 ? 0 : 1), timeControlOf(setup), namesOf(setup));
+        gameLoaded(game);
+        rememberNames(game);
       } catch (error) {
         store.dispatch({ type: 'error', error });
       }

@@ -61,8 +61,35 @@ export function initialState(language) {
   };
 }
 
-function newSetup(variant, opponent, timeControl) {
-  return { variant, opponent, color: 'white', level: 3, timeControl, customMinutes: 10, customIncrement: 5, hidden: false };
+function newSetup(variant, opponent, timeControl, names = null) {
+  return {
+    variant, opponent, color: 'white', level: 3, timeControl, customMinutes: 10, customIncrement: 5, hidden: false,
+    // Pass-and-play: the players' names (empty: the colour's), prefilled with the last ones used.
+    whiteName: (names && names.white) || '', blackName: (names && names.black) || '',
+  };
+}
+
+/** The names a pass-and-play setup sends the backend (null against the computer, which has none). */
+export function namesOf(setup) {
+  if (setup.opponent === 'computer') return null;
+  return { white: setup.whiteName ?? '', black: setup.blackName ?? '' };
+}
+
+/**
+ * What a side is called on the game screen: "You" and "Computer · level 3" against the computer;
+ * in pass-and-play the name the player gave, else the colour.
+ */
+export function sideName(game, color, t) {
+  if (game.opponent.kind === 'computer') {
+    return game.opponent.color === color ? t('game.computer', { level: game.opponent.level }) : t('game.you');
+  }
+  return namedSide(game.names, color) ?? t(`color.${color}`);
+}
+
+/** The name `names` give `color`'s player, or null (none given, or none kept). */
+export function namedSide(names, color) {
+  const name = names && names[color];
+  return typeof name === 'string' && name ? name : null;
 }
 
 /** Roles on the builder's palette, cheapest first, with their costs (rules/maharajah.md §2). */
@@ -80,10 +107,12 @@ export function newLearn() {
  * The builder for a custom setup: who builds first (against the computer, the person's side;
  * `person` resolves a random colour), and whether the first army is hidden from the second player.
  */
-export function newBuild(setup, person = 'white') {
+export function newBuild(setup, person = 'white', names = null) {
   const computer = setup.opponent === 'computer';
   return {
     computer,
+    // Pass-and-play: the players' names as checked by the backend ({ white, black }, null: none).
+    names: computer ? null : names,
     person: computer ? person : null,
     hidden: !computer && Boolean(setup.hidden),
     side: computer ? person : 'white',
@@ -137,11 +166,12 @@ function freshUi() {
 
 /** The setup a menu entry opens. */
 export function setupFor(entry, settings) {
-  if (entry === 'horde') return newSetup('horde', 'human', settings.timeControl);
+  const names = settings.playerNames;
+  if (entry === 'horde') return newSetup('horde', 'human', settings.timeControl, names);
   // Against the computer: classic chess or Maharajah, where the computer builds its own army.
-  if (entry === 'computer') return { ...newSetup('chess', 'computer', settings.timeControl), variants: ['chess', 'maharajah'] };
-  if (entry === 'custom') return newSetup('maharajah', 'human', settings.timeControl);
-  return newSetup('chess', 'human', settings.timeControl);
+  if (entry === 'computer') return { ...newSetup('chess', 'computer', settings.timeControl, names), variants: ['chess', 'maharajah'] };
+  if (entry === 'custom') return newSetup('maharajah', 'human', settings.timeControl, names);
+  return newSetup('chess', 'human', settings.timeControl, names);
 }
 
 /** The backend's time control for a setup, or null for none. */
@@ -387,7 +417,7 @@ export function reduce(state, action) {
     case 'error':
       return { ...state, error: action.error };
     case 'build/begin':
-      return { ...state, screen: 'builder', build: newBuild(state.setup, action.person), error: null };
+      return { ...state, screen: 'builder', build: newBuild(state.setup, action.person, action.names ?? null), error: null };
     case 'build/army': {
       if (!state.build) return state;
       const view = action.view;
@@ -502,11 +532,13 @@ export function plyLabels(fen, count) {
   return labels;
 }
 
-/** The result spoken to the person: "You won" / "You lost" against the computer, "White wins"
- * between two people at one board, "Draw". */
-export function resultHeadline(result, person, t) {
+/** The result spoken to the person: "You won" / "You lost" against the computer, "Ana wins"
+ * between two people at one board who gave their names ("White wins" when they did not), "Draw". */
+export function resultHeadline(result, person, t, names = null) {
   if (!result.winner) return t('result.draw');
   if (person) return t(result.winner === person ? 'result.you.won' : 'result.you.lost');
+  const name = namedSide(names, result.winner);
+  if (name) return t('result.named.wins', { name });
   return t('result.wins', { color: t(`color.${result.winner}`) });
 }
 
@@ -528,7 +560,7 @@ export function announcement(state, t) {
   const game = state.screen === 'game' || state.screen === 'netgame' ? state.game : null;
   if (!game) return '';
   if (game.result) {
-    let title = resultHeadline(game.result, state.screen === 'game' ? personColor(game) : null, t);
+    let title = resultHeadline(game.result, state.screen === 'game' ? personColor(game) : null, t, game.names);
     // A network game can end with no result at all.
     if (game.result.outcome === 'annulled') title = t('net.result.annulled');
     return `${title}, ${t(`reason.${game.result.reason}`)}`;
@@ -537,5 +569,5 @@ export function announcement(state, t) {
   if (count === 0) return '';
   const toMove = String(game.fen || '').trim().split(/\s+/)[1] === 'b' ? 'black' : 'white';
   const mover = toMove === 'white' ? 'black' : 'white';
-  return t('announce.move', { color: t(`color.${mover}`), san: game.history[count - 1] });
+  return t('announce.move', { color: namedSide(game.names, mover) ?? t(`color.${mover}`), san: game.history[count - 1] });
 }

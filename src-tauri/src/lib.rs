@@ -109,6 +109,7 @@ fn with_app<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::chess::army_preset,
             commands::chess::start_check,
             commands::chess::new_custom_game,
+            commands::chess::check_names,
             commands::chess::saved_armies,
             commands::chess::save_army,
             commands::chess::rename_army,

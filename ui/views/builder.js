@@ -3,7 +3,7 @@
 // (costs aside, which are printed on the palette) comes from the backend's answers.
 import { h, screen } from './dom.js';
 import { pieceIcon } from '../pieces.js';
-import { PALETTE, shownSaved, visibleArmies } from '../store.js';
+import { PALETTE, namedSide, shownSaved, visibleArmies } from '../store.js';
 import { renderPlainBoard, squareAtPoint } from './plainboard.js';
 import { errorText } from './errors.js';
 
@@ -158,10 +158,13 @@ function savedList(build, intent, t) {
 }
 
 function handover(build, intent, t) {
+  // With names, the hand-over says to whom: "Pass the device to Bruno (Black)".
+  const black = namedSide(build.names, 'black');
   return h('div', { class: 'handover', id: 'handover' },
     h('p', { class: 'handover-big' }, t('build.handover.title')),
-    h('p', {}, t('build.handover.body')),
-    h('button', { type: 'button', class: 'action accent big', id: 'handover-go', onclick: () => intent({ type: 'build/handover-done' }) }, t('build.handover.go')),
+    h('p', {}, black ? t('build.handover.body.named', { name: black }) : t('build.handover.body')),
+    h('button', { type: 'button', class: 'action accent big', id: 'handover-go', onclick: () => intent({ type: 'build/handover-done' }) },
+      black ? t('build.handover.go.named', { name: black }) : t('build.handover.go')),
     build.confirm === 'discard' ? discardDialog(intent, t) : null);
 }
 
@@ -179,7 +182,8 @@ function discardDialog(intent, t) {
 export function renderBuilder(state, { t, intent }) {
   const build = state.build;
   const side = build.side;
-  const title = t(`build.title.${side}`);
+  const builder = namedSide(build.names, side);
+  const title = builder ? t('build.title.named', { name: builder, color: t(`color.${side}`) }) : t(`build.title.${side}`);
   // A network room's builder returns to the room, not the menu.
   const back = () => intent(build.net ? { type: 'net/return' } : { type: 'back' });
   if (build.stage === 'handover') {

@@ -3,16 +3,9 @@
 import { h, s, screen } from './dom.js';
 import { moveArrow, renderBoard, squareRing } from './board.js';
 import { pieceIcon, ROLE_BY_LETTER } from '../pieces.js';
-import { confirmsActions, formatClock, isFlipped, personColor, plyLabels, resultHeadline } from '../store.js';
+import { confirmsActions, formatClock, isFlipped, namedSide, personColor, plyLabels, resultHeadline, sideName } from '../store.js';
 import { errorText } from './errors.js';
 import { flashLine, shareLabel } from './flash.js';
-
-function playerName(game, color, t) {
-  if (game.opponent.kind === 'computer') {
-    return game.opponent.color === color ? t('game.computer', { level: game.opponent.level }) : t('game.you');
-  }
-  return t(`color.${color}`);
-}
 
 function clockText(game, color) {
   if (!game.clock) return null;
@@ -30,12 +23,12 @@ function playerStrip(state, color, t) {
   return h('div', { class: `player${toMove ? ' to-move' : ''}`, id: `player-${color}`, 'data-color': color },
     h('span', { class: `swatch ${color}`, 'aria-hidden': 'true' }),
     h('div', { class: 'who' },
-      h('span', { class: 'name' }, playerName(game, color, t)),
+      h('span', { class: 'name' }, sideName(game, color, t)),
       h('span', { class: 'captured', 'aria-label': t('game.captured', { count: taken.length }) },
         taken.map((role) => pieceIcon(color === 'white' ? 'black' : 'white', role, 22)),
         lead > 0 ? h('span', { class: 'lead' }, `+${lead}`) : null)),
     game.clock
-      ? h('span', { class: `clock${running ? ' running' : ''}${running && (color === 'white' ? game.clock.white_ms : game.clock.black_ms) < 20000 ? ' low' : ''}`, id: `clock-${color}`, role: 'timer', 'aria-label': t('game.clockOf', { player: playerName(game, color, t) }) }, clockText(game, color))
+      ? h('span', { class: `clock${running ? ' running' : ''}${running && (color === 'white' ? game.clock.white_ms : game.clock.black_ms) < 20000 ? ' low' : ''}`, id: `clock-${color}`, role: 'timer', 'aria-label': t('game.clockOf', { player: sideName(game, color, t) }) }, clockText(game, color))
       : null);
 }
 
@@ -52,7 +45,7 @@ export function patchClocks(root, state) {
 }
 
 function resultTitle(state, t) {
-  return resultHeadline(state.game.result, personColor(state.game), t);
+  return resultHeadline(state.game.result, personColor(state.game), t, state.game.names);
 }
 
 /** The moves as buttons (a tap shows that position); `id` names the list. */
@@ -260,7 +253,12 @@ export function renderGame(state, ctx) {
   let status;
   if (game.result) status = h('p', { class: 'status over', id: 'status' }, `${resultTitle(state, t)} — ${t(`reason.${game.result.reason}`)}`);
   else if (game.thinking) status = h('p', { class: 'status thinking', id: 'thinking', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), t('game.thinking'));
-  else status = h('p', { class: 'status', id: 'status' }, t('game.toMove', { color: t(`color.${game.board.turn}`) }), game.board.check ? ` — ${t('game.check')}` : '');
+  else {
+    const mover = namedSide(game.names, game.board.turn);
+    status = h('p', { class: 'status', id: 'status' },
+      mover ? t('game.named.toMove', { name: mover }) : t('game.toMove', { color: t(`color.${game.board.turn}`) }),
+      game.board.check ? ` — ${t('game.check')}` : '');
+  }
   const paused = game.paused && !game.result
     ? h('div', { class: 'banner paused', id: 'paused-banner', role: 'status' },
       h('span', {}, t('game.paused')),
@@ -270,7 +268,9 @@ export function renderGame(state, ctx) {
     ? h('div', { class: 'banner', id: 'draw-offer' },
       h('span', {}, game.opponent.kind === 'computer'
         ? t('game.drawDeclined')
-        : t('game.drawOffered', { color: t(`color.${game.draw_offer}`) })),
+        : namedSide(game.names, game.draw_offer)
+          ? t('game.named.drawOffered', { name: namedSide(game.names, game.draw_offer) })
+          : t('game.drawOffered', { color: t(`color.${game.draw_offer}`) })),
       game.opponent.kind === 'human' && game.draw_offer !== game.board.turn
         ? h('button', { type: 'button', class: 'action accent', id: 'accept-draw', onclick: () => intent({ type: 'accept-draw' }) }, t('game.acceptDraw'))
         : null,

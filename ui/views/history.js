@@ -1,6 +1,7 @@
 // Saved games: the history list (tap to continue or look again) and importing a PGN or FEN.
 import { h, screen } from './dom.js';
 import { errorText } from './errors.js';
+import { namedSide, resultHeadline } from '../store.js';
 
 function when(unix, language) {
   try {
@@ -18,9 +19,13 @@ export function renderHistory(state, { t, intent }) {
   else if (!games.length) list = h('p', { class: 'muted', id: 'history-empty' }, t('history.empty'));
   else {
     list = h('ul', { class: 'history', id: 'history-list' }, games.map((g) => {
-      const opponent = g.opponent.kind === 'computer' ? t('history.vsComputer', { level: g.opponent.level }) : t('history.passAndPlay');
+      const named = g.opponent.kind === 'human' && (namedSide(g.names, 'white') || namedSide(g.names, 'black'));
+      const player = (color) => namedSide(g.names, color) ?? t(`color.${color}`);
+      let opponent = t('history.passAndPlay');
+      if (g.opponent.kind === 'computer') opponent = t('history.vsComputer', { level: g.opponent.level });
+      else if (named) opponent = t('history.players', { white: player('white'), black: player('black') });
       const result = g.result
-        ? `${g.result.winner ? t('result.wins', { color: t(`color.${g.result.winner}`) }) : t('result.draw')} · ${t(`reason.${g.result.reason}`)}`
+        ? `${resultHeadline(g.result, null, t, g.opponent.kind === 'human' ? g.names : null)} · ${t(`reason.${g.result.reason}`)}`
         : t('history.unfinished');
       return h('li', { class: 'history-row' },
         h('button', { type: 'button', class: 'history-item', 'data-game': g.id, onclick: () => intent({ type: 'open-game', id: g.id }) },

@@ -20,6 +20,28 @@ function levelLine(state, t) {
     t('setup.level.hint'));
 }
 
+/** The longest name a player may give (the backend checks it too, with control characters). */
+export const NAME_MAX = 20;
+
+/** Pass-and-play: the two players' names, optional (an empty one is the colour's name). */
+function nameFields(setup, t, intent) {
+  const field = (color) => {
+    const key = `${color}Name`;
+    return h('label', { class: 'name-field', for: `name-${color}` },
+      h('span', {}, t(`setup.name.${color}`)),
+      h('input', {
+        type: 'text', id: `name-${color}`, name: key, value: setup[key] ?? '', maxlength: NAME_MAX,
+        autocomplete: 'off', spellcheck: 'false', placeholder: t(`color.${color}`),
+        // Typing only updates the state (the field already shows the text): no re-render.
+        oninput: (e) => intent({ type: 'setup/change', key, value: e.target.value, quiet: true }),
+      }));
+  };
+  return h('fieldset', { class: 'group names', id: 'setup-names' },
+    h('legend', {}, t('setup.names')),
+    h('div', { class: 'name-fields' }, field('white'), field('black')),
+    h('p', { class: 'muted hint' }, t('setup.names.hint')));
+}
+
 export function renderSetup(state, { t, intent }) {
   const setup = state.setup;
   const change = (key) => (value) => intent({ type: 'setup/change', key, value });
@@ -33,6 +55,7 @@ export function renderSetup(state, { t, intent }) {
       : null,
     custom ? h('p', { class: 'muted', id: 'setup-custom-rules' }, t(computer ? 'setup.custom.rules.computer' : 'setup.custom.rules')) : null,
     radios('opponent', [['human', t('setup.friend')], ['computer', t('setup.computer')]], setup.opponent, t('setup.opponent'), change('opponent')),
+    computer ? null : nameFields(setup, t, intent),
     custom && !computer
       ? h('label', { class: 'toggle', id: 'hide-army-label' },
         h('input', { type: 'checkbox', id: 'hide-army', checked: setup.hidden, onchange: (e) => change('hidden')(e.target.checked) }),

@@ -986,13 +986,15 @@ impl crate::Services {
     pub fn analysis_open(&self, source: Source) -> Result<AnalysisView, AppError> {
         match source {
             Source::Current => {
-                let game = {
+                let (game, names) = {
                     let core = self.chess.core();
-                    core.game()
+                    let game = core
+                        .game()
                         .cloned()
-                        .ok_or_else(|| AppError::from(crate::error::CoreError::NoGame))?
+                        .ok_or_else(|| AppError::from(crate::error::CoreError::NoGame))?;
+                    (game, core.names().cloned().unwrap_or_default())
                 };
-                Ok(self.analysis.open_game(&game, Vec::new(), true))
+                Ok(self.analysis.open_game(&game, name_tags(&names), true))
             }
             Source::Saved { id } => {
                 let record = self
@@ -1002,7 +1004,7 @@ impl crate::Services {
                     .load(id)
                     .map_err(|e| AppError::from(crate::error::CoreError::Store(e)))?;
                 let game = game_of_record(&record)?;
-                let mut tags = Vec::new();
+                let mut tags = name_tags(&record.names);
                 if let Some(result) = record.result {
                     tags.push(("Result".to_owned(), result.pgn().to_owned()));
                 }
@@ -1022,6 +1024,14 @@ impl crate::Services {
             }
         }
     }
+}
+
+/// The PGN `White` / `Black` tags of the players who gave their names (pass-and-play).
+fn name_tags(names: &crate::record::Names) -> Vec<(String, String)> {
+    [("White", &names.white), ("Black", &names.black)]
+        .into_iter()
+        .filter_map(|(tag, name)| name.clone().map(|name| (tag.to_owned(), name)))
+        .collect()
 }
 
 #[cfg(test)]
@@ -1250,6 +1260,37 @@ mod tests {
         assert_eq!(net.code, "no_game");
         let horde = app.analysis_open(Source::Start { variant: Variant::Horde }).expect("a start");
         assert_eq!(horde.variant, Variant::Horde);
+        app.analysis.close();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_analysis_export_of_a_named_game_tags_its_players() {
+        use crate::chess::session::{Names, Opponent};
+        let dir =
+            std::env::temp_dir().join(format!("maharajah-analysis-names-{}", std::process::id()));
+        let app = crate::App::open(
+            &dir.join("games.sqlite"),
+            &dir,
+            crate::lan::LanConfig::loopback(),
+            crate::time::system(),
+            Arc::new(|_: Push| {}),
+        )
+        .expect("an app");
+        let names = Names { white: Some("Ana".to_owned()), black: None };
+        let game = app
+            .chess
+            .act(|core, now, unix| {
+                let start = Position::new(Variant::Chess);
+                core.new_named_game(start, Opponent::Human, &names, None, now, unix)
+            })
+            .expect("a game");
+        app.chess.act(|core, now, unix| core.play("e4", now, unix)).expect("legal");
+        for source in [Source::Current, Source::Saved { id: game.id }] {
+            app.analysis_open(source).expect("opens");
+            let pgn = app.analysis.pgn().expect("a board");
+            assert!(pgn.contains("[White \"Ana\"]\n[Black \"?\"]"), "{pgn}");
+        }
         app.analysis.close();
         let _ = std::fs::remove_dir_all(&dir);
     }

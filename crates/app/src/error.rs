@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use maharajah_net::NetError;
 use serde::Serialize;
 
+use crate::record::BadPlayerName;
 use crate::store::StoreError;
 
 /// Every code the app itself reports in an [`AppError`] (or a network game's notice), besides
@@ -29,6 +30,7 @@ pub const CODES: &[&str] = &[
     "no_game",
     "bad_setting",
     "bad_name",
+    "bad_player_name",
     "write_failed",
     "bad_start",
     "bad_army",
@@ -189,6 +191,7 @@ impl From<CoreError> for AppError {
             CoreError::Session(e) => e.code(),
             CoreError::Store(_) => "storage",
             CoreError::NoGame => "no_game",
+            CoreError::Name(_) => "bad_player_name",
         };
         AppError::new(code, error.to_string())
     }
@@ -203,6 +206,20 @@ pub enum CoreError {
     Store(StoreError),
     /// No game is open.
     NoGame,
+    /// A player's name was refused (too long, a control character).
+    Name(BadPlayerName),
+}
+
+impl From<BadPlayerName> for CoreError {
+    fn from(error: BadPlayerName) -> CoreError {
+        CoreError::Name(error)
+    }
+}
+
+impl From<BadPlayerName> for AppError {
+    fn from(error: BadPlayerName) -> AppError {
+        CoreError::Name(error).into()
+    }
 }
 
 impl From<SessionError> for CoreError {
@@ -223,6 +240,7 @@ impl std::fmt::Display for CoreError {
             CoreError::Session(e) => e.fmt(f),
             CoreError::Store(e) => e.fmt(f),
             CoreError::NoGame => f.write_str("no game is open"),
+            CoreError::Name(e) => e.fmt(f),
         }
     }
 }

@@ -1,6 +1,7 @@
-//! What a local chess game is as storage keeps it: who plays it ([`Opponent`]), how it ended
-//! ([`GameResult`], [`EndReason`]) and its saved row ([`GameRecord`]). A leaf: the session, the
-//! store and the commands all speak these words, and it imports nothing of the app.
+//! What a local chess game is as storage keeps it: who plays it ([`Opponent`], the players'
+//! [`Names`]), how it ended ([`GameResult`], [`EndReason`]) and its saved row ([`GameRecord`]).
+//! A leaf: the session, the store and the commands all speak these words, and it imports
+//! nothing of the app.
 
 use maharajah_engine::clock::TimeControl;
 use maharajah_engine::{Color, Move, Outcome, Variant};
@@ -19,6 +20,120 @@ pub enum Opponent {
         /// Difficulty, 1 to 8.
         level: u8,
     },
+}
+
+/// The names two people at one board (pass-and-play) go by; a side without one is called by its
+/// colour. Against the computer both are `None`: the person stays "You".
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Names {
+    /// White's name.
+    pub white: Option<String>,
+    /// Black's name.
+    pub black: Option<String>,
+}
+
+/// The longest name a player may give, in characters.
+pub const NAME_MAX_CHARS: usize = 20;
+
+/// What is wrong with a player's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameProblem {
+    /// More than [`NAME_MAX_CHARS`] characters after trimming.
+    TooLong,
+    /// A control character (a line break, a tab…) or an invisible text-direction mark.
+    Control,
+}
+
+/// A name refused for `color`'s player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BadPlayerName {
+    /// Whose name it is.
+    pub color: Color,
+    /// What is wrong with it.
+    pub problem: NameProblem,
+}
+
+impl std::fmt::Display for BadPlayerName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.problem {
+            NameProblem::TooLong => {
+                write!(f, "{}'s name is longer than {NAME_MAX_CHARS} characters", self.color)
+            }
+            NameProblem::Control => {
+                write!(f, "{}'s name holds a control character", self.color)
+            }
+        }
+    }
+}
+
+impl std::error::Error for BadPlayerName {}
+
+/// Whether `c` may not stand in a name: a control character, or a mark that reorders the text
+/// around it without being seen (the bidirectional embeddings, overrides and isolates).
+fn is_forbidden(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// One player's name as given: trimmed; `None` when nothing is left (the colour's name then).
+fn checked_name(color: Color, text: Option<&str>) -> Result<Option<String>, BadPlayerName> {
+    let name = text.unwrap_or_default().trim();
+    if name.is_empty() {
+        return Ok(None);
+    }
+    let refuse = |problem| Err(BadPlayerName { color, problem });
+    if name.chars().any(is_forbidden) {
+        return refuse(NameProblem::Control);
+    }
+    if name.chars().count() > NAME_MAX_CHARS {
+        return refuse(NameProblem::TooLong);
+    }
+    Ok(Some(name.to_owned()))
+}
+
+impl Names {
+    /// The names as the players typed them, checked: each trimmed, 1 to [`NAME_MAX_CHARS`]
+    /// characters without control characters; an empty one is no name.
+    ///
+    /// # Errors
+    /// [`BadPlayerName`] for the first side whose name is too long or holds a control character.
+    ///
+    /// # Examples
+    /// ```
+    /// use maharajah_app::record::Names;
+    /// let names = Names::checked(Some(" Ana "), Some("")).expect("fine");
+    /// assert_eq!((names.white.as_deref(), names.black), (Some("Ana"), None));
+    /// assert!(Names::checked(Some("a\tb"), None).is_err());
+    /// ```
+    pub fn checked(white: Option<&str>, black: Option<&str>) -> Result<Names, BadPlayerName> {
+        Ok(Names {
+            white: checked_name(Color::White, white)?,
+            black: checked_name(Color::Black, black)?,
+        })
+    }
+
+    /// These names checked again (see [`Names::checked`]).
+    ///
+    /// # Errors
+    /// As [`Names::checked`].
+    pub fn recheck(&self) -> Result<Names, BadPlayerName> {
+        Names::checked(self.white.as_deref(), self.black.as_deref())
+    }
+
+    /// `color`'s name, if it has one.
+    #[must_use]
+    pub fn of(&self, color: Color) -> Option<&str> {
+        match color {
+            Color::White => self.white.as_deref(),
+            Color::Black => self.black.as_deref(),
+        }
+    }
+
+    /// Whether neither side has a name.
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.white.is_none() && self.black.is_none()
+    }
 }
 
 /// Why a game ended: the one vocabulary of the wire, the store and the result dialog (its
@@ -124,6 +239,8 @@ pub struct GameRecord {
     pub aids: Vec<AidUse>,
     /// The side whose draw offer stands (it survives closing the app).
     pub draw_offer: Option<Color>,
+    /// The players' names (pass-and-play; empty against the computer).
+    pub names: Names,
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use maharajah_engine::{Army, Color, Move, Variant};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 
-use crate::record::{GameRecord, GameResult, Opponent};
+use crate::record::{GameRecord, GameResult, Names, Opponent};
 
 /// The setting under which the seat of the open network game is kept (with its secret token:
 /// it never goes to the UI).
@@ -53,6 +53,8 @@ pub struct GameSummary {
     pub plies: usize,
     /// Unix seconds of the last change.
     pub updated_at: i64,
+    /// The players' names (pass-and-play).
+    pub names: Names,
 }
 
 /// The SQLite file holding everything the app keeps: games, armies, settings (with the kept
@@ -76,7 +78,8 @@ CREATE TABLE IF NOT EXISTS games (
     created_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL,
     aids TEXT NOT NULL DEFAULT '[]',
-    draw_offer TEXT NOT NULL DEFAULT 'null'
+    draw_offer TEXT NOT NULL DEFAULT 'null',
+    names TEXT NOT NULL DEFAULT '{}'
 );
 CREATE TABLE IF NOT EXISTS settings (
     key TEXT PRIMARY KEY,
@@ -134,11 +137,14 @@ fn sql_ms(value: u64) -> i64 {
 }
 
 /// Brings a file made by an older version up to [`SCHEMA`]: the `aids` column of `games`
-/// (hints and threats shown) and its `draw_offer` (a standing offer) came later.
+/// (hints and threats shown), its `draw_offer` (a standing offer) and its `names` (the players'
+/// names, `{}` for none) came later.
 fn migrate(connection: &Connection) -> Result<(), StoreError> {
-    for (column, definition) in
-        [("aids", "TEXT NOT NULL DEFAULT '[]'"), ("draw_offer", "TEXT NOT NULL DEFAULT 'null'")]
-    {
+    for (column, definition) in [
+        ("aids", "TEXT NOT NULL DEFAULT '[]'"),
+        ("draw_offer", "TEXT NOT NULL DEFAULT 'null'"),
+        ("names", "TEXT NOT NULL DEFAULT '{}'"),
+    ] {
         let has: bool = connection
             .prepare("SELECT 1 FROM pragma_table_info('games') WHERE name = ?1")?
             .exists([column])?;
@@ -249,19 +255,20 @@ impl Store {
         let control = record.time_control.map(|c| serde_json::to_string(&c)).transpose()?;
         let aids = serde_json::to_string(&record.aids)?;
         let draw_offer = serde_json::to_string(&record.draw_offer)?;
+        let names = serde_json::to_string(&record.names)?;
         let (white, black) =
             record.clock_ms.map_or((None, None), |(w, b)| (Some(sql_ms(w)), Some(sql_ms(b))));
         if record.id == 0 {
             connection.execute(
-                "INSERT INTO games (variant, opponent, start_fen, moves, result, time_control, white_ms, black_ms, created_at, updated_at, aids, draw_offer)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-                params![record.variant.name(), opponent, record.start_fen, moves_text(&record.moves), result, control, white, black, record.created_at, now_unix, aids, draw_offer],
+                "INSERT INTO games (variant, opponent, start_fen, moves, result, time_control, white_ms, black_ms, created_at, updated_at, aids, draw_offer, names)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                params![record.variant.name(), opponent, record.start_fen, moves_text(&record.moves), result, control, white, black, record.created_at, now_unix, aids, draw_offer, names],
             )?;
             Ok(connection.last_insert_rowid())
         } else {
             connection.execute(
-                "UPDATE games SET moves = ?2, result = ?3, white_ms = ?4, black_ms = ?5, updated_at = ?6, aids = ?7, draw_offer = ?8 WHERE id = ?1",
-                params![record.id, moves_text(&record.moves), result, white, black, now_unix, aids, draw_offer],
+                "UPDATE games SET moves = ?2, result = ?3, white_ms = ?4, black_ms = ?5, updated_at = ?6, aids = ?7, draw_offer = ?8, names = ?9 WHERE id = ?1",
+                params![record.id, moves_text(&record.moves), result, white, black, now_unix, aids, draw_offer, names],
             )?;
             Ok(record.id)
         }
@@ -275,7 +282,7 @@ impl Store {
         let connection = self.conn();
         connection
             .query_row(
-                "SELECT id, variant, opponent, start_fen, moves, result, time_control, white_ms, black_ms, created_at, aids, draw_offer FROM games WHERE id = ?1",
+                "SELECT id, variant, opponent, start_fen, moves, result, time_control, white_ms, black_ms, created_at, aids, draw_offer, names FROM games WHERE id = ?1",
                 [id],
                 |row| {
                     Ok((
@@ -291,12 +298,13 @@ impl Store {
                         row.get::<_, i64>(9)?,
                         row.get::<_, String>(10)?,
                         row.get::<_, String>(11)?,
+                        row.get::<_, String>(12)?,
                     ))
                 },
             )
             .optional()?
             .ok_or_else(|| StoreError(format!("no saved game {id}")))
-            .and_then(|(id, variant, opponent, start_fen, moves, result, control, white, black, created_at, aids, draw_offer)| {
+            .and_then(|(id, variant, opponent, start_fen, moves, result, control, white, black, created_at, aids, draw_offer, names)| {
                 Ok(GameRecord {
                     id,
                     variant: variant.parse().map_err(|_| StoreError(format!("unknown variant {variant}")))?,
@@ -309,6 +317,7 @@ impl Store {
                     created_at,
                     aids: serde_json::from_str(&aids)?,
                     draw_offer: serde_json::from_str(&draw_offer)?,
+                    names: serde_json::from_str(&names)?,
                 })
             })
     }
@@ -331,7 +340,7 @@ impl Store {
     pub fn list(&self, limit: u32) -> Result<Vec<GameSummary>, StoreError> {
         let connection = self.conn();
         let mut statement = connection.prepare(
-            "SELECT id, variant, opponent, result, moves, updated_at FROM games ORDER BY updated_at DESC, id DESC LIMIT ?1",
+            "SELECT id, variant, opponent, result, moves, updated_at, names FROM games ORDER BY updated_at DESC, id DESC LIMIT ?1",
         )?;
         let rows = statement.query_map([limit], |row| {
             Ok((
@@ -341,11 +350,12 @@ impl Store {
                 row.get::<_, Option<String>>(3)?,
                 row.get::<_, String>(4)?,
                 row.get::<_, i64>(5)?,
+                row.get::<_, String>(6)?,
             ))
         })?;
         let mut games = Vec::new();
         for row in rows {
-            let (id, variant, opponent, result, moves, updated_at) = row?;
+            let (id, variant, opponent, result, moves, updated_at, names) = row?;
             games.push(GameSummary {
                 id,
                 variant: variant
@@ -355,6 +365,7 @@ impl Store {
                 result: result.map(|r| serde_json::from_str(&r)).transpose()?,
                 plies: moves.split_whitespace().count(),
                 updated_at,
+                names: serde_json::from_str(&names)?,
             });
         }
         Ok(games)
@@ -496,6 +507,7 @@ mod tests {
             created_at: 100,
             aids: Vec::new(),
             draw_offer: None,
+            names: Names::default(),
         }
     }
 
@@ -530,6 +542,47 @@ mod tests {
         drop(store);
         let store = Store::open(&path).expect("reopens: the column is there once");
         assert_eq!(store.load(id).expect("loads").aids, used[..1]);
+    }
+
+    #[test]
+    fn the_players_names_are_kept_listed_and_an_older_file_gains_their_column() {
+        let path = temp_path("names");
+        // A games table as versions before the names wrote it, with one game.
+        {
+            let raw = rusqlite::Connection::open(&path).expect("opens the file");
+            raw.execute_batch(
+                "CREATE TABLE games (id INTEGER PRIMARY KEY AUTOINCREMENT, variant TEXT NOT NULL,
+                 opponent TEXT NOT NULL, start_fen TEXT NOT NULL, moves TEXT NOT NULL, result TEXT,
+                 time_control TEXT, white_ms INTEGER, black_ms INTEGER,
+                 created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+                 aids TEXT NOT NULL DEFAULT '[]', draw_offer TEXT NOT NULL DEFAULT 'null');
+                 INSERT INTO games (variant, opponent, start_fen, moves, created_at, updated_at)
+                 VALUES ('chess', '{\"kind\":\"human\"}',
+                 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1', 'e2e4', 1, 1);",
+            )
+            .expect("an old file");
+        }
+        let names = Names { white: Some("Ana".to_owned()), black: Some("Bruno \"B\"".to_owned()) };
+        let pass_and_play = GameRecord { opponent: Opponent::Human, ..record() };
+        let id = {
+            let store = Store::open(&path).expect("opens and migrates");
+            assert_eq!(store.load(1).expect("the old game reads").names, Names::default());
+            let id = store
+                .save(&GameRecord { names: names.clone(), ..pass_and_play.clone() }, 5)
+                .expect("inserts");
+            let mut more = store.load(id).expect("loads");
+            more.moves.push("e7e6".parse().expect("uci"));
+            store.save(&more, 6).expect("updates");
+            id
+        };
+        let store = Store::open(&path).expect("reopens: the column is there once");
+        let loaded = store.load(id).expect("loads");
+        assert_eq!((loaded.names, loaded.moves.len()), (names.clone(), 2));
+        let listed = store.list(10).expect("lists");
+        assert_eq!(
+            listed.iter().map(|g| (g.id, g.names.clone())).collect::<Vec<_>>(),
+            [(id, names), (1, Names::default())]
+        );
     }
 
     #[test]

@@ -5,11 +5,11 @@
 use maharajah_app::chess::aids::AidKind;
 use maharajah_app::chess::army::{self, ArmyView, Problem, Reach};
 use maharajah_app::chess::local::{custom_start, StartInfo};
-use maharajah_app::chess::session::{GameView, Opponent, ReviewView};
+use maharajah_app::chess::session::{GameView, Names, Opponent, ReviewView};
 use maharajah_app::store::{GameSummary, SavedArmy};
 use maharajah_app::{App, AppError};
 use maharajah_engine::clock::TimeControl;
-use maharajah_engine::{Army, Color, Role, Square, Variant};
+use maharajah_engine::{Army, Color, Position, Role, Square, Variant};
 use serde::Serialize;
 use tauri::State;
 
@@ -43,19 +43,34 @@ pub fn start_info(app: State<'_, App>) -> Result<StartInfo, AppError> {
     Ok(app.chess.core().start_info()?)
 }
 
-/// Starts a new game of `variant` against `opponent`, with an optional clock.
+/// Starts a new game of `variant` against `opponent`, with an optional clock; in pass-and-play
+/// the players go by `names` (none: their colours).
 ///
 /// # Errors
-/// `storage` when it cannot be saved.
+/// `bad_player_name` for a name that is too long or holds a control character; `storage` when
+/// it cannot be saved.
 #[tauri::command]
 pub fn new_game(
     app: State<'_, App>,
     variant: Variant,
     opponent: Opponent,
     time_control: Option<TimeControl>,
+    names: Option<Names>,
 ) -> Result<GameView, AppError> {
-    app.chess
-        .act(|core, now, unix| core.new_variant_game(variant, opponent, time_control, now, unix))
+    let names = names.unwrap_or_default();
+    app.chess.act(|core, now, unix| {
+        core.new_named_game(Position::new(variant), opponent, &names, time_control, now, unix)
+    })
+}
+
+/// The pass-and-play names as the game will keep them: trimmed, an empty one left out (the
+/// setup checks them before the armies are built).
+///
+/// # Errors
+/// `bad_player_name` for a name that is too long or holds a control character.
+#[tauri::command]
+pub fn check_names(names: Names) -> Result<Names, AppError> {
+    Ok(names.recheck()?)
 }
 
 /// Turns the hint or the threat view on or off in a game against the computer (the engine
@@ -317,7 +332,8 @@ pub fn start_check(white: Army, black: Army) -> Result<Vec<Problem>, AppError> {
 /// by the engine here, without looking at the person's army (any army given for it is ignored).
 ///
 /// # Errors
-/// `bad_start` (naming the broken rules) when the position may not start; `bad_army`; `storage`.
+/// `bad_start` (naming the broken rules) when the position may not start; `bad_army`;
+/// `bad_player_name`; `storage`.
 #[tauri::command]
 pub fn new_custom_game(
     app: State<'_, App>,
@@ -325,9 +341,13 @@ pub fn new_custom_game(
     black: Option<Army>,
     opponent: Opponent,
     time_control: Option<TimeControl>,
+    names: Option<Names>,
 ) -> Result<GameView, AppError> {
+    let names = names.unwrap_or_default().recheck()?;
     let start = custom_start(white, black, opponent, &mut rand::rng())?;
-    app.chess.act(|core, now, unix| core.new_game(start, opponent, time_control, now, unix))
+    app.chess.act(|core, now, unix| {
+        core.new_named_game(start, opponent, &names, time_control, now, unix)
+    })
 }
 
 /// The player's saved armies.

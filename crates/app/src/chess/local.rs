@@ -17,7 +17,7 @@ use crate::chess::aids::{threat_game, AidKind, AidRequest, Aids, AidsView};
 use crate::chess::army::{self, army_of, BadArmy};
 use crate::chess::computer::Computer;
 use crate::chess::session::{
-    ClockView, GameView, MoveView, Opponent, ReviewView, Session, SessionError,
+    ClockView, GameView, MoveView, Names, Opponent, ReviewView, Session, SessionError,
 };
 use crate::error::AppError;
 pub use crate::error::CoreError;
@@ -233,9 +233,29 @@ impl Core {
         now: u64,
         unix: i64,
     ) -> Result<GameView, CoreError> {
+        self.new_named_game(start, opponent, &Names::default(), control, now, unix)
+    }
+
+    /// Starts and saves a new game; in pass-and-play the players go by `names` (checked here:
+    /// trimmed, at most 20 characters, no control characters; an empty one is the colour's
+    /// name). Against the computer the names are left out: the person is "You".
+    ///
+    /// # Errors
+    /// [`CoreError::Name`] for a refused name (nothing starts then); [`CoreError::Store`] when
+    /// it cannot be saved.
+    pub fn new_named_game(
+        &mut self,
+        start: Position,
+        opponent: Opponent,
+        names: &Names,
+        control: Option<TimeControl>,
+        now: u64,
+        unix: i64,
+    ) -> Result<GameView, CoreError> {
+        let names = names.recheck()?;
         self.cancel_thinking();
         self.aids.reset();
-        self.session = Some(Session::new(0, start, opponent, control, unix));
+        self.session = Some(Session::new(0, start, opponent, control, unix).with_names(names));
         self.save(now, unix)?;
         self.view(now)
     }
@@ -252,13 +272,14 @@ impl Core {
         now: u64,
         unix: i64,
     ) -> Result<GameView, CoreError> {
-        self.new_game(Position::new(variant), opponent, control, now, unix)
+        self.new_named_game(Position::new(variant), opponent, &Names::default(), control, now, unix)
     }
 
-    /// The same opponent and clock again. Pass-and-play keeps the same start. Against the
-    /// computer the colours swap; in a custom (Maharajah) game the person keeps their own army,
-    /// mirrored to their new side, and the computer builds a fresh army for its side with `rng`
-    /// (blind, as at a first start) rather than taking over the person's old one.
+    /// The same opponent and clock again. Pass-and-play keeps the same start and the same names
+    /// on the same sides. Against the computer the colours swap; in a custom (Maharajah) game the
+    /// person keeps their own army, mirrored to their new side, and the computer builds a fresh
+    /// army for its side with `rng` (blind, as at a first start) rather than taking over the
+    /// person's old one.
     ///
     /// # Errors
     /// [`CoreError::NoGame`] when no game is open.
@@ -285,7 +306,8 @@ impl Core {
             }
             Opponent::Human => (old_start.clone(), Opponent::Human),
         };
-        self.new_game(start, opponent, control, now, unix)
+        let names = session.names().clone();
+        self.new_named_game(start, opponent, &names, control, now, unix)
     }
 
     /// Opens a saved game (its clock resumes for the side to move).
@@ -525,6 +547,12 @@ impl Core {
     #[must_use]
     pub fn game(&self) -> Option<&Game> {
         self.session.as_ref().map(Session::game)
+    }
+
+    /// The open game's players' names, if a game is open (the analysis export tags them).
+    #[must_use]
+    pub fn names(&self) -> Option<&Names> {
+        self.session.as_ref().map(Session::names)
     }
 
     /// The start screen's facts.
@@ -777,7 +805,7 @@ impl AppState {
     /// # Errors
     /// `bad_setting` for an unknown key, `storage`.
     pub fn set_setting(&self, key: &str, value: &serde_json::Value) -> Result<(), AppError> {
-        const KEYS: [&str; 13] = [
+        const KEYS: [&str; 14] = [
             "theme",
             "sounds",
             "autoTurn",
@@ -791,6 +819,8 @@ impl AppState {
             "zen",
             "pieceSet",
             "haptics",
+            // The names last given in a pass-and-play setup, to prefill the next one.
+            "playerNames",
         ];
         if !KEYS.contains(&key) {
             return Err(AppError {
@@ -1034,6 +1064,82 @@ mod tests {
         assert_eq!(reopened.history, vec!["Mc3".to_owned()]);
         let pgn = core.pgn(None, 5, "2026.01.01").expect("pgn");
         assert!(pgn.contains("[Variant \"Maharajah\"]") && pgn.contains("[SetUp \"1\"]"), "{pgn}");
+    }
+
+    #[test]
+    fn pass_and_play_names_are_saved_reopened_listed_exported_and_kept_for_a_rematch() {
+        let dir = std::env::temp_dir().join(format!("maharajah-names-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("games.sqlite");
+        let given = Names { white: Some("  Ana ".to_owned()), black: Some("Bruno".to_owned()) };
+        let names = Names { white: Some("Ana".to_owned()), black: Some("Bruno".to_owned()) };
+        let id = {
+            let mut core = Core::new(Store::open(&path).expect("opens"));
+            let start = Position::new(Variant::Chess);
+            let view =
+                core.new_named_game(start, Opponent::Human, &given, None, 0, 10).expect("starts");
+            assert_eq!(view.names, names, "trimmed");
+            for mv in ["f3", "e5", "g4", "Qh4#"] {
+                core.play(mv, 0, 11).expect("legal");
+            }
+            view.id
+        };
+        // The app closed and started again: the file still knows who played.
+        let mut core = Core::new(Store::open(&path).expect("reopens"));
+        let view = core.open(id, 0).expect("opens");
+        assert_eq!(view.names, names);
+        assert_eq!(view.result.map(|r| r.winner), Some(Some(Color::Black)));
+        let listed = core.history().expect("lists");
+        assert_eq!(listed[0].names, names, "the history list names the players");
+        let pgn = core.pgn(Some(id), 0, "2026.12.02").expect("pgn");
+        assert!(pgn.contains("[White \"Ana\"]\n[Black \"Bruno\"]\n[Result \"0-1\"]"), "{pgn}");
+        let rematch =
+            core.rematch(0, 12, &mut rand::rngs::StdRng::seed_from_u64(1)).expect("again");
+        assert_eq!((rematch.names, rematch.history.len()), (names, 0), "the same two people");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_bad_name_is_refused_with_its_code_and_nothing_starts() {
+        let mut core = core();
+        let cases = [
+            (Names { white: Some("x".repeat(21)), black: None }, "White's name is longer"),
+            (Names { white: None, black: Some("Ana\nBruno".to_owned()) }, "Black's name holds"),
+            (Names { white: Some("Ana\u{202E}".to_owned()), black: None }, "White's name holds"),
+        ];
+        for (names, why) in cases {
+            let start = Position::new(Variant::Chess);
+            let error = core
+                .new_named_game(start, Opponent::Human, &names, None, 0, 0)
+                .expect_err("refused");
+            let error = AppError::from(error);
+            assert_eq!(error.code, "bad_player_name");
+            assert!(error.message.starts_with(why), "{}", error.message);
+        }
+        assert!(core.current(0).is_none(), "no game started");
+        assert!(core.history().expect("lists").is_empty(), "and none was saved");
+        // Twenty characters (not bytes), blanks and nothing at all are fine.
+        let twenty = "Ñandú Ñandú Ñandú Ña";
+        assert_eq!((twenty.chars().count(), twenty.len() > 20), (20, true));
+        let fine = Names { white: Some(twenty.to_owned()), black: Some(" ".into()) };
+        let view = core
+            .new_named_game(Position::default(), Opponent::Human, &fine, None, 0, 0)
+            .expect("starts");
+        assert_eq!(view.names.white.as_deref(), Some(twenty));
+        assert_eq!(view.names.black, None, "a blank name is the colour's");
+    }
+
+    #[test]
+    fn against_the_computer_the_person_has_no_name() {
+        let mut core = core();
+        let names = Names { white: Some("Ana".to_owned()), black: Some("Bruno".to_owned()) };
+        let computer = Opponent::Computer { color: Color::Black, level: 1 };
+        let view =
+            core.new_named_game(Position::default(), computer, &names, None, 0, 0).expect("starts");
+        assert_eq!(view.names, Names::default());
+        let pgn = core.pgn(None, 0, "?").expect("pgn");
+        assert!(pgn.contains("[White \"White player\"]\n[Black \"Computer (level 1)\"]"), "{pgn}");
     }
 
     #[test]

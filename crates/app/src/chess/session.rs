@@ -11,7 +11,7 @@ use maharajah_engine::{
 use serde::Serialize;
 
 pub use crate::error::SessionError;
-pub use crate::record::{AidKind, AidUse, EndReason, GameRecord, GameResult, Opponent};
+pub use crate::record::{AidKind, AidUse, EndReason, GameRecord, GameResult, Names, Opponent};
 
 /// A piece on a square, for drawing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -92,6 +92,8 @@ pub struct GameView {
     pub variant: Variant,
     /// Pass-and-play or the computer.
     pub opponent: Opponent,
+    /// The players' names in pass-and-play (a side without one goes by its colour).
+    pub names: Names,
     /// The current board.
     pub board: BoardView,
     /// Legal moves in UCI (promotions list one move per role the side may choose).
@@ -144,6 +146,8 @@ pub struct Session {
     aids: Vec<AidUse>,
     /// The clock is stopped by the person (the menu opened, the app went to the background).
     paused: bool,
+    /// The players' names (pass-and-play).
+    names: Names,
 }
 
 pub(crate) fn board_of(position: &Position, last: Option<Move>, ply: usize) -> BoardView {
@@ -187,6 +191,7 @@ impl GameView {
             id: 0,
             variant: game.start().rules().variant,
             opponent: Opponent::Human,
+            names: Names::default(),
             board: board_of(position, game.moves().last().copied(), game.moves().len()),
             legal: if finished {
                 Vec::new()
@@ -235,7 +240,25 @@ impl Session {
             created_at,
             aids: Vec::new(),
             paused: false,
+            names: Names::default(),
         }
+    }
+
+    /// This game with the players' `names`; against the computer there are none (the person
+    /// is "You"), whatever is given.
+    #[must_use]
+    pub fn with_names(mut self, names: Names) -> Session {
+        self.names = match self.opponent {
+            Opponent::Human => names,
+            Opponent::Computer { .. } => Names::default(),
+        };
+        self
+    }
+
+    /// The players' names.
+    #[must_use]
+    pub const fn names(&self) -> &Names {
+        &self.names
     }
 
     /// Restores a saved game; its clock (if any) resumes for the side to move at `now`.
@@ -267,6 +290,7 @@ impl Session {
             created_at: record.created_at,
             aids: record.aids.clone(),
             paused: false,
+            names: record.names.clone(),
         })
     }
 
@@ -288,6 +312,7 @@ impl Session {
             created_at: self.created_at,
             aids: self.aids.clone(),
             draw_offer: self.draw_offer,
+            names: self.names.clone(),
         }
     }
 
@@ -653,6 +678,7 @@ impl Session {
         GameView {
             id: self.id,
             opponent: self.opponent,
+            names: self.names.clone(),
             draw_offer: self.draw_offer,
             paused: self.paused,
             result: self.result,
@@ -661,14 +687,18 @@ impl Session {
         }
     }
 
-    /// The game as PGN, with players, date and the result however the game ended.
+    /// The game as PGN, with players (their names in pass-and-play), date and the result
+    /// however the game ended.
     #[must_use]
     pub fn pgn(&self, date: &str) -> String {
         let name = |color: Color| match self.opponent {
             Opponent::Computer { color: computer, level } if computer == color => {
                 format!("Computer (level {level})")
             }
-            _ => format!("{} player", if color == Color::White { "White" } else { "Black" }),
+            _ => self.names.of(color).map_or_else(
+                || format!("{} player", if color == Color::White { "White" } else { "Black" }),
+                str::to_owned,
+            ),
         };
         let mut extra = vec![
             ("Event".to_owned(), "Maharajah app game".to_owned()),
@@ -737,12 +767,15 @@ impl Session {
         }
         let looks_like_fen = !text.contains('[')
             && text.split_whitespace().next().is_some_and(|board| board.matches('/').count() == 7);
-        let game = if looks_like_fen {
-            Game::new(position_from_fen(text)?)
+        let (game, names) = if looks_like_fen {
+            (Game::new(position_from_fen(text)?), Names::default())
         } else {
-            from_pgn(text).map_err(|e| SessionError::Import(e.to_string()))?.game
+            let pgn = from_pgn(text).map_err(|e| SessionError::Import(e.to_string()))?;
+            let names = pgn_names(&pgn.tags);
+            (pgn.game, names)
         };
-        let mut session = Session::new(0, game.start().clone(), Opponent::Human, None, created_at);
+        let mut session = Session::new(0, game.start().clone(), Opponent::Human, None, created_at)
+            .with_names(names);
         for mv in game.moves() {
             session.game.play_unchecked(*mv);
         }
@@ -751,6 +784,20 @@ impl Session {
         }
         Ok(session)
     }
+}
+
+/// The players' names in a PGN's `White` and `Black` tags: each kept when it is a name this app
+/// accepts, and not PGN's unknown (`?`) or the `White player` / `Black player` this app writes
+/// for a side without a name.
+fn pgn_names(tags: &[(String, String)]) -> Names {
+    let value = |tag: &str| {
+        let value = tags.iter().find(|(k, _)| k == tag).map(|(_, v)| v.trim())?;
+        (value != "?" && value != format!("{tag} player")).then_some(value)
+    };
+    let (white, black) = (value("White"), value("Black"));
+    // A name this app would refuse is left out; the other side keeps its own.
+    let one = |white, black| Names::checked(white, black).unwrap_or_default();
+    Names { white: one(white, None).white, black: one(None, black).black }
 }
 
 /// A FEN in whichever variant it describes: eight fields or compound pieces mean Maharajah, a
@@ -1011,6 +1058,50 @@ mod tests {
         let restored = Session::from_record(&record, 50).expect("replays");
         assert_eq!(restored.view(50).history, ["e5"]);
         assert_eq!(restored.view(1_050).clock.map(|c| c.black_ms), Some(289_000));
+    }
+
+    #[test]
+    fn the_players_names_are_the_pgn_tags_and_come_back_on_import() {
+        let names = Names { white: Some("Ana".to_owned()), black: Some("Bruno \"B\"".to_owned()) };
+        let mut s = pass_and_play(Variant::Chess, None).with_names(names.clone());
+        play_all(&mut s, &["f2f3", "e5", "g4", "Qh4#"]);
+        assert_eq!(s.view(0).names, names, "the game screen gets them");
+        assert_eq!(s.to_record(0).names, names, "storage keeps them");
+        let pgn = s.pgn("2026.12.02");
+        // The Seven Tag Roster in its order, the names where White and Black stand.
+        let tags: Vec<&str> = pgn.lines().take(7).collect();
+        assert_eq!(
+            tags,
+            [
+                "[Event \"Maharajah app game\"]",
+                "[Site \"This device\"]",
+                "[Date \"2026.12.02\"]",
+                "[Round \"?\"]",
+                "[White \"Ana\"]",
+                "[Black \"Bruno \\\"B\\\"\"]",
+                "[Result \"0-1\"]",
+            ]
+        );
+        let back = Session::import(&pgn, 0).expect("reads its own export");
+        assert_eq!(back.names(), &names);
+
+        // A side without a name is its colour's player, and stays nameless through an import.
+        let half = Names { white: None, black: Some("Bruno".to_owned()) };
+        let s = pass_and_play(Variant::Chess, None).with_names(half.clone());
+        let pgn = s.pgn("?");
+        assert!(pgn.contains("[White \"White player\"]\n[Black \"Bruno\"]"), "{pgn}");
+        assert_eq!(Session::import(&pgn, 0).expect("reads").names(), &half);
+        // Another program's unknown, or a name this app would refuse, is no name.
+        let long = "x".repeat(21);
+        let other = format!("[White \"?\"]\n[Black \"{long}\"]\n\n1. e4 *");
+        assert_eq!(Session::import(&other, 0).expect("reads").names(), &Names::default());
+
+        // Against the computer there are no names: the person is "You", the PGN as before.
+        let computer = Opponent::Computer { color: Color::Black, level: 2 };
+        let s = Session::new(1, Position::default(), computer, None, 0).with_names(names);
+        assert_eq!(s.view(0).names, Names::default());
+        let pgn = s.pgn("?");
+        assert!(pgn.contains("[White \"White player\"]\n[Black \"Computer (level 2)\"]"), "{pgn}");
     }
 
     #[test]
