@@ -177,15 +177,14 @@ fn with_app<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
 /// Hands every `maharajah://join/…` link the system opens the app with to the app core, which
 /// keeps it for the UI and announces it (`join-link`): the link the app was started with, and
 /// those that arrive while it runs. On Linux and Windows the scheme is (re)registered with the
-/// desktop at each start, so a build that was not installed by a package opens links too (the
-/// .deb's desktop entry registers it as well); on macOS, Android and iOS the bundle's
-/// configuration does (`plugins.deep-link` in tauri.conf.json).
+/// desktop at each start, on a thread of its own (see `register_links`), so a build that was
+/// not installed by a package opens links too (the .deb's desktop entry registers it as well);
+/// on macOS, Android and iOS the bundle's configuration does (`plugins.deep-link` in
+/// tauri.conf.json).
 pub fn follow_links<R: Runtime>(app: &tauri::App<R>) {
     use tauri_plugin_deep_link::DeepLinkExt;
     #[cfg(any(windows, target_os = "linux"))]
-    if let Err(error) = app.deep_link().register_all() {
-        eprintln!("the maharajah:// links could not be registered: {error}");
-    }
+    register_links(app.handle());
     let handle = app.handle().clone();
     app.deep_link().on_open_url(move |event| {
         let core = handle.state::<App>();
@@ -198,6 +197,30 @@ pub fn follow_links<R: Runtime>(app: &tauri::App<R>) {
         for url in urls {
             core.open_link(url.as_str());
         }
+    }
+}
+
+/// Registers the `maharajah://` scheme with the desktop without holding up the window.
+///
+/// The setup hook runs on the main thread after the window is created and before its page can
+/// load, and on Linux registering runs desktop tools (`update-desktop-database`, then
+/// `xdg-mime`, a shell script of a dozen processes): 40–250 ms at every start that the first
+/// page waited for. Nothing at start needs it done (it only tells the desktop where to send
+/// later links; the link the app was started with comes from its arguments), so it runs on a
+/// thread of its own, or here if no thread can be started.
+#[cfg(any(windows, target_os = "linux"))]
+fn register_links<R: Runtime>(handle: &AppHandle<R>) {
+    fn register<R: Runtime>(handle: &AppHandle<R>) {
+        use tauri_plugin_deep_link::DeepLinkExt;
+        if let Err(error) = handle.deep_link().register_all() {
+            eprintln!("the maharajah:// links could not be registered: {error}");
+        }
+    }
+    let moved = handle.clone();
+    let spawned =
+        std::thread::Builder::new().name("register-links".into()).spawn(move || register(&moved));
+    if spawned.is_err() {
+        register(handle);
     }
 }
 
