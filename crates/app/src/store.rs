@@ -228,9 +228,13 @@ impl Store {
     /// # Errors
     /// [`StoreError`] when the file cannot be opened or the schema created.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let connection = Connection::open(path)?;
-        connection.execute_batch(SCHEMA)?;
-        migrate(&connection)?;
+        let mut connection = Connection::open(path)?;
+        // One transaction for the whole schema: a new file is made with one journal and one set
+        // of syncs instead of one per table (a file already up to date writes nothing).
+        let schema = connection.transaction()?;
+        schema.execute_batch(SCHEMA)?;
+        migrate(&schema)?;
+        schema.commit()?;
         Ok(Store { connection: Arc::new(Mutex::new(connection)) })
     }
 
