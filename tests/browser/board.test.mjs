@@ -1,0 +1,162 @@
+// The boards up close in Chromium with a finger (touch events, as on an Android phone), against
+// the real application core through the web shell: the board stays put when the builder refuses
+// a tap or its hint changes and at a game's first capture; a swipe steps through the moves in
+// review with the strip of moves kept on the move shown; coordinates big and contrasted enough
+// on every board theme; the themes' previews in Settings; the Chaturaji boat and elephant drawn
+// unlike the chess rook; and a drag from the builder's palette showing the piece under the
+// finger and the square it would land on.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  artifacts, count, launch, move, openSetup, phone, spent, startShell, tapSquare, toMenu, waitFor,
+} from './shell.mjs';
+
+let shell;
+let browser;
+
+before(async () => {
+  await mkdir(artifacts, { recursive: true });
+  shell = await startShell();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  shell?.stop();
+});
+
+/** The centre of the element matching `css`, in the page's viewport. */
+const centre = (page, css) => page.evaluate((c) => {
+  const r = document.querySelector(c).getBoundingClientRect();
+  return [r.left + r.width / 2, r.top + r.height / 2];
+}, css);
+
+/** Where the element matching `css` starts in the document (its top, whatever the scroll). */
+const topOf = (page, css) => page.evaluate((c) => document.querySelector(c).getBoundingClientRect().top + window.scrollY, css);
+
+/** One finger on the touch screen, through Chromium's own touch input (pointer events follow). */
+async function finger(page) {
+  const cdp = await page.context().newCDPSession(page);
+  const touch = (type, points) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints: points });
+  let at = null;
+  return {
+    async down([x, y]) { at = [x, y]; await touch('touchStart', [{ x, y }]); },
+    /** Slides to (x, y) in a few steps, as a finger does. */
+    async slide([x, y], steps = 6) {
+      const [x0, y0] = at;
+      for (let i = 1; i <= steps; i += 1) {
+        at = [x0 + ((x - x0) * i) / steps, y0 + ((y - y0) * i) / steps];
+        await touch('touchMove', [{ x: at[0], y: at[1] }]);
+      }
+    },
+    async up() { await touch('touchEnd', []); },
+  };
+}
+
+async function openBuilder(page) {
+  await openSetup(page, 'custom');
+  await page.tap('#start-game');
+  await waitFor('the builder', async () => (await spent(page)) !== null);
+}
+
+/** The builder's note (its hint or refusal): which, its text, and whether it is cut off. */
+const note = (page) => page.evaluate(() => {
+  const n = document.querySelector('#build-refusal, #build-hint');
+  return { id: n.id, text: n.textContent, cut: n.scrollHeight > n.clientHeight + 1 || n.scrollWidth > n.clientWidth + 1 };
+});
+
+/**
+ * Goes through the builder's hints and refusals (every piece picked; over budget; a piece beyond
+ * a gap; one beyond a whole empty rank) and returns the board's top after each, by name, with
+ * any note that did not fit its slot.
+ */
+async function builderNotes(page) {
+  const board = '#builder-board';
+  await openBuilder(page);
+  await page.tap('#preset-orthodox');
+  await waitFor('39 points', async () => (await spent(page)) === 39);
+  const tops = { arrival: await topOf(page, board) };
+  const cut = [];
+  const look = async (when) => {
+    tops[when] = await topOf(page, board);
+    const shown = await note(page);
+    if (shown.cut) cut.push(`${when}: ${shown.text}`);
+    return shown;
+  };
+  assert.equal((await look('arrival')).id, 'build-hint');
+  const roles = await page.evaluate(() => [...document.querySelectorAll('#palette .palette-item')].map((b) => b.dataset.role));
+  for (const role of roles) {
+    await page.tap(`#palette-${role}`);
+    await waitFor(`${role} picked`, () => page.evaluate((r) => document.querySelector(`#palette-${r}`).getAttribute('aria-pressed') === 'true', role));
+    await look(`${role} picked`);
+    await page.tap(`#palette-${role}`);
+    await waitFor(`${role} put back`, () => page.evaluate((r) => document.querySelector(`#palette-${r}`).getAttribute('aria-pressed') === 'false', role));
+  }
+  await page.tap('#palette-maharajah');
+  await tapSquare(page, 'd1', board);
+  await waitFor('the refusal', async () => (await note(page)).id === 'build-refusal');
+  const overBudget = await look('over budget');
+  await page.tap('#palette-maharajah');
+  await waitFor('the refusal gone', async () => (await note(page)).id === 'build-hint');
+  await look('refusal gone');
+  await tapSquare(page, 'a2', board);
+  await waitFor('a2 removed', async () => (await spent(page)) === 38);
+  await tapSquare(page, 'b2', board);
+  await waitFor('b2 removed', async () => (await spent(page)) === 37);
+  await page.tap('#palette-pawn');
+  await tapSquare(page, 'a3', board);
+  await waitFor('the refusal', async () => (await note(page)).id === 'build-refusal');
+  const gap = await look('beyond a gap');
+  await page.tap('#preset-empty');
+  await waitFor('the king alone', async () => (await spent(page)) === 0);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  if ((await note(page)).id === 'build-hint' && !(await page.evaluate(() => document.querySelector('#palette-pawn').getAttribute('aria-pressed') === 'true'))) await page.tap('#palette-pawn');
+  await tapSquare(page, 'a3', board);
+  await waitFor('the refusal', async () => (await note(page)).id === 'build-refusal');
+  const emptyRank = await look('beyond an empty rank');
+  return { tops, cut, overBudget, gap, emptyRank };
+}
+
+test('the builder\'s board stays put when a tap is refused or the hint changes, in both languages, at 360×640', async () => {
+  const { page, context, errors } = await phone(browser, shell.url, 360, 640);
+  for (const language of ['en', 'es']) {
+    if (language === 'es') {
+      await toMenu(page);
+      await page.tap('#menu-settings');
+      await page.tap('#language-es');
+      await waitFor('Spanish', () => page.evaluate(() => document.documentElement.lang === 'es'));
+    }
+    const { tops, cut, overBudget, gap, emptyRank } = await builderNotes(page);
+    if (language === 'en') {
+      assert.equal(overBudget.text, 'White spends 43 of 39 points');
+      assert.equal(gap.text, 'White: piece on a3 while rank 2 has empty squares: a2, b2');
+      assert.equal(emptyRank.text, 'White: piece on a3 while rank 1 has empty squares: a1, b1, c1…', 'a long list is cut short (the board marks every square)');
+      await page.screenshot({ path: path.join(artifacts, 'chromium-builder-refusal-360x640.png') });
+    }
+    assert.deepEqual(cut, [], `${language}: every hint and refusal fits its slot`);
+    for (const [when, top] of Object.entries(tops)) assert.equal(top, tops.arrival, `${language}: the board's top ${when} (${JSON.stringify(tops)})`);
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the game board stays put at the first move and the first captures, at 360×640', async () => {
+  const { page, context, errors } = await phone(browser, shell.url, 360, 640);
+  await openSetup(page, 'classic');
+  await page.tap('#start-game');
+  await page.waitForSelector('#board .piece');
+  const tops = { start: await topOf(page, '#board') };
+  await move(page, 'e2', 'e4');
+  tops.e4 = await topOf(page, '#board');
+  await move(page, 'd7', 'd5');
+  await move(page, 'e4', 'd5');
+  tops.exd5 = await topOf(page, '#board');
+  await move(page, 'd8', 'd5');
+  assert.equal(await count(page, '#player-black .captured .piece-icon'), 1, 'Black has taken a pawn');
+  tops.Qxd5 = await topOf(page, '#board');
+  for (const [when, top] of Object.entries(tops)) assert.equal(top, tops.start, `the board's top after ${when} (${JSON.stringify(tops)})`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
