@@ -160,3 +160,66 @@ test('the game board stays put at the first move and the first captures, at 360Ã
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+/** WCAG's contrast ratio of two CSS colours ("rgb(r, g, b)"). */
+function contrast(a, b) {
+  const luminance = (css) => {
+    const [r, g, bl] = css.match(/\d+(\.\d+)?/g).slice(0, 3).map((v) => Number(v) / 255)
+      .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+/** Each coordinate label of the board `css`: text, rendered size in px, its fill and its square's. */
+const coordinates = (page, css) => page.evaluate((c) => {
+  const svg = document.querySelector(c);
+  const perUnit = svg.getScreenCTM().a;
+  return [...svg.querySelectorAll('.coord')].map((label) => ({
+    text: label.textContent,
+    px: parseFloat(getComputedStyle(label).fontSize) * perUnit,
+    ink: getComputedStyle(label).fill,
+    square: getComputedStyle(label.parentElement.querySelector('rect')).fill,
+  }));
+}, css);
+
+/** The light and dark fills of the board `css`'s squares. */
+const squareFills = (page, css) => page.evaluate((c) => ['light', 'dark'].map((k) => getComputedStyle(document.querySelector(`${c} rect.${k}`)).fill), css);
+
+test('coordinates are big enough and contrasted on every theme, and each theme\'s preview shows its board, at 360Ã—640', async () => {
+  const { page, context, errors } = await phone(browser, shell.url, 360, 640);
+  const themes = ['wood', 'green', 'slate'];
+  const previews = {};
+  for (const theme of themes) {
+    await toMenu(page);
+    await page.tap('#menu-settings');
+    await page.waitForSelector('#settings-theme');
+    if (theme === themes[0]) {
+      for (const other of themes) previews[other] = await squareFills(page, `label:has(#theme-${other}) svg.theme-preview`);
+      assert.equal(new Set(Object.values(previews).map(String)).size, 3, `three different previews (${JSON.stringify(previews)})`);
+      await page.screenshot({ path: path.join(artifacts, 'chromium-settings-themes-360x640.png') });
+    }
+    await page.tap(`#theme-${theme}`);
+    await waitFor(`${theme} chosen`, () => page.evaluate((t) => document.querySelector(`#theme-${t}`).checked, theme));
+    await openSetup(page, 'classic');
+    await page.tap('#start-game');
+    await page.waitForSelector('#board .piece');
+    assert.deepEqual(await squareFills(page, '#board'), previews[theme], `the ${theme} preview shows the ${theme} board`);
+    const labels = await coordinates(page, '#board');
+    assert.equal(labels.length, 16, 'a rank and a file label along two edges');
+    for (const label of labels) {
+      assert.ok(label.px >= 10, `${theme}: "${label.text}" is ${label.px.toFixed(1)} px, at least 10`);
+      const ratio = contrast(label.ink, label.square);
+      assert.ok(ratio >= 3, `${theme}: "${label.text}" has contrast ${ratio.toFixed(2)} with its square, at least 3:1`);
+    }
+    await page.screenshot({ path: path.join(artifacts, `chromium-coordinates-${theme}-360x640.png`) });
+  }
+  // The smaller boards (the builder's, Learn's) keep readable labels too.
+  await toMenu(page);
+  await page.tap('#menu-learn');
+  await page.waitForSelector('#learn-board');
+  for (const label of await coordinates(page, '#learn-board')) assert.ok(label.px >= 10, `Learn: "${label.text}" is ${label.px.toFixed(1)} px`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
