@@ -223,3 +223,139 @@ test('coordinates are big enough and contrasted on every theme, and each theme\'
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+/** The move shown (the strip's current move) and whether the strip shows all of it. */
+const stripState = (page) => page.evaluate(() => {
+  const strip = document.querySelector('.move-strip');
+  const current = strip.querySelector('.san.current');
+  const box = strip.getBoundingClientRect();
+  const item = current?.getBoundingClientRect();
+  return {
+    ply: current ? Number(current.dataset.ply) : 0,
+    inView: current ? item.left >= box.left - 1 && item.right <= box.right + 1 : null,
+    scrollLeft: strip.scrollLeft,
+    overflows: strip.scrollWidth > strip.clientWidth,
+  };
+});
+
+const LONG_GAME = '1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 10. d4 Nbd7 11. c4 c6 12. cxb5 axb5 13. Nc3 Bb7 14. Bg5 b4 15. Nb1 h6 16. Bh4 c5 17. dxe5 Nxe4 18. Bxe7 Qxe7 19. exd6 Qf6 20. Nbd2 Nxd6 *';
+
+test('in review a swipe on the board steps through the moves, the strip kept on the move shown, at 360×640', async () => {
+  const { page, context, errors } = await phone(browser, shell.url, 360, 640);
+  await toMenu(page);
+  await page.tap('#menu-history');
+  await page.fill('#import-text', LONG_GAME);
+  await page.tap('#import-submit');
+  await page.waitForSelector('#board .piece');
+  await waitFor('40 moves', async () => (await count(page, '#moves .san')) === 40);
+  let strip = await stripState(page);
+  assert.ok(strip.overflows, 'the strip is longer than the screen');
+  assert.equal(strip.ply, 40);
+  assert.ok(strip.inView && strip.scrollLeft > 0, `the last move is in view (${JSON.stringify(strip)})`);
+
+  const board = await centre(page, '#board');
+  const hand = await finger(page);
+  const swipe = async (dx) => {
+    await hand.down([board[0] - dx / 2, board[1]]);
+    await hand.slide([board[0] + dx / 2, board[1] + 8]);
+    await hand.up();
+  };
+  await page.tap('#nav-first');
+  await waitFor('the start', async () => (await stripState(page)).ply === 0);
+  assert.equal((await stripState(page)).scrollLeft, 0, 'the strip at its start');
+  // Right to left: forward; left to right: back.
+  await swipe(-150);
+  await waitFor('a swipe forward', async () => (await stripState(page)).ply === 1);
+  await swipe(-150);
+  await waitFor('another', async () => (await stripState(page)).ply === 2);
+  await swipe(150);
+  await waitFor('a swipe back', async () => (await stripState(page)).ply === 1);
+  // A short or mostly vertical slide is no swipe.
+  await hand.down([board[0], board[1] - 60]);
+  await hand.slide([board[0] + 30, board[1] + 60]);
+  await hand.up();
+  await page.waitForTimeout(200);
+  assert.equal((await stripState(page)).ply, 1);
+  // Far into the game by swipes: the strip follows the move shown.
+  for (let ply = 2; ply <= 24; ply += 1) {
+    await swipe(-150);
+    await waitFor(`ply ${ply}`, async () => (await stripState(page)).ply === ply);
+  }
+  strip = await stripState(page);
+  assert.ok(strip.inView && strip.scrollLeft > 0, `move 24 is in view (${JSON.stringify(strip)})`);
+  const shown = await page.evaluate(() => [...document.querySelectorAll('#board [data-piece-square]')].length);
+  assert.equal(shown, 30, 'the board shows the position after move 24 (cxb5 axb5: two pawns taken)');
+  for (let ply = 23; ply >= 8; ply -= 1) {
+    await swipe(150);
+    await waitFor(`back to ply ${ply}`, async () => (await stripState(page)).ply === ply);
+  }
+  strip = await stripState(page);
+  assert.ok(strip.inView, `back at move 8, it is in view (${JSON.stringify(strip)})`);
+  await page.screenshot({ path: path.join(artifacts, 'chromium-review-swipe-360x640.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the Chaturaji boat and elephant are drawn unlike the chess rook', async () => {
+  const { page, context, errors } = await phone(browser, shell.url, 390, 844);
+  await openSetup(page, 'classic');
+  await page.tap('#start-game');
+  await page.waitForSelector('#board .piece');
+  const shapes = (css) => page.evaluate((c) => [...document.querySelectorAll(`${c} path, ${c} rect, ${c} circle, ${c} ellipse`)]
+    .map((n) => n.getAttribute('d') ?? `${n.tagName}:${['x', 'y', 'width', 'height', 'cx', 'cy', 'r', 'rx', 'ry'].map((a) => n.getAttribute(a)).join(',')}`), css);
+  const rook = await shapes('#board [data-piece="white-rook"]');
+  assert.ok(rook.length > 0, 'the chess rook has its shapes');
+  await toMenu(page);
+  await page.tap('#menu-chaturaji');
+  await page.waitForSelector('#cj-start, #cj-board .piece');
+  if (await count(page, '#cj-start')) await page.tap('#cj-start');
+  await page.waitForSelector('#cj-board .piece');
+  for (const role of ['boat', 'elephant']) {
+    assert.equal(await count(page, `#cj-board .piece[data-piece$="-${role}"] .piece-art.${role}`), 4, `each seat's ${role} is drawn as a ${role}`);
+    const drawn = await shapes(`#cj-board .piece[data-piece="red-${role}"] .piece-art`);
+    assert.ok(drawn.length > 0);
+    assert.deepEqual(drawn.filter((d) => rook.includes(d)), [], `the ${role} shares no shape with the rook`);
+  }
+  await page.screenshot({ path: path.join(artifacts, 'chromium-chaturaji-pieces-390x844.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a drag from the builder\'s palette shows the piece under the finger and the square it lands on, at 390×844', async () => {
+  const { page, context, errors } = await phone(browser, shell.url, 390, 844);
+  await openBuilder(page);
+  const square = (name) => `#builder-board g.sq[data-square="${name}"] > rect`;
+  const hand = await finger(page);
+  const ghost = () => page.evaluate(() => {
+    const g = document.querySelector('.drag-ghost');
+    if (!g) return null;
+    const r = g.getBoundingClientRect();
+    return { x: r.left + r.width / 2, bottom: r.bottom, piece: Boolean(g.querySelector('svg')) };
+  });
+  const outlined = () => page.evaluate(() => [...document.querySelectorAll('#builder-board .drop-target')].map((g) => g.dataset.square));
+
+  await hand.down(await centre(page, '#palette-knight'));
+  const c1 = await centre(page, square('c1'));
+  await hand.slide(c1);
+  // (Chromium hands touch moves to the page once a frame: the last one may come a frame later.)
+  const under = (point) => waitFor(`the ghost at ${point}`, async () => {
+    const g = await ghost();
+    return g && Math.abs(g.x - point[0]) <= 2 ? g : null;
+  }, 2000);
+  let seen = await under(c1);
+  assert.ok(seen.piece, 'the piece follows the finger, centred on it');
+  assert.ok(seen.bottom <= c1[1] && seen.bottom >= c1[1] - 16, `just above the fingertip, not under it (${seen.bottom} vs ${c1[1]})`);
+  assert.deepEqual(await outlined(), ['c1'], 'the square it would land on is outlined');
+  await page.screenshot({ path: path.join(artifacts, 'chromium-builder-drag-390x844.png') });
+  const d1 = await centre(page, square('d1'));
+  await hand.slide(d1, 3);
+  seen = await under(d1);
+  assert.ok(seen.bottom <= d1[1] && seen.bottom >= d1[1] - 16, 'the piece moved with the finger');
+  assert.deepEqual(await outlined(), ['d1'], 'the outline moved to the square under the finger');
+  await hand.up();
+  await waitFor('the knight placed on d1', () => page.evaluate(() => document.querySelector('#builder-board [data-piece-square="d1"]')?.dataset.piece === 'white-knight'));
+  assert.equal(await ghost(), null, 'the ghost is gone once dropped');
+  assert.deepEqual(await outlined(), []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
