@@ -1,14 +1,27 @@
 // Chaturaji's effects: the backend calls behind chaturaji/* actions, and the pushed `chaturaji`
 // event (CPU seats' steps, time-outs). main.js hands every chaturaji/* action here.
 import * as api from './api.js';
-import { chaturajiInviteText, dropDecision, nextGameSetup, serverUrl, settingsOf, setupOfTable, tapDecision } from './chaturaji-store.js';
+import { buzz } from './haptics.js';
+import { play as playSound } from './sound.js';
+import {
+  chaturajiInviteText, chaturajiSound, dropDecision, nextGameSetup, serverUrl, settingsOf, setupOfTable, tapDecision,
+} from './chaturaji-store.js';
 import { t as translate } from './i18n.js';
 import { shareFrom } from './share.js';
+
+/** A table snapshot shown: state first (the board is drawn), then its sound and haptic, as in chess. */
+function tableLoaded(store, table) {
+  const sound = chaturajiSound(store.state.chaturaji?.table, table);
+  store.dispatch({ type: 'chaturaji/loaded', table });
+  if (!sound) return;
+  if (store.state.settings.sounds) playSound(sound);
+  buzz(sound, store.state.settings);
+}
 
 /** Runs a call that answers with a table; errors show on the Chaturaji screen. */
 async function tableCall(store, promise) {
   try {
-    store.dispatch({ type: 'chaturaji/loaded', table: await promise });
+    tableLoaded(store, await promise);
   } catch (error) {
     store.dispatch({ type: 'chaturaji/error', error });
   }
@@ -212,8 +225,6 @@ export function subscribeChaturaji(store) {
   });
   return api.subscribe('chaturaji', (table) => {
     const cj = store.state.chaturaji;
-    if (store.state.screen === 'chaturaji' && cj && cj.table && cj.table.id === table.id) {
-      store.dispatch({ type: 'chaturaji/loaded', table });
-    }
+    if (store.state.screen === 'chaturaji' && cj && cj.table && cj.table.id === table.id) tableLoaded(store, table);
   });
 }

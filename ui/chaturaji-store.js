@@ -435,3 +435,16 @@ export function chaturajiInviteText(cj, t) {
   const invite = table.remote.invite;
   return invite ? t('cj.invite.text', { code: table.remote.code, url: invite.url }) : null;
 }
+
+/**
+ * The sound (and haptic) a new snapshot of the same table deserves after `old`, as the chess game
+ * gives (soundFor's names): 'end' when the game has just ended, 'capture' when a piece left the
+ * board, 'move' when a piece moved; null for a roll, an ended turn, a new table or nothing new.
+ */
+export function chaturajiSound(old, table) {
+  if (!old || !table || old.id !== table.id || table.version <= old.version) return null;
+  if (table.outcome && !old.outcome) return 'end';
+  if (table.pieces.length < old.pieces.length) return 'capture';
+  const where = (t) => t.pieces.map((p) => `${p.square}${p.seat}${p.role}`).sort().join(' ');
+  return where(table) !== where(old) ? 'move' : null;
+}

@@ -7,7 +7,7 @@ import { shareFrom } from './share.js';
 import { followLink } from './links.js';
 import { setPieceSet } from './pieces.js';
 import {
-  announcement, buildTap, createStore, dropDecision, initialState, namesOf, opponentOf, personColor, premoveToPlay, soundFor, stepPly, tapDecision, timeControlOf,
+  announcement, buildTap, createStore, dropDecision, initialState, namesOf, opponentOf, personColor, placeOf, premoveToPlay, soundFor, stepPly, tapDecision, timeControlOf,
 } from './store.js';
 import { pickLanguage, t as translate } from './i18n.js';
 import { renderMenu } from './views/menu.js';
@@ -487,7 +487,8 @@ function view(state) {
   }
 }
 
-let renderedScreen = null;
+/** The place last drawn (placeOf): a new one opens scrolled to its top. */
+let renderedPlace = null;
 
 /** Draws `state`, but not while a finger or the mouse is pressed (see press-hold.js). */
 const render = holdWhilePressed(document, drawScreen);
@@ -496,11 +497,12 @@ function drawScreen(state) {
   setPieceSet(state.settings.pieceSet);
   document.documentElement.lang = state.language;
   document.title = translate(state.language, 'app.title');
-  const scroll = state.screen === renderedScreen ? window.scrollY : 0;
+  const place = placeOf(state);
+  const scroll = place === renderedPlace ? window.scrollY : 0;
   root.replaceChildren(view(state));
-  if (state.screen === renderedScreen) window.scrollTo(0, scroll);
+  window.scrollTo(0, scroll);
   keepCurrentMoveInView(root);
-  renderedScreen = state.screen;
+  renderedPlace = place;
   const heading = root.querySelector('h1');
   if (heading && state.screen !== 'menu') heading.setAttribute('tabindex', '-1');
   root.querySelector('.dialog button')?.focus();

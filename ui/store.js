@@ -298,6 +298,25 @@ export function isFlipped(state) {
   return flipped;
 }
 
+/**
+ * Where the person is, for the scroll: a new place opens at its top, while a re-render of the
+ * same place keeps the scroll. A screen's own pages are places too (Chaturaji's setup and table,
+ * each builder stage and side, Learn's pages), so a table started from the bottom of its setup
+ * opens with the board in view.
+ */
+export function placeOf(state) {
+  switch (state.screen) {
+    case 'chaturaji':
+      return `chaturaji:${state.chaturaji?.page ?? ''}`;
+    case 'builder':
+      return `builder:${state.build?.stage ?? ''}:${state.build?.side ?? ''}`;
+    case 'learn':
+      return `learn:${state.learn?.page ?? ''}`;
+    default:
+      return state.screen;
+  }
+}
+
 /** Which sound a new snapshot deserves after the previous one, or null. */
 export function soundFor(previous, next) {
   if (!next) return null;

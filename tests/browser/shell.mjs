@@ -72,3 +72,45 @@ export async function waitFor(what, probe, ms = 15000) {
   }
   throw new Error(`timed out waiting for ${what} (last: ${last})`);
 }
+
+// Steps the browser tests share, each taking a page from `phone`.
+
+/** How many elements match `css` now. */
+export const count = (page, css) => page.evaluate((c) => document.querySelectorAll(c).length, css);
+
+/** The builder's points spent (null: not on the builder). */
+export const spent = (page) => page.evaluate(() => { const b = document.querySelector('#budget'); return b && Number(b.dataset.spent); });
+
+/** Closes dialogs and goes back until the menu shows. */
+export async function toMenu(page) {
+  await waitFor('the menu', async () => {
+    if (await count(page, '#screen-menu') === 1) return true;
+    await page.evaluate(() => {
+      for (const id of ['#result-close', '#export-close', '#discard-leave']) document.querySelector(id)?.click();
+      document.querySelector('#back')?.click();
+    });
+    await page.waitForTimeout(150);
+    return false;
+  });
+}
+
+/** Taps `square` on the board `board`. */
+export async function tapSquare(page, square, board = '#board') {
+  await page.tap(`${board} g.sq[data-square="${square}"] > rect`);
+}
+
+/** Plays from→to by two taps and waits for the move list to grow. */
+export async function move(page, from, to) {
+  const before = await count(page, '#moves .san');
+  await tapSquare(page, from);
+  await waitFor(`${from} selected`, () => page.evaluate((s) => document.querySelector(`g.sq[data-square="${s}"]`)?.getAttribute('aria-pressed') === 'true', from));
+  await tapSquare(page, to);
+  await waitFor(`${from}-${to} played`, async () => (await count(page, '#moves .san')) > before);
+}
+
+/** Opens the setup screen of menu entry `entry`. */
+export async function openSetup(page, entry) {
+  await toMenu(page);
+  await page.tap(`#menu-${entry}`);
+  await page.waitForSelector('#start-game');
+}

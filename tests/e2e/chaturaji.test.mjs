@@ -265,3 +265,40 @@ test('a person moves by dragging a piece to where it may go, on the turned board
   }
   assert.ok(dragged, 'a person moved a piece by dragging');
 });
+
+test('ending the turn while a die can still move a piece asks first; Cancel keeps the turn', async () => {
+  // Four people on this device: no CPU delays, and a roll no die can use simply passes the turn on.
+  if (!(await q('return Boolean(document.querySelector("#cj-new"));'))) {
+    await d.tap('#back');
+    await menuShown(d);
+    await d.tap('#menu-chaturaji');
+  }
+  await d.tap('#cj-new');
+  await waitFor('the table setup', () => d.find('#cj-start'));
+  await chooseSeats('person', 'person', 'person', 'person');
+  await d.tap('#cj-start');
+  await waitFor('the new table', async () => (await roundText()) === 'Round 1 of 30' && q('return Boolean(document.querySelector("#cj-roll"));'));
+  let seat = null;
+  for (let roll = 0; roll < 12 && !seat; roll += 1) {
+    const before = await turnSeat();
+    await d.tap('#cj-roll');
+    await waitFor('the dice or the turn passing', async () => (await dice()).length === 2 || (await turnSeat()) !== before);
+    if ((await turnSeat()) === before && (await dice()).some((x) => x.usable)) seat = before;
+    else await waitFor('the next person to roll', () => q('return Boolean(document.querySelector("#cj-roll"));'));
+  }
+  assert.ok(seat, 'a roll with a usable die within twelve rolls');
+  assert.equal(await q('return document.querySelector("#cj-end-turn").disabled;'), false, 'the turn may end with dice unused');
+
+  await d.tap('#cj-end-turn');
+  await waitFor('the confirmation', () => d.find('#cj-end-turn-dialog'), 5000);
+  assert.equal(await d.text(await d.find('#cj-end-turn-dialog h2')), 'End the turn with a usable die?');
+  await d.screenshot('chaturaji-end-turn-confirm-390x844.png');
+  await d.tap('#cj-end-turn-cancel');
+  await waitFor('the dialog closed', async () => !(await q('return Boolean(document.querySelector("#cj-end-turn-dialog"));')));
+  assert.equal(await turnSeat(), seat, 'Cancel keeps the turn');
+  assert.ok((await dice()).some((x) => x.usable), 'and the dice');
+
+  await d.tap('#cj-end-turn');
+  await d.tap('#cj-end-turn-yes');
+  await waitFor('the turn passed', async () => (await turnSeat()) !== seat);
+});

@@ -419,6 +419,30 @@ test('a clocked game pauses: the clock stands still until Resume', async () => {
   await move('e7', 'e5');
 });
 
+test('the clocked game pauses when the app goes to the background, and waits for Resume', async () => {
+  // The game of the previous test goes on: White's clock runs.
+  await waitFor('White\'s clock running', () => d.script('return document.querySelector("#clock-white.running") !== null;'));
+  // The app in the background, as the web view reports it when the phone locks or another app opens.
+  await d.script(`
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+    document.dispatchEvent(new Event('visibilitychange'));`);
+  await waitFor('paused', () => d.find('#paused-banner'));
+  const frozen = await d.text(await d.find('#clock-white'));
+  assert.equal(await d.script('return document.querySelector("#clock-white.running");'), null);
+  // Back in the foreground the game stays paused until the person taps Resume.
+  await d.script(`
+    delete document.visibilityState;
+    delete document.hidden;
+    document.dispatchEvent(new Event('visibilitychange'));`);
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  assert.equal(await d.text(await d.find('#clock-white')), frozen, 'the clock stood still in the background and after');
+  assert.ok(await d.find('#paused-banner'), 'still paused in the foreground');
+  await d.tap('#resume');
+  await waitFor('running again', () => d.script('return document.querySelector("#clock-white.running") !== null;'));
+  await waitFor('time passes again', async () => (await d.text(await d.find('#clock-white'))) !== frozen, 5000);
+});
+
 test('a piece set chosen in the settings draws the board', async () => {
   await toMenu();
   await d.tap('#menu-settings');

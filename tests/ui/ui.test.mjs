@@ -10,6 +10,7 @@ import {
   MENU, initialState, reduce, destinations, promotionLetters, tapDecision, dropDecision, isFlipped,
   soundFor, timeControlOf, opponentOf, formatClock, TIME_CONTROLS, THEMES,
   buildTap, visibleArmies, shownSaved, newBuild, stepPly, resultHeadline, personColor, premoveToPlay, setupFor, PALETTE, plyLabels, announcement,
+  placeOf,
 } from '../../ui/store.js';
 
 const uiDir = fileURLToPath(new URL('../../ui/', import.meta.url));
@@ -339,4 +340,20 @@ test('the live announcement names the last move or the result', () => {
   assert.equal(announcement({ screen: 'menu', game }, tEn), '');
   assert.equal(announcement({ screen: 'game', game: { ...game, history: [] } }, tEn), '');
   assert.equal(announcement({ screen: 'game', game }, (k, p) => t('es', k, p)), 'Negras: Qh4#');
+});
+
+test('a new screen, or a new page of one, is a new place (opened at its top); a re-render is not', () => {
+  const menu = initialState('en');
+  assert.equal(placeOf(menu), 'menu');
+  const setup = { ...menu, screen: 'chaturaji', chaturaji: { page: 'setup' } };
+  const table = { ...setup, chaturaji: { page: 'table', selected: 'b1' } };
+  assert.notEqual(placeOf(setup), placeOf(table), 'the table started from its setup opens at the top');
+  assert.equal(placeOf(table), placeOf({ ...table, chaturaji: { page: 'table', selected: null } }), 'a tap on the table keeps the scroll');
+  const white = { ...menu, screen: 'builder', build: { stage: 'build', side: 'white', role: null } };
+  assert.equal(placeOf(white), placeOf({ ...white, build: { ...white.build, role: 'knight' } }), 'picking a piece keeps the scroll');
+  assert.notEqual(placeOf(white), placeOf({ ...white, build: { ...white.build, stage: 'handover' } }));
+  assert.notEqual(placeOf(white), placeOf({ ...white, build: { ...white.build, side: 'black' } }), 'Black builds from the top');
+  const learn = { ...menu, screen: 'learn', learn: { page: 'board' } };
+  assert.notEqual(placeOf(learn), placeOf({ ...learn, learn: { page: 'rules' } }));
+  assert.notEqual(placeOf(menu), placeOf({ ...menu, screen: 'analysis' }));
 });

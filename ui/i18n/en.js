@@ -260,7 +260,7 @@ export default {
   'build.meter': 'Points spent',
   'build.palette': 'Pieces and their costs',
   'build.palette.item': '{piece}, {cost} {cost|point|points}',
-  'build.hint.pick': 'Pick a piece, then tap a square (or drag it there). Tap a piece on the board to remove it.',
+  'build.hint.pick': 'Pick a piece, then tap or drag to a square. Tap a piece to remove it.',
   'build.hint.place': 'Tap a marked square to place a {piece}. The king stays where it is.',
   'build.board': 'Army of {color}',
   'build.start': 'Lock in and start',

@@ -13,7 +13,7 @@ const PIECE_SCALE = 2.36;
 export function cornerLabels(x, y, light, topLeft, bottomRight) {
   const cls = `coord ${light ? 'on-light' : 'on-dark'}`;
   return [
-    topLeft === null ? null : s('text', { x: x + 5, y: y + 20, class: cls, 'aria-hidden': 'true' }, topLeft),
+    topLeft === null ? null : s('text', { x: x + 5, y: y + 26, class: cls, 'aria-hidden': 'true' }, topLeft),
     bottomRight === null ? null : s('text', { x: x + 94, y: y + 94, 'text-anchor': 'end', class: cls, 'aria-hidden': 'true' }, bottomRight),
   ];
 }

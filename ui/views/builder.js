@@ -7,15 +7,19 @@ import { PALETTE, namedSide, shownSaved, visibleArmies } from '../store.js';
 import { renderPlainBoard, squareAtPoint } from './plainboard.js';
 import { errorText } from './errors.js';
 
-/** A refusal or start problem in the reader's language (the backend gives the rule and squares). */
-export function problemText(t, p) {
+/**
+ * A refusal or start problem in the reader's language (the backend gives the rule and squares);
+ * with `max`, a list of squares longer than that ends in "…" (the board marks them all).
+ */
+export function problemText(t, p, max = Infinity) {
+  const list = (squares = []) => (squares.length > max ? `${squares.slice(0, max).join(', ')}…` : squares.join(', '));
   const params = {
     color: t(`color.${p.color}`),
     spent: p.spent ?? '',
     budget: 39,
     rank: p.rank ?? '',
-    squares: (p.squares ?? []).join(', '),
-    empty: (p.empty ?? []).join(', '),
+    squares: list(p.squares),
+    empty: list(p.empty),
     king: p.color === 'white' ? 'e1' : 'e8',
   };
   const key = `army.rule.${p.kind}`;
@@ -219,8 +223,12 @@ export function renderBuilder(state, { t, intent }) {
           h('div', { class: `meter-fill${left === 0 ? ' full' : ''}`, style: `width: ${Math.min(100, (view.spent / view.budget) * 100)}%` }))),
       h('div', { class: 'palette', id: 'palette', role: 'toolbar', 'aria-label': t('build.palette') },
         PALETTE.map(([role, cost]) => paletteItem(state, build, role, cost, intent, t))),
-      refusal ? h('p', { class: 'error refusal', id: 'build-refusal', role: 'alert' }, problemText(t, refusal)) : null),
-      h('p', { class: 'muted hint', id: 'build-hint' }, build.role ? t('build.hint.place', { piece: t(`role.${build.role}`) }) : t('build.hint.pick')),
+      // One slot of fixed height, always there: the refusal of the last tap, else the hint. So
+      // the board below never moves when a refusal comes or goes or the hint changes length (a
+      // long list of squares is cut short: the board marks them all).
+      refusal
+        ? h('p', { class: 'builder-note error refusal', id: 'build-refusal', role: 'alert' }, problemText(t, refusal, 3))
+        : h('p', { class: 'builder-note muted hint', id: 'build-hint' }, build.role ? t('build.hint.place', { piece: t(`role.${build.role}`) }) : t('build.hint.pick'))),
       withPieceDrag(renderPlainBoard({
         id: 'builder-board',
         pieces,

@@ -120,12 +120,14 @@ function renderSetupPage(state, { t, intent }) {
     h('input', { type: 'number', min: 1, max: 999, id, value: setup[key], oninput: (e) => typed(key)(e.target.value) }));
   return screen('chaturaji-setup', t('cj.setup.title'), t('nav.back'), () => intent({ type: 'chaturaji/setup-back' }),
     h('p', { class: 'muted' }, t('cj.setup.intro')),
-    h('fieldset', { class: 'group', id: 'cj-seats' }, h('legend', {}, t('cj.setup.players')), seatRows,
+    // Start comes right after the seats (the dice and the rest below it), on the first screen.
+    h('fieldset', { class: 'group', id: 'cj-seats' }, h('legend', {}, t('cj.setup.players')),
+      h('div', { class: 'cj-seat-grid' }, seatRows),
       h('p', { class: 'muted hint' }, t('cj.setup.players.hint'))),
-    radios('dice', [['cubic', t('cj.dice.cubic')], ['long', t('cj.dice.long')]], setup.dice, t('cj.setup.dice'), set('dice')),
-    h('p', { class: 'muted hint' }, t(setup.dice === 'long' ? 'cj.dice.long.hint' : 'cj.dice.cubic.hint')),
     cj.error ? h('p', { class: 'error', role: 'alert', id: 'cj-error' }, cjErrorText(cj.error, t)) : null,
     h('button', { type: 'button', class: 'action accent big', id: 'cj-start', onclick: () => intent({ type: 'chaturaji/start' }) }, t('cj.setup.start')),
+    radios('dice', [['cubic', t('cj.dice.cubic')], ['long', t('cj.dice.long')]], setup.dice, t('cj.setup.dice'), set('dice')),
+    h('p', { class: 'muted hint' }, t(setup.dice === 'long' ? 'cj.dice.long.hint' : 'cj.dice.cubic.hint')),
     // The rest of the table's rules, folded: a newcomer starts with the defaults.
     h('details', {
       class: 'group cj-advanced', id: 'cj-advanced', open: setup.advanced || cj.error ? true : null,

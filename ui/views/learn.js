@@ -27,18 +27,19 @@ function boardPage(state, { t, intent }) {
         'aria-pressed': String(learn.role === role), 'aria-label': t(`role.${role}`),
         onclick: () => intent({ type: 'learn/role', role }),
       }, pieceIcon('white', role, 34)))),
-    h('p', { class: 'learn-what' }, h('strong', {}, t(`role.${learn.role}`)), ' — ', t(`learn.moves.${learn.role}`)),
+    // The board right under the pieces, so it is whole on a phone's first screen; its tools below it.
+    renderPlainBoard({
+      id: 'learn-board', pieces, marks, theme: state.settings.theme, t,
+      label: t('learn.board', { piece: t(`role.${learn.role}`), square: learn.square }),
+      onSquare: (square) => intent({ type: 'learn/square', square }),
+    }),
     h('div', { class: 'segmented', id: 'learn-tool' },
       ['piece', 'blocker'].map((tool) => h('button', {
         type: 'button', class: `seg${learn.tool === tool ? ' on' : ''}`, id: `tool-${tool}`, 'aria-pressed': String(learn.tool === tool),
         onclick: () => intent({ type: 'learn/tool', tool }),
       }, t(`learn.tool.${tool}`))),
       h('button', { type: 'button', class: 'seg', id: 'learn-clear', onclick: () => intent({ type: 'learn/clear' }) }, t('learn.clear'))),
-    renderPlainBoard({
-      id: 'learn-board', pieces, marks, theme: state.settings.theme, t,
-      label: t('learn.board', { piece: t(`role.${learn.role}`), square: learn.square }),
-      onSquare: (square) => intent({ type: 'learn/square', square }),
-    }),
+    h('p', { class: 'learn-what' }, h('strong', {}, t(`role.${learn.role}`)), ' — ', t(`learn.moves.${learn.role}`)),
     h('p', { class: 'reach-count', id: 'reach-count', 'data-total': total, 'data-slide': reach.slide.length, 'data-leap': reach.leap.length },
       t('learn.count', { total, slide: reach.slide.length, leap: reach.leap.length, square: learn.square })),
     h('p', { class: 'legend' },
