@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,6 +61,12 @@ function killGroup(pid, signal) {
  * @returns a driver with session helpers; call `stop()` when done.
  */
 export async function startDriver(env = {}) {
+  // A web view profile of its own for each driver (each test file): the page's local storage
+  // (the language, the LAN name) starts as on a fresh install, never as an earlier file left it.
+  // WebKit writes local storage lazily, so a setting put back just before that app was closed
+  // (a Spanish pass ending in English) may never have reached the disk. Reopening the app within
+  // a file keeps the profile, as a restart on a phone does.
+  const profile = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-webview-'));
   const port = await freePort();
   const nativePort = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -69,7 +76,7 @@ export async function startDriver(env = {}) {
   const log = openSync(path.join(artifacts, `tauri-driver-${port}.log`), 'a');
   const child = spawn(driverBinary, ['--port', String(port), '--native-port', String(nativePort)], {
     stdio: ['ignore', log, log],
-    env: { ...process.env, ...env },
+    env: { ...process.env, XDG_DATA_HOME: profile, ...env },
     detached: true,
   });
   closeSync(log);
