@@ -276,6 +276,28 @@ test('the app closes mid-game; opened again, it takes its seat back and plays on
   assert.equal(await exists('#net-rejoin'), false, 'a left room is no longer offered');
 });
 
+test('a premove in the opponent\'s time is played the moment our turn comes (issue 20, item 7)', async () => {
+  const { black } = await chessAgainstBot('none');
+  await move('e2', 'e4');
+  await black.waitLine('the bot sees e2e4', /^moved 0 e2e4$/);
+  // Black to move: our knight to f3 is set as a premove, marked, and not sent.
+  await d.tap('g.sq[data-square="g1"] > rect');
+  await d.tap('g.sq[data-square="f3"] > rect');
+  assert.equal(await d.script('return document.querySelectorAll("#board .hl-premove").length;'), 2, 'the premove is marked');
+  assert.equal(await attr('[data-piece-square="g1"]', 'data-piece'), 'white-knight', 'not played in the opponent\'s time');
+  assert.equal(await plies(), 1);
+  await black.cmd('play e7e5');
+  await black.waitLine('the premove reaches the server as our move', /^moved 2 g1f3$/);
+  await waitFor('the premove on the board', async () => (await attr('[data-piece-square="f3"]', 'data-piece')) === 'white-knight');
+  assert.equal(await plies(), 3);
+  assert.equal(await d.script('return document.querySelectorAll("#board .hl-premove").length;'), 0, 'the mark goes');
+  await black.cmd('resign');
+  assert.equal(await waitFor('the result', () => textOf('#net-result-title')), 'White wins');
+  await d.tap('#net-result-close');
+  await d.tap('#back');
+  await waitFor('the Online screen after leaving', () => exists('#create-room'));
+});
+
 test('a finished online game opens on the analysis board with an evaluation and a best line', async () => {
   const { black } = await chessAgainstBot('none');
   await move('f2', 'f3');
