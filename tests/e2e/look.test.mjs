@@ -131,7 +131,9 @@ async function layoutAtEverySize(name, options = {}) {
     await d.script('document.activeElement?.blur(); window.scrollTo(0, 0);');
     await new Promise((r) => setTimeout(r, 120));
     const besideBoard = width > height && TWO_COLUMNS.has(name);
-    for (const problem of await d.script(layoutScript, [{ besideBoard, ...options }])) found.push(`${name} at ${width}×${height}: ${problem}`);
+    // The builder's palette names keep one line (WebKit broke "Archbishop" mid-word at 360 px).
+    const checks = { besideBoard, oneLine: '.palette-name', ...options };
+    for (const problem of await d.script(layoutScript, [checks])) found.push(`${name} at ${width}×${height}: ${problem}`);
     await d.screenshot(`layout-${name}-${width}x${height}.png`);
   }
   return found;
