@@ -427,13 +427,26 @@ export function reachOf(table, square) {
   return { role: piece.role, seat: piece.seat, moves, captures };
 }
 
-/** What the share sheet (or the clipboard) gets for this table's invitation, or null. */
-export function chaturajiInviteText(cj, t) {
+/**
+ * How others join this table while seats are free, or null: a table hosted here invites with its
+ * join code's link (`lan`), an online table with its room's link (with the server); either with
+ * the link's QR code.
+ */
+export function chaturajiInvite(cj) {
   const table = cj.table;
   if (!table || !table.remote || table.remote.started) return null;
-  if (hostedFor(cj, table) && cj.hosted.join_url) return t('cj.invite.lanText', { code: cj.hosted.join_code, url: cj.hosted.join_url });
+  if (hostedFor(cj, table)) {
+    const hosted = cj.hosted;
+    return hosted.join_url ? { lan: true, url: hosted.join_url, qr: hosted.qr, code: hosted.join_code } : null;
+  }
   const invite = table.remote.invite;
-  return invite ? t('cj.invite.text', { code: table.remote.code, url: invite.url }) : null;
+  return invite ? { lan: false, url: invite.url, qr: invite.qr, code: table.remote.code } : null;
+}
+
+/** What the share sheet (or the clipboard) gets for this table's invitation, or null. */
+export function chaturajiInviteText(cj, t) {
+  const invite = chaturajiInvite(cj);
+  return invite ? t(invite.lan ? 'cj.invite.lanText' : 'cj.invite.text', { code: invite.code, url: invite.url }) : null;
 }
 
 /**

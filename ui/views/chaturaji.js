@@ -7,7 +7,7 @@ import { inkedShape } from '../pieces.js';
 import { cornerLabels } from './boardart.js';
 import { attachDrag } from './pointer.js';
 import {
-  CPU_LEVELS, SEATS, SYMBOLS, destinations, hostedFor, movable, personToMove, promotionMarks, reachOf, recentMoves,
+  CPU_LEVELS, SEATS, SYMBOLS, chaturajiInvite, destinations, hostedFor, movable, personToMove, promotionMarks, reachOf, recentMoves,
   screenDirection, sharedPlaces, squareAtCell, viewCell,
 } from '../chaturaji-store.js';
 import { errorText } from './errors.js';
@@ -543,17 +543,10 @@ function endTurnDialog(state, { t, intent }) {
         h('button', { type: 'button', class: 'action', id: 'cj-end-turn-cancel', onclick: () => intent({ type: 'chaturaji/dialog', dialog: null }) }, t('cj.cancel')))));
 }
 
-/** The invitation while seats are free: the hosted table's join link, or the online table's. */
+/** The invitation while seats are free (chaturajiInvite): the hosted table's or the online one's. */
 function invitation(state, ctx) {
-  const cj = state.chaturaji;
-  const table = cj.table;
-  if (!table.remote || table.remote.started) return null;
-  if (hostedFor(cj, table)) {
-    const hosted = cj.hosted;
-    return hosted.join_url ? inviteBox(state, ctx, { url: hosted.join_url, qr: hosted.qr, code: hosted.join_code, id: 'cj-lan-invite' }) : null;
-  }
-  const invite = table.remote.invite;
-  return invite ? inviteBox(state, ctx, { url: invite.url, qr: invite.qr, code: table.remote.code, id: 'cj-invite' }) : null;
+  const invite = chaturajiInvite(state.chaturaji);
+  return invite ? inviteBox(state, ctx, { ...invite, id: invite.lan ? 'cj-lan-invite' : 'cj-invite' }) : null;
 }
 
 function renderTablePage(state, ctx) {
