@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::analysis::{AnalysisView, EngineView};
+use crate::analysis::view::{AnalysisView, EngineView};
 use crate::chaturaji::lan::ChaturajiHosted;
 use crate::chaturaji::TableView;
 use crate::chess::online::{NetTick, NetUpdate, NetView};

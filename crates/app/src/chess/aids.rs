@@ -10,34 +10,14 @@ use std::sync::Arc;
 
 use maharajah_analysis::analyse::{analyse, AnalysisConfig};
 use maharajah_engine::search::{Limits, Searcher};
-use maharajah_engine::{Game, Move, Position, Square};
-use serde::Serialize;
+use maharajah_engine::{Game, Move, Position};
 
-use crate::chess::session::MoveView;
+pub use crate::chess::session::AidsView;
 pub use crate::record::{AidKind, AidUse};
 
 /// Nodes the engine searches for a hint or a threat (about a third of a second on one core of
 /// a phone; the answer is the same on every device).
 pub const AID_NODES: u64 = 300_000;
-
-/// The aids as the game screen shows them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct AidsView {
-    /// The hint is on.
-    pub hint: bool,
-    /// The threat view is on.
-    pub threat: bool,
-    /// The square of the piece the engine would move, once found (hint on, person to move).
-    pub hint_square: Option<Square>,
-    /// The move the opponent would make if it were its turn, once found (threat on).
-    pub threat_move: Option<MoveView>,
-    /// The engine is looking for an aid now.
-    pub thinking: bool,
-    /// Hints shown in this game so far.
-    pub hints_used: usize,
-    /// Threats shown in this game so far.
-    pub threats_used: usize,
-}
 
 /// A search for one aid: what to search and how to recognise the answer.
 #[derive(Debug, Clone)]

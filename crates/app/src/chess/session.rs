@@ -33,6 +33,25 @@ pub struct MoveView {
     pub to: Square,
 }
 
+/// The aids as the game screen shows them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AidsView {
+    /// The hint is on.
+    pub hint: bool,
+    /// The threat view is on.
+    pub threat: bool,
+    /// The square of the piece the engine would move, once found (hint on, person to move).
+    pub hint_square: Option<Square>,
+    /// The move the opponent would make if it were its turn, once found (threat on).
+    pub threat_move: Option<MoveView>,
+    /// The engine is looking for an aid now.
+    pub thinking: bool,
+    /// Hints shown in this game so far.
+    pub hints_used: usize,
+    /// Threats shown in this game so far.
+    pub threats_used: usize,
+}
+
 /// A board to draw: pieces, the last move and the checked king.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BoardView {
@@ -121,7 +140,7 @@ pub struct GameView {
     /// Each side's Maharajah status (classic or variant); `None` outside Maharajah games.
     pub statuses: Option<Statuses>,
     /// The hint and the threat view; `None` outside games against the computer.
-    pub aids: Option<crate::chess::aids::AidsView>,
+    pub aids: Option<AidsView>,
 }
 
 /// Both sides' Maharajah status, fixed at the start (rules/maharajah.md §4).
