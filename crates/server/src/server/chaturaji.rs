@@ -144,8 +144,15 @@ impl RoomLogic for ChaturajiRoom {
         store: &Store,
         now: Millis,
     ) -> impl std::future::Future<Output = Result<(), StoreError>> + Send {
-        let (store, record) = (store.clone(), self.to_record(now));
-        async move { store.save_chaturaji(&record).await }
+        // A store that writes nowhere needs no record (it was built and dropped every move).
+        let record = store.is_durable().then(|| self.to_record(now));
+        let store = store.clone();
+        async move {
+            match record {
+                Some(record) => store.save_chaturaji(&record).await,
+                None => Ok(()),
+            }
+        }
     }
 
     fn delete(

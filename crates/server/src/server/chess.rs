@@ -111,8 +111,15 @@ impl RoomLogic for Room {
         store: &Store,
         now: Millis,
     ) -> impl std::future::Future<Output = Result<(), StoreError>> + Send {
-        let (store, record) = (store.clone(), self.to_record(now));
-        async move { store.save(&record).await }
+        // A store that writes nowhere needs no record (it was built and dropped every move).
+        let record = store.is_durable().then(|| self.to_record(now));
+        let store = store.clone();
+        async move {
+            match record {
+                Some(record) => store.save(&record).await,
+                None => Ok(()),
+            }
+        }
     }
 
     fn rating_due(&self) -> Option<RatedEnd> {
