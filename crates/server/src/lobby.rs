@@ -353,6 +353,7 @@ impl Lobby {
         }
         self.last_id += 1;
         let challenge = Challenge {
+            table: None,
             id: self.last_id,
             game: options.game,
             time_control: options.time_control,
@@ -546,6 +547,7 @@ mod tests {
 
     fn casual(game: LobbyGame) -> ChallengeOptions {
         ChallengeOptions {
+            table: None,
             game,
             time_control: Some(BLITZ),
             rated: false,

@@ -1039,6 +1039,13 @@ impl Conn {
                 self.unwatch().await;
                 Flow::Continue
             }
+            ClientMsg::Leaderboard { .. }
+            | ClientMsg::Profile { .. }
+            | ClientMsg::GameRecord { .. }
+            | ClientMsg::PlayingNow { .. }
+            | ClientMsg::Rematch { .. } => {
+                self.refuse(ErrorCode::Unavailable, "this server does not offer that yet")
+            }
             other => match chess::action_of(other) {
                 Some((token, action)) => self.act::<Room>(token, action).await,
                 None => Flow::Continue,

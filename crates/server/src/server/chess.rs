@@ -196,7 +196,12 @@ pub(super) fn action_of(msg: ClientMsg) -> Option<(String, Action)> {
         | ClientMsg::Identify { .. }
         | ClientMsg::RegisterName { .. }
         | ClientMsg::Watch { .. }
-        | ClientMsg::Unwatch => return None,
+        | ClientMsg::Unwatch
+        | ClientMsg::Leaderboard { .. }
+        | ClientMsg::Profile { .. }
+        | ClientMsg::GameRecord { .. }
+        | ClientMsg::PlayingNow { .. }
+        | ClientMsg::Rematch { .. } => return None,
     })
 }
 

@@ -235,9 +235,10 @@ async fn open_room(shared: Arc<Shared>, m: Match) {
         if member.seats.send(seating).is_err() {
             gone.push(member.link.id);
         }
-        member
-            .link
-            .send(LobbyMsg::LobbyMatched { code: code.clone(), challenge: m.challenge }.into());
+        member.link.send(
+            LobbyMsg::LobbyMatched { rematch_of: None, code: code.clone(), challenge: m.challenge }
+                .into(),
+        );
         member.link.send(ServerMsg::Seated { code: code.clone(), seat, token });
         member.link.send(room.snapshot_msg(now));
     }
@@ -269,10 +270,10 @@ impl Conn {
                 lock(&self.shared.lobby.state).subscribers.remove(&self.link.id);
                 Flow::Continue
             }
-            ClientMsg::CreateChallenge { options } => self.create_challenge(&options),
+            ClientMsg::CreateChallenge { options, .. } => self.create_challenge(&options),
             ClientMsg::CancelChallenge { id } => self.cancel_challenge(id),
-            ClientMsg::AcceptChallenge { id } => self.accept_challenge(id).await,
-            ClientMsg::PlayNow { game, time_control, rated } => {
+            ClientMsg::AcceptChallenge { id, .. } => self.accept_challenge(id).await,
+            ClientMsg::PlayNow { game, time_control, rated, .. } => {
                 self.play_now(game, time_control, rated)
             }
             ClientMsg::CancelPlayNow => {
