@@ -128,6 +128,15 @@ pub struct LobbyConfig {
     pub requests_per_minute: u32,
     /// The guests' ratings (every guest 1500 by default); identified players have their own.
     pub ratings: Arc<dyn RatingSource>,
+    /// Most open challenges of one identified player over all their connections.
+    pub challenges_per_player: usize,
+    /// Most open challenges from one address over all its connections.
+    pub challenges_per_address: usize,
+    /// Lobby requests one address may make per minute over all its connections (a client
+    /// opening connection after connection for fresh buckets is refused `rate_limited`).
+    pub requests_per_address_per_minute: u32,
+    /// Lookups one address may make per minute over all its connections.
+    pub lookups_per_address_per_minute: u32,
     /// Lookups (`leaderboard`, `profile`, `game_record`, `playing_now`) one connection may
     /// make in a burst; the next is refused `rate_limited`.
     pub lookup_burst: u32,
@@ -144,6 +153,10 @@ impl Default for LobbyConfig {
             ratings: Arc::new(DefaultRatings),
             lookup_burst: 10,
             lookups_per_minute: 60,
+            challenges_per_player: 3,
+            challenges_per_address: 30,
+            requests_per_address_per_minute: 240,
+            lookups_per_address_per_minute: 600,
         }
     }
 }
@@ -331,6 +344,16 @@ impl Lobby {
             .filter(|o| games.is_empty() || games.contains(&o.challenge.game))
             .map(|o| o.challenge.clone())
             .collect()
+    }
+
+    /// How many challenges the identified `player` has open, over all their connections.
+    pub fn open_by_player(&self, player: PlayerKey) -> usize {
+        self.challenges.values().filter(|o| o.player == Some(player)).count()
+    }
+
+    /// How many challenges the connections `conns` have open together.
+    pub fn open_by_any(&self, conns: impl Fn(ConnId) -> bool) -> usize {
+        self.challenges.values().filter(|o| conns(o.owner)).count()
     }
 
     /// How many challenges `conn` has open.

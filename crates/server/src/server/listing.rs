@@ -10,7 +10,7 @@ use maharajah_protocol::{
     RatingKey, SpeedClass, TimeControl,
 };
 
-use super::{lock, unix_ms, Conn, Flow};
+use super::{count, lock, unix_ms, within_limit, Conn, Flow};
 use crate::lobby::RequestBucket;
 
 /// A room with a game on, as the "playing now" list shows it; players by key (named when the
@@ -45,6 +45,15 @@ impl Conn {
         if !self.lookup_bucket() {
             return self.refuse(ErrorCode::RateLimited, "too many lookups; wait a little");
         }
+        let limit = self.shared.config.lobby.lookups_per_address_per_minute;
+        let now = self.shared.now();
+        if !within_limit(&self.shared.lookups, self.ip, now, limit) {
+            return self.refuse(
+                ErrorCode::RateLimited,
+                "too many lookups from your address; wait a little",
+            );
+        }
+        count(&self.shared.lookups, self.ip, now);
         self.shared.until_loaded().await;
         match msg {
             ClientMsg::Leaderboard { game, speed } => self.leaderboard(game, speed),

@@ -22,13 +22,14 @@ use tokio::time::Instant;
 use tracing::{info, warn};
 
 use super::actor::{self, RoomLogic, RoomTx, ROOM_QUEUE};
-use super::{lock, unix_ms, Conn, Flow, Link, RoomHandle, Shared};
+use super::{count, lock, unix_ms, within_limit, Conn, Flow, Link, RoomHandle, Shared};
 use crate::codes::new_token;
 use crate::lobby::{
     creator_seat, room_options, ConnId, Lobby, LobbyPlayer, OpenChallenge, Pairing, Pool,
     RequestBucket, Standing,
 };
 use crate::room::Room;
+use crate::rooms::RoomError;
 
 /// The lobby of one server: the pure lobby, its subscribers and the connections in it.
 #[derive(Default)]
@@ -45,6 +46,8 @@ struct HubState {
     subscribers: HashMap<ConnId, (Link, Vec<LobbyGame>)>,
     /// Connections with an open challenge or a place in the queue.
     members: HashMap<ConnId, Member>,
+    /// The address of every connection that posted a challenge (for the per-address cap).
+    addresses: HashMap<ConnId, std::net::IpAddr>,
 }
 
 /// What the lobby needs of a connection to seat it.
@@ -151,6 +154,7 @@ impl LobbyHub {
             state.announce_removed(&open, RemovedReason::CreatorLeft);
         }
         state.members.remove(&conn);
+        state.addresses.remove(&conn);
     }
 }
 
@@ -281,6 +285,17 @@ impl Conn {
         if request && !self.lobby_bucket() {
             return self.refuse(ErrorCode::RateLimited, "too many lobby requests; wait a little");
         }
+        if request {
+            let limit = self.shared.config.lobby.requests_per_address_per_minute;
+            let now = self.shared.now();
+            if !within_limit(&self.shared.lobby_requests, self.ip, now, limit) {
+                return self.refuse(
+                    ErrorCode::RateLimited,
+                    "too many lobby requests from your address; wait a little",
+                );
+            }
+            count(&self.shared.lobby_requests, self.ip, now);
+        }
         match msg {
             ClientMsg::LobbySubscribe { games } => self.subscribe(games),
             ClientMsg::LobbyUnsubscribe => {
@@ -365,9 +380,31 @@ impl Conn {
         let standing = self.standing(options.game, options.time_control);
         let cap = self.shared.config.lobby.challenges_per_connection;
         let member = self.member();
+        let config = &self.shared.config.lobby;
+        let (per_player, per_address) =
+            (config.challenges_per_player, config.challenges_per_address);
+        let player = standing.player;
         let created = {
             let mut state = lock(&self.shared.lobby.state);
-            let created = state.lobby.create(self.link.id, options, standing, cap);
+            let ip = self.ip;
+            let from_here = state.lobby.open_by_any(|c| state.addresses.get(&c) == Some(&ip));
+            let by_player = player.map_or(0, |p| state.lobby.open_by_player(p));
+            let created = if by_player >= per_player {
+                Err(RoomError::new(
+                    ErrorCode::TooManyChallenges,
+                    format!("you already have {per_player} open challenges; cancel one first"),
+                ))
+            } else if from_here >= per_address {
+                Err(RoomError::new(
+                    ErrorCode::TooManyChallenges,
+                    format!("{per_address} challenges are open from your address; try later"),
+                ))
+            } else {
+                state.lobby.create(self.link.id, options, standing, cap)
+            };
+            if created.is_ok() {
+                state.addresses.insert(self.link.id, ip);
+            }
             if let Ok(challenge) = &created {
                 state.members.insert(self.link.id, member);
                 self.send(LobbyMsg::ChallengeCreated { challenge: challenge.clone() }.into());
