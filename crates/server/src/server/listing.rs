@@ -113,7 +113,15 @@ impl Conn {
                     pgn: g.pgn.clone(),
                     record: g.record.clone(),
                 };
-                self.send(msg.into());
+                let msg: maharajah_protocol::ServerMsg = msg.into();
+                // A long Chaturaji record (every roll's dice links) may not fit one frame.
+                if maharajah_protocol::encode(&msg).len() > maharajah_protocol::MAX_FRAME_BYTES {
+                    return self.refuse(
+                        ErrorCode::Unavailable,
+                        "this game's record is too long to send in one message",
+                    );
+                }
+                self.send(msg);
                 Flow::Continue
             }
             None => self.refuse(ErrorCode::GameNotFound, format!("no finished game {id} is kept")),
