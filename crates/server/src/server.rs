@@ -43,6 +43,7 @@ mod chaturaji;
 mod chess;
 mod listing;
 mod lobby;
+mod tables;
 
 /// Server settings. `Default` suits a LAN host: in memory, generous limits.
 #[derive(Clone, Debug)]
