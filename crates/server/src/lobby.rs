@@ -238,8 +238,8 @@ pub fn turn_time(
 ///
 /// # Errors
 ///
-/// `unavailable` for Chaturaji (a table, not a room of two: see `server/tables.rs`; quick
-/// pairing for Chaturaji is not offered yet); `invalid_options` for a bad
+/// `unavailable` for Chaturaji (a table, not a room of two: see `server/tables.rs`);
+/// `invalid_options` for a bad
 /// clock.
 pub fn room_options(
     game: LobbyGame,

@@ -160,3 +160,53 @@ async fn cpus_take_the_empty_seats_after_the_wait_and_a_table_goes_with_its_crea
     );
     server.stop().await;
 }
+
+fn seek(cpu_after_s: Option<u32>, device: Option<String>) -> ClientMsg {
+    ClientMsg::PlayNow {
+        game: LobbyGame::Chaturaji,
+        time_control: TimeControl { base_ms: 0, increment_ms: 0 },
+        rated: false,
+        cpu_after_s,
+        device,
+    }
+}
+
+#[tokio::test]
+async fn quick_pairing_fills_a_table_of_four_or_seats_cpus_after_the_wait() {
+    let server = TestServer::start(Config::default()).await;
+    let mut lone = Client::connect(server.addr).await;
+    lone.send(&seek(None, None)).await;
+    assert_eq!(lone.until_error().await.0, ErrorCode::InvalidOptions, "a device id is needed");
+    lone.send(&seek(Some(1), Some(device(9)))).await;
+    assert_eq!(lone.until_error().await.0, ErrorCode::InvalidOptions, "5 to 300 s");
+
+    // Four at once: a full table without waiting.
+    let mut four = Vec::new();
+    for i in 0..4 {
+        let mut c = Client::connect(server.addr).await;
+        c.send(&seek(Some(300), Some(device(i)))).await;
+        lobby(&mut c, "queued", |m| matches!(m, LobbyMsg::PairingQueued { .. })).await;
+        four.push(c);
+    }
+    for c in &mut four {
+        let (_, snap) = seated(c).await;
+        assert_eq!(people(&snap), 4);
+    }
+
+    // Two with a wait of 5 s: CPUs take the other two seats after it.
+    let mut two = Vec::new();
+    for i in 10..12 {
+        let mut c = Client::connect(server.addr).await;
+        c.patience = Duration::from_secs(10);
+        c.send(&seek(Some(5), Some(device(i)))).await;
+        lobby(&mut c, "queued", |m| matches!(m, LobbyMsg::PairingQueued { .. })).await;
+        two.push(c);
+    }
+    let started = std::time::Instant::now();
+    for c in &mut two {
+        let (_, snap) = seated(c).await;
+        assert_eq!(people(&snap), 2, "two people, two CPUs");
+    }
+    assert!(started.elapsed() >= Duration::from_secs(3), "they waited for more people");
+    server.stop().await;
+}

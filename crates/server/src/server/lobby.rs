@@ -44,10 +44,12 @@ pub(super) struct HubState {
     pub(super) lobby: Lobby,
     /// The people at each Chaturaji challenge's table.
     pub(super) tables: HashMap<ChallengeId, super::tables::Table>,
+    /// People waiting for a Chaturaji table by quick pairing, longest-waiting first.
+    pub(super) table_queue: Vec<super::tables::TableSeeker>,
     /// Connections subscribed to the list, with the games they want to see (empty: all).
     subscribers: HashMap<ConnId, (Link, Vec<LobbyGame>)>,
     /// Connections with an open challenge or a place in the queue.
-    members: HashMap<ConnId, Member>,
+    pub(super) members: HashMap<ConnId, Member>,
     /// The address of every connection that posted a challenge (for the per-address cap).
     addresses: HashMap<ConnId, std::net::IpAddr>,
 }
@@ -158,6 +160,7 @@ impl LobbyHub {
             state.announce_removed(&open, RemovedReason::CreatorLeft);
         }
         state.leave_tables(conn);
+        state.table_queue.retain(|s| s.member.link.id != conn);
         state.members.remove(&conn);
         state.addresses.remove(&conn);
     }
@@ -174,7 +177,9 @@ pub(super) async fn pairing_task(shared: Arc<Shared>) {
             let pairings = state.lobby.pair(now);
             let matches: Vec<Match> =
                 pairings.iter().filter_map(|p| state.take_pairing(p)).collect();
-            let tables = state.due_tables(now);
+            let mut tables: Vec<_> =
+                state.due_tables(now).into_iter().map(|(id, t)| (Some(id), t)).collect();
+            tables.extend(state.pair_tables(now).into_iter().map(|t| (None, t)));
             let next = match (state.lobby.next_pairing(now), state.next_table()) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
@@ -326,12 +331,21 @@ impl Conn {
                     self.accept_challenge(id).await
                 }
             }
+            ClientMsg::PlayNow {
+                game: LobbyGame::Chaturaji,
+                time_control,
+                rated,
+                cpu_after_s,
+                device,
+            } => self.seek_table(time_control, rated, cpu_after_s, device),
             ClientMsg::PlayNow { game, time_control, rated, .. } => {
                 self.play_now(game, time_control, rated)
             }
             ClientMsg::CancelPlayNow => {
                 let mut state = lock(&self.shared.lobby.state);
                 state.lobby.unseek(self.link.id);
+                let conn = self.link.id;
+                state.table_queue.retain(|s| s.member.link.id != conn);
                 state.tidy(self.link.id);
                 self.send(LobbyMsg::PairingCancelled.into());
                 Flow::Continue
@@ -413,7 +427,7 @@ impl Conn {
             }
         };
         if let Some((id, table)) = taken {
-            tokio::spawn(super::tables::open_table(self.shared.clone(), id, table));
+            tokio::spawn(super::tables::open_table(self.shared.clone(), Some(id), table));
         } else {
             self.shared.lobby.wake.notify_one();
         }
@@ -623,6 +637,63 @@ impl Conn {
             }
             Err(e) => self.refuse(e.code, e.message),
         }
+    }
+
+    /// `play_now` for Chaturaji: waits in the table queue (replacing an earlier place).
+    fn seek_table(
+        &mut self,
+        time_control: TimeControl,
+        rated: bool,
+        cpu_after_s: Option<u32>,
+        device: Option<String>,
+    ) -> Flow {
+        use maharajah_protocol::lobby::{CPU_AFTER_S, DEFAULT_CPU_AFTER_S};
+        let device = match super::tables::device_of(device) {
+            Ok(d) => d,
+            Err(e) => return self.refuse(e.code, e.message),
+        };
+        let turn = match crate::lobby::turn_time(Some(time_control)) {
+            Ok(t) => t,
+            Err(e) => return self.refuse(e.code, e.message),
+        };
+        let wait = cpu_after_s.unwrap_or(DEFAULT_CPU_AFTER_S);
+        if !CPU_AFTER_S.contains(&wait) {
+            return self.refuse(ErrorCode::InvalidOptions, "the wait is 5 to 300 s");
+        }
+        if rated && self.player.is_none() {
+            return self.refuse(ErrorCode::NotIdentified, "rated games need a player identity");
+        }
+        let rating = self.standing(LobbyGame::Chaturaji, Some(time_control)).rating;
+        let member = self.member();
+        let now = self.shared.now();
+        let conn = self.link.id;
+        let tables = {
+            let mut state = lock(&self.shared.lobby.state);
+            state.lobby.unseek(conn);
+            state.table_queue.retain(|s| s.member.link.id != conn);
+            let player = member.player;
+            if rated && state.table_queue.iter().any(|s| s.rated && s.member.player == player) {
+                drop(state);
+                return self.refuse(ErrorCode::WrongPhase, "you already wait for a rated table");
+            }
+            state.members.insert(conn, member.clone());
+            let deadline = now + u64::from(wait) * 1000;
+            state.table_queue.push(super::tables::TableSeeker {
+                member,
+                device,
+                turn,
+                rated,
+                deadline,
+            });
+            let game = LobbyGame::Chaturaji;
+            self.send(LobbyMsg::PairingQueued { game, time_control, rated, rating }.into());
+            state.pair_tables(now)
+        };
+        for table in tables {
+            tokio::spawn(super::tables::open_table(self.shared.clone(), None, table));
+        }
+        self.shared.lobby.wake.notify_one();
+        Flow::Continue
     }
 
     /// Holds the rooms the lobby seated this connection in (the newest; any earlier one is

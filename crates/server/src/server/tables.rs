@@ -30,6 +30,17 @@ pub(super) struct Table {
     pub(super) members: Vec<(Member, String)>,
 }
 
+/// A person waiting for a Chaturaji table by quick pairing.
+pub(super) struct TableSeeker {
+    pub(super) member: Member,
+    pub(super) device: String,
+    /// The pool: turn limit and rated.
+    pub(super) turn: maharajah_chaturaji::settings::TurnTime,
+    pub(super) rated: bool,
+    /// When CPUs may take the empty seats of a table of this seeker's.
+    pub(super) deadline: Millis,
+}
+
 /// Checks a Chaturaji device id.
 ///
 /// # Errors
@@ -69,9 +80,60 @@ impl HubState {
         due.into_iter().filter_map(|id| self.take_table(id)).collect()
     }
 
-    /// The next moment a table's wait ends (tables of two people or more).
+    /// The next moment a table's wait ends (tables and pools of two people or more).
     pub(super) fn next_table(&self) -> Option<Millis> {
-        self.tables.values().filter(|t| t.members.len() >= 2).map(|t| t.deadline).min()
+        let tables = self.tables.values().filter(|t| t.members.len() >= 2).map(|t| t.deadline);
+        let seekers = self
+            .table_queue
+            .iter()
+            .filter(|s| {
+                let same = |o: &&TableSeeker| o.turn == s.turn && o.rated == s.rated;
+                self.table_queue.iter().filter(same).count() >= 2
+            })
+            .map(|s| s.deadline);
+        tables.chain(seekers).min()
+    }
+
+    /// Tables of the quick-pairing queue: four people of a pool at once, or two or three once
+    /// the longest-waiting one's wait is over (the longest-waiting first).
+    pub(super) fn pair_tables(&mut self, now: Millis) -> Vec<Table> {
+        let mut out = Vec::new();
+        loop {
+            let mut chosen = None;
+            for (i, s) in self.table_queue.iter().enumerate() {
+                let pool: Vec<usize> = self
+                    .table_queue
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, o)| o.turn == s.turn && o.rated == s.rated)
+                    .map(|(j, _)| j)
+                    .take(4)
+                    .collect();
+                if pool.len() == 4 || (pool.len() >= 2 && now >= s.deadline) {
+                    chosen = Some((i, pool));
+                    break;
+                }
+            }
+            let Some((_, pool)) = chosen else { break };
+            let mut taken = Vec::new();
+            for j in pool.into_iter().rev() {
+                taken.push(self.table_queue.remove(j));
+            }
+            taken.reverse();
+            let first = &taken[0];
+            let (turn, rated) = (first.turn, first.rated);
+            for s in &taken {
+                self.members.remove(&s.member.link.id);
+            }
+            out.push(Table {
+                people: 4,
+                deadline: now,
+                settings: settings_for(4, turn),
+                rated,
+                members: taken.into_iter().map(|s| (s.member, s.device)).collect(),
+            });
+        }
+        out
     }
 
     /// Takes table `id` and its challenge out of the lobby for a room.
@@ -137,9 +199,10 @@ impl HubState {
     }
 }
 
-/// Makes the room of a table: the creator takes the first seat, the others the next ones, CPUs
-/// the rest; everyone gets `lobby_matched`, `chaturaji_seated` and the snapshot.
-pub(super) async fn open_table(shared: Arc<Shared>, id: ChallengeId, table: Table) {
+/// Makes the room of a table (of challenge `id`, or of quick pairing): the creator (or the
+/// longest-waiting) takes the first seat, the others the next ones, CPUs the rest; everyone
+/// gets `lobby_matched`, `chaturaji_seated` and the snapshot.
+pub(super) async fn open_table(shared: Arc<Shared>, id: Option<ChallengeId>, table: Table) {
     let _alive = shared.alive.clone();
     let refuse = |code: ErrorCode, message: &str| {
         for (m, _) in &table.members {
@@ -206,13 +269,13 @@ pub(super) async fn open_table(shared: Arc<Shared>, id: ChallengeId, table: Tabl
             gone.push(member.link.id);
         }
         let matched =
-            LobbyMsg::LobbyMatched { code: code.clone(), challenge: Some(id), rematch_of: None };
+            LobbyMsg::LobbyMatched { code: code.clone(), challenge: id, rematch_of: None };
         member.link.send(matched.into());
         member.link.send_out(ChaturajiRoom::seated(code.clone(), seat, token).into());
         member.link.send_out(room.snapshot_msg(now).into());
         links.push((seat, member.link.clone()));
     }
-    info!(room = %code, challenge = id, people, "lobby table created");
+    info!(room = %code, challenge = ?id, people, "lobby table created");
     actor::start(&shared, room, links, rx, None);
     let room = RoomTx::Chaturaji(tx);
     for conn in gone {
