@@ -22,13 +22,14 @@ use tokio::time::Instant;
 use tracing::{info, warn};
 
 use super::actor::{self, RoomLogic, RoomTx, ROOM_QUEUE};
-use super::{lock, unix_ms, Conn, Flow, Link, RoomHandle, Shared};
+use super::{count, lock, unix_ms, within_limit, Conn, Flow, Link, RoomHandle, Shared};
 use crate::codes::new_token;
 use crate::lobby::{
     creator_seat, room_options, ConnId, Lobby, LobbyPlayer, OpenChallenge, Pairing, Pool,
     RequestBucket, Standing,
 };
 use crate::room::Room;
+use crate::rooms::RoomError;
 
 /// The lobby of one server: the pure lobby, its subscribers and the connections in it.
 #[derive(Default)]
@@ -39,27 +40,33 @@ pub(super) struct LobbyHub {
 }
 
 #[derive(Default)]
-struct HubState {
-    lobby: Lobby,
+pub(super) struct HubState {
+    pub(super) lobby: Lobby,
+    /// The people at each Chaturaji challenge's table.
+    pub(super) tables: HashMap<ChallengeId, super::tables::Table>,
+    /// People waiting for a Chaturaji table by quick pairing, longest-waiting first.
+    pub(super) table_queue: Vec<super::tables::TableSeeker>,
     /// Connections subscribed to the list, with the games they want to see (empty: all).
     subscribers: HashMap<ConnId, (Link, Vec<LobbyGame>)>,
     /// Connections with an open challenge or a place in the queue.
-    members: HashMap<ConnId, Member>,
+    pub(super) members: HashMap<ConnId, Member>,
+    /// The address of every connection that posted a challenge (for the per-address cap).
+    addresses: HashMap<ConnId, std::net::IpAddr>,
 }
 
 /// What the lobby needs of a connection to seat it.
 #[derive(Clone)]
-struct Member {
-    link: Link,
-    seats: mpsc::UnboundedSender<Seating>,
+pub(super) struct Member {
+    pub(super) link: Link,
+    pub(super) seats: mpsc::UnboundedSender<Seating>,
     /// The identified player, if the connection had identified when it joined the lobby.
-    player: Option<PlayerKey>,
+    pub(super) player: Option<PlayerKey>,
 }
 
 /// A room the lobby seated a connection in, for its reader to hold.
 pub(super) struct Seating {
-    code: AccessCode,
-    tx: RoomTx,
+    pub(super) code: AccessCode,
+    pub(super) tx: RoomTx,
 }
 
 /// A connection's side of the lobby.
@@ -71,18 +78,21 @@ pub(super) struct LobbyConn {
     seats: Option<(mpsc::UnboundedSender<Seating>, mpsc::UnboundedReceiver<Seating>)>,
 }
 
-/// Two players to seat in a new room: the challenger (or the longer-waiting seeker) first.
-struct Match {
-    options: RoomOptions,
+/// Two players to seat in a new room: the challenger (or the longer-waiting seeker, or the
+/// rematch's new White) first.
+pub(super) struct Match {
+    pub(super) options: RoomOptions,
     /// A rated game: both members are identified players (the lobby checked).
-    rated: bool,
-    first: Member,
-    second: Member,
-    challenge: Option<ChallengeId>,
+    pub(super) rated: bool,
+    pub(super) first: Member,
+    pub(super) second: Member,
+    pub(super) challenge: Option<ChallengeId>,
+    /// A rematch: the room whose game it follows.
+    pub(super) rematch_of: Option<AccessCode>,
 }
 
 impl HubState {
-    fn subscribed(&self, game: LobbyGame) -> impl Iterator<Item = &Link> {
+    pub(super) fn subscribed(&self, game: LobbyGame) -> impl Iterator<Item = &Link> {
         self.subscribers
             .values()
             .filter(move |(_, games)| games.is_empty() || games.contains(&game))
@@ -91,7 +101,9 @@ impl HubState {
 
     /// Tells the subscribers, and the challenge's owner (subscribed or not, unless it left),
     /// that `open` left the list.
-    fn announce_removed(&self, open: &OpenChallenge, reason: RemovedReason) {
+    fn announce_removed(&mut self, open: &OpenChallenge, reason: RemovedReason) {
+        // The people waiting at its table (Chaturaji) are told too.
+        self.drop_tables_of(&[open.challenge.id], reason);
         let msg: ServerMsg = LobbyMsg::LobbyRemoved { id: open.challenge.id, reason }.into();
         for link in self.subscribed(open.challenge.game) {
             link.send(msg.clone());
@@ -104,7 +116,7 @@ impl HubState {
     }
 
     /// Forgets `conn` as a member once it has neither a challenge nor a place in the queue.
-    fn tidy(&mut self, conn: ConnId) {
+    pub(super) fn tidy(&mut self, conn: ConnId) {
         if self.lobby.open_by(conn) == 0 && !self.lobby.is_seeking(conn) {
             self.members.remove(&conn);
         }
@@ -125,7 +137,14 @@ impl HubState {
             (Some(first), Some(second), Ok(options)) => {
                 let color = creator_seat(maharajah_protocol::ColorChoice::Random, rand::random());
                 let options = RoomOptions { color: Some(color), ..options };
-                Some(Match { options, rated: pool.rated, first, second, challenge: None })
+                Some(Match {
+                    options,
+                    rated: pool.rated,
+                    first,
+                    second,
+                    challenge: None,
+                    rematch_of: None,
+                })
             }
             _ => None,
         }
@@ -140,7 +159,10 @@ impl LobbyHub {
         for open in state.lobby.withdraw(conn) {
             state.announce_removed(&open, RemovedReason::CreatorLeft);
         }
+        state.leave_tables(conn);
+        state.table_queue.retain(|s| s.member.link.id != conn);
         state.members.remove(&conn);
+        state.addresses.remove(&conn);
     }
 }
 
@@ -150,15 +172,25 @@ pub(super) async fn pairing_task(shared: Arc<Shared>) {
     let mut shutdown = shared.shutdown.clone();
     loop {
         let now = shared.now();
-        let (matches, next) = {
+        let (matches, tables, next) = {
             let mut state = lock(&shared.lobby.state);
             let pairings = state.lobby.pair(now);
             let matches: Vec<Match> =
                 pairings.iter().filter_map(|p| state.take_pairing(p)).collect();
-            (matches, state.lobby.next_pairing(now))
+            let mut tables: Vec<_> =
+                state.due_tables(now).into_iter().map(|(id, t)| (Some(id), t)).collect();
+            tables.extend(state.pair_tables(now).into_iter().map(|t| (None, t)));
+            let next = match (state.lobby.next_pairing(now), state.next_table()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            (matches, tables, next)
         };
         for m in matches {
             tokio::spawn(open_room(shared.clone(), m));
+        }
+        for (id, table) in tables {
+            tokio::spawn(super::tables::open_table(shared.clone(), id, table));
         }
         let wake = next.map(|t| shared.instant_at(t));
         tokio::select! {
@@ -177,7 +209,7 @@ async fn sleep_until(at: Option<Instant>) {
 }
 
 /// Makes the room of a match, stores it, seats both players and starts its task.
-async fn open_room(shared: Arc<Shared>, m: Match) {
+pub(super) async fn open_room(shared: Arc<Shared>, m: Match) {
     let _alive = shared.alive.clone();
     let both = [&m.first, &m.second];
     let refuse = |code: ErrorCode, message: &str| {
@@ -202,9 +234,12 @@ async fn open_room(shared: Arc<Shared>, m: Match) {
     let code = shared.reserve_code(RoomTx::Chess(tx.clone()));
     let lifetimes = shared.config.lifetimes;
     let made = Room::new(code.clone(), &m.options, first_seat, first_token.clone(), now, lifetimes)
-        .map(|room| match rated {
+        .map(|mut room| match rated {
             Some(key) => room.rated_for(first_seat, key),
-            None => room,
+            None => {
+                room.set_player(first_seat, m.first.player);
+                room
+            }
         })
         .and_then(|mut room| {
             let seat = room.join_as(second_token.clone(), m.second.player, now)?;
@@ -235,9 +270,14 @@ async fn open_room(shared: Arc<Shared>, m: Match) {
         if member.seats.send(seating).is_err() {
             gone.push(member.link.id);
         }
-        member
-            .link
-            .send(LobbyMsg::LobbyMatched { code: code.clone(), challenge: m.challenge }.into());
+        member.link.send(
+            LobbyMsg::LobbyMatched {
+                code: code.clone(),
+                challenge: m.challenge,
+                rematch_of: m.rematch_of.clone(),
+            }
+            .into(),
+        );
         member.link.send(ServerMsg::Seated { code: code.clone(), seat, token });
         member.link.send(room.snapshot_msg(now));
     }
@@ -263,21 +303,49 @@ impl Conn {
         if request && !self.lobby_bucket() {
             return self.refuse(ErrorCode::RateLimited, "too many lobby requests; wait a little");
         }
+        if request {
+            let limit = self.shared.config.lobby.requests_per_address_per_minute;
+            let now = self.shared.now();
+            if !within_limit(&self.shared.lobby_requests, self.ip, now, limit) {
+                return self.refuse(
+                    ErrorCode::RateLimited,
+                    "too many lobby requests from your address; wait a little",
+                );
+            }
+            count(&self.shared.lobby_requests, self.ip, now);
+        }
         match msg {
             ClientMsg::LobbySubscribe { games } => self.subscribe(games),
             ClientMsg::LobbyUnsubscribe => {
                 lock(&self.shared.lobby.state).subscribers.remove(&self.link.id);
                 Flow::Continue
             }
-            ClientMsg::CreateChallenge { options } => self.create_challenge(&options),
+            ClientMsg::CreateChallenge { options, device } => {
+                self.create_challenge(&options, device)
+            }
             ClientMsg::CancelChallenge { id } => self.cancel_challenge(id),
-            ClientMsg::AcceptChallenge { id } => self.accept_challenge(id).await,
-            ClientMsg::PlayNow { game, time_control, rated } => {
+            ClientMsg::AcceptChallenge { id, device } => {
+                if lock(&self.shared.lobby.state).tables.contains_key(&id) {
+                    self.join_table(id, device)
+                } else {
+                    self.accept_challenge(id).await
+                }
+            }
+            ClientMsg::PlayNow {
+                game: LobbyGame::Chaturaji,
+                time_control,
+                rated,
+                cpu_after_s,
+                device,
+            } => self.seek_table(time_control, rated, cpu_after_s, device),
+            ClientMsg::PlayNow { game, time_control, rated, .. } => {
                 self.play_now(game, time_control, rated)
             }
             ClientMsg::CancelPlayNow => {
                 let mut state = lock(&self.shared.lobby.state);
                 state.lobby.unseek(self.link.id);
+                let conn = self.link.id;
+                state.table_queue.retain(|s| s.member.link.id != conn);
                 state.tidy(self.link.id);
                 self.send(LobbyMsg::PairingCancelled.into());
                 Flow::Continue
@@ -298,7 +366,75 @@ impl Conn {
             .take(now)
     }
 
-    fn member(&mut self) -> Member {
+    /// `rematch`: passes the offer to the finished chess room this connection sits in.
+    pub(super) async fn rematch(&mut self, token: String) -> Flow {
+        let member = self.member();
+        let sent = match &self.room {
+            Some(room) => room.tx.rematch(token, member).await,
+            None => false,
+        };
+        if sent {
+            Flow::Continue
+        } else {
+            self.refuse(ErrorCode::NotSeated, "a rematch is offered from a finished chess room")
+        }
+    }
+
+    /// `accept_challenge` of a Chaturaji challenge: a seat at its table; the table starts when
+    /// full, or at once when its wait is over and it has two people.
+    fn join_table(&mut self, id: ChallengeId, device: Option<String>) -> Flow {
+        let device = match super::tables::device_of(device) {
+            Ok(d) => d,
+            Err(e) => return self.refuse(e.code, e.message),
+        };
+        let me = self.member();
+        let now = self.shared.now();
+        let conn = self.link.id;
+        let taken = {
+            let mut state = lock(&self.shared.lobby.state);
+            let Some(table) = state.tables.get_mut(&id) else {
+                drop(state);
+                return self.refuse(ErrorCode::ChallengeNotFound, "this table has started or gone");
+            };
+            let refusal = if table.members.iter().any(|(m, d)| m.link.id == conn || *d == device) {
+                Some((ErrorCode::WrongPhase, "you already sit at this table"))
+            } else if table.rated && me.player.is_none() {
+                Some((ErrorCode::NotIdentified, "this table is rated: identify first"))
+            } else if table.rated
+                && table.members.iter().any(|(m, _)| m.player.is_some() && m.player == me.player)
+            {
+                Some((ErrorCode::Forbidden, "you already sit at this table"))
+            } else {
+                None
+            };
+            if let Some((code, message)) = refusal {
+                drop(state);
+                return self.refuse(code, message);
+            }
+            table.members.push((me.clone(), device));
+            let joined = table.members.len();
+            let full = joined >= usize::from(table.people) || now >= table.deadline;
+            state.members.insert(conn, me);
+            let joined = u8::try_from(joined).unwrap_or(u8::MAX);
+            if full {
+                state.take_table(id)
+            } else {
+                if let Some(challenge) = state.lobby.set_joined(id, joined) {
+                    self.send(LobbyMsg::TableJoined { challenge }.into());
+                }
+                state.announce_table(id, joined);
+                None
+            }
+        };
+        if let Some((id, table)) = taken {
+            tokio::spawn(super::tables::open_table(self.shared.clone(), Some(id), table));
+        } else {
+            self.shared.lobby.wake.notify_one();
+        }
+        Flow::Continue
+    }
+
+    pub(super) fn member(&mut self) -> Member {
         let (tx, _) = self.lobby.seats.get_or_insert_with(mpsc::unbounded_channel);
         Member { link: self.link.clone(), seats: tx.clone(), player: self.player }
     }
@@ -329,13 +465,59 @@ impl Conn {
         Flow::Continue
     }
 
-    fn create_challenge(&mut self, options: &ChallengeOptions) -> Flow {
+    fn create_challenge(&mut self, options: &ChallengeOptions, device: Option<String>) -> Flow {
+        let table = if options.game == LobbyGame::Chaturaji {
+            let device = match super::tables::device_of(device) {
+                Ok(d) => d,
+                Err(e) => return self.refuse(e.code, e.message),
+            };
+            let turn = match crate::lobby::turn_time(options.time_control) {
+                Ok(t) => t,
+                Err(e) => return self.refuse(e.code, e.message),
+            };
+            Some((device, turn))
+        } else {
+            None
+        };
         let standing = self.standing(options.game, options.time_control);
         let cap = self.shared.config.lobby.challenges_per_connection;
         let member = self.member();
+        let config = &self.shared.config.lobby;
+        let (per_player, per_address) =
+            (config.challenges_per_player, config.challenges_per_address);
+        let player = standing.player;
         let created = {
             let mut state = lock(&self.shared.lobby.state);
-            let created = state.lobby.create(self.link.id, options, standing, cap);
+            let ip = self.ip;
+            let from_here = state.lobby.open_by_any(|c| state.addresses.get(&c) == Some(&ip));
+            let by_player = player.map_or(0, |p| state.lobby.open_by_player(p));
+            let created = if by_player >= per_player {
+                Err(RoomError::new(
+                    ErrorCode::TooManyChallenges,
+                    format!("you already have {per_player} open challenges; cancel one first"),
+                ))
+            } else if from_here >= per_address {
+                Err(RoomError::new(
+                    ErrorCode::TooManyChallenges,
+                    format!("{per_address} challenges are open from your address; try later"),
+                ))
+            } else {
+                state.lobby.create(self.link.id, options, standing, cap)
+            };
+            if let Ok(challenge) = &created {
+                state.addresses.insert(self.link.id, ip);
+                if let (Some((device, turn)), Some(view)) = (table, challenge.table) {
+                    let wait = u64::from(view.cpu_after_s) * 1000;
+                    let t = super::tables::Table {
+                        people: view.people,
+                        deadline: self.shared.now() + wait,
+                        settings: super::tables::settings_for(4, turn),
+                        rated: challenge.rated,
+                        members: vec![(member.clone(), device)],
+                    };
+                    state.tables.insert(challenge.id, t);
+                }
+            }
             if let Ok(challenge) = &created {
                 state.members.insert(self.link.id, member);
                 self.send(LobbyMsg::ChallengeCreated { challenge: challenge.clone() }.into());
@@ -413,7 +595,14 @@ impl Conn {
             Err(e) => return self.refuse(e.code, e.message),
         };
         info!(conn = self.link.id, challenge = c.id, rated = c.rated, "challenge accepted");
-        let m = Match { options, rated: c.rated, first: owner, second: me, challenge: Some(c.id) };
+        let m = Match {
+            options,
+            rated: c.rated,
+            first: owner,
+            second: me,
+            challenge: Some(c.id),
+            rematch_of: None,
+        };
         open_room(self.shared.clone(), m).await;
         self.adopt_seats().await;
         Flow::Continue
@@ -448,6 +637,63 @@ impl Conn {
             }
             Err(e) => self.refuse(e.code, e.message),
         }
+    }
+
+    /// `play_now` for Chaturaji: waits in the table queue (replacing an earlier place).
+    fn seek_table(
+        &mut self,
+        time_control: TimeControl,
+        rated: bool,
+        cpu_after_s: Option<u32>,
+        device: Option<String>,
+    ) -> Flow {
+        use maharajah_protocol::lobby::{CPU_AFTER_S, DEFAULT_CPU_AFTER_S};
+        let device = match super::tables::device_of(device) {
+            Ok(d) => d,
+            Err(e) => return self.refuse(e.code, e.message),
+        };
+        let turn = match crate::lobby::turn_time(Some(time_control)) {
+            Ok(t) => t,
+            Err(e) => return self.refuse(e.code, e.message),
+        };
+        let wait = cpu_after_s.unwrap_or(DEFAULT_CPU_AFTER_S);
+        if !CPU_AFTER_S.contains(&wait) {
+            return self.refuse(ErrorCode::InvalidOptions, "the wait is 5 to 300 s");
+        }
+        if rated && self.player.is_none() {
+            return self.refuse(ErrorCode::NotIdentified, "rated games need a player identity");
+        }
+        let rating = self.standing(LobbyGame::Chaturaji, Some(time_control)).rating;
+        let member = self.member();
+        let now = self.shared.now();
+        let conn = self.link.id;
+        let tables = {
+            let mut state = lock(&self.shared.lobby.state);
+            state.lobby.unseek(conn);
+            state.table_queue.retain(|s| s.member.link.id != conn);
+            let player = member.player;
+            if rated && state.table_queue.iter().any(|s| s.rated && s.member.player == player) {
+                drop(state);
+                return self.refuse(ErrorCode::WrongPhase, "you already wait for a rated table");
+            }
+            state.members.insert(conn, member.clone());
+            let deadline = now + u64::from(wait) * 1000;
+            state.table_queue.push(super::tables::TableSeeker {
+                member,
+                device,
+                turn,
+                rated,
+                deadline,
+            });
+            let game = LobbyGame::Chaturaji;
+            self.send(LobbyMsg::PairingQueued { game, time_control, rated, rating }.into());
+            state.pair_tables(now)
+        };
+        for table in tables {
+            tokio::spawn(super::tables::open_table(self.shared.clone(), None, table));
+        }
+        self.shared.lobby.wake.notify_one();
+        Flow::Continue
     }
 
     /// Holds the rooms the lobby seated this connection in (the newest; any earlier one is
