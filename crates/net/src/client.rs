@@ -22,8 +22,8 @@ use std::time::Duration;
 
 use maharajah_engine::{Game, Position, Role};
 use maharajah_protocol::{
-    decode_server, AccessCode, ClientMsg, Color, ErrorCode, GameResult, Move, Phase, RoomEvent,
-    RoomOptions, ServerMsg, Snapshot,
+    decode_server, AccessCode, ChallengeId, ChallengeOptions, ClientMsg, Color, ErrorCode,
+    GameResult, LobbyGame, Move, Phase, RoomEvent, RoomOptions, ServerMsg, Snapshot, TimeControl,
 };
 use tokio::sync::mpsc;
 
@@ -184,9 +184,17 @@ enum Req {
     Join(AccessCode),
     Move(String),
     Commit(String),
-    Reveal { army: String, nonce: String },
+    Reveal {
+        army: String,
+        nonce: String,
+    },
     Action(Action),
     Ping,
+    /// A lobby or player request answered by messages the events carry (`lobby_list`,
+    /// `challenge_created`, `pairing_queued`, `player`…) or an `error`, before a barrier `pong`.
+    Lobby(ClientMsg),
+    /// Accepts a challenge: answered by the `seated` of the room made.
+    Accept(ChallengeId),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -384,6 +392,100 @@ impl Connection {
         self.action(Action::ClaimDraw).await
     }
 
+    async fn lobby(&self, msg: ClientMsg) -> Result<(), NetError> {
+        self.request(Req::Lobby(msg)).await.map(drop)
+    }
+
+    /// Subscribes to the lobby's open challenges of `games` (empty: all): the list and its
+    /// changes arrive as [`NetEvent::Lobby`].
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`rate_limited`…), [`NetError::Interrupted`], [`NetError::Closed`].
+    pub async fn lobby_subscribe(&self, games: Vec<LobbyGame>) -> Result<(), NetError> {
+        self.lobby(ClientMsg::LobbySubscribe { games }).await
+    }
+
+    /// Posts a challenge; `challenge_created` arrives as a [`NetEvent::Lobby`] before this
+    /// returns, and once someone accepts it the connection is seated ([`NetEvent::Seated`]).
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`not_identified` for a rated one, `too_many_challenges`,
+    /// `unavailable`, `rate_limited`…).
+    pub async fn create_challenge(&self, options: ChallengeOptions) -> Result<(), NetError> {
+        self.lobby(ClientMsg::CreateChallenge { options }).await
+    }
+
+    /// Withdraws one of this connection's challenges.
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`challenge_not_found`).
+    pub async fn cancel_challenge(&self, id: ChallengeId) -> Result<(), NetError> {
+        self.lobby(ClientMsg::CancelChallenge { id }).await
+    }
+
+    /// Accepts a challenge and takes the seat of the room made for it.
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`challenge_not_found`, `not_identified`…),
+    /// [`NetError::AlreadySeated`].
+    pub async fn accept_challenge(&self, id: ChallengeId) -> Result<SeatCredentials, NetError> {
+        match self.request(Req::Accept(id)).await? {
+            Reply::Seated(s) => Ok(s),
+            other => Err(NetError::Protocol(format!("unexpected answer {other:?}"))),
+        }
+    }
+
+    /// Quick pairing: queues for an opponent; the match seats the connection later
+    /// ([`NetEvent::Seated`]).
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`not_identified` for rated, `unavailable`, `rate_limited`…).
+    pub async fn play_now(
+        &self,
+        game: LobbyGame,
+        time_control: TimeControl,
+        rated: bool,
+    ) -> Result<(), NetError> {
+        self.lobby(ClientMsg::PlayNow { game, time_control, rated }).await
+    }
+
+    /// Leaves the quick-pairing queue.
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Closed`], [`NetError::Interrupted`].
+    pub async fn cancel_play_now(&self) -> Result<(), NetError> {
+        self.lobby(ClientMsg::CancelPlayNow).await
+    }
+
+    /// Gives the identified player a display name; the new [`NetEvent::Player`] arrives before
+    /// this returns.
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] with `invalid_name`, `name_taken`, `not_identified`, `wrong_phase`.
+    pub async fn register_name(&self, name: &str) -> Result<(), NetError> {
+        self.lobby(ClientMsg::RegisterName { name: name.to_owned() }).await
+    }
+
+    /// Watches room `code` as a spectator: its snapshot is in the replica before this returns,
+    /// then every event follows. (A watch is not taken back after a reconnection.)
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`room_not_found`, `too_many_spectators`), [`NetError::AlreadySeated`].
+    pub async fn watch(&self, code: AccessCode) -> Result<(), NetError> {
+        if let Some(seat) = lock(&self.state).seat.as_ref() {
+            return Err(NetError::AlreadySeated(seat.code.clone()));
+        }
+        self.lobby(ClientMsg::Watch { code }).await
+    }
+
     /// Measures one round trip to the server now.
     ///
     /// # Errors
@@ -444,6 +546,8 @@ impl Flavour for Chess {
             ServerMsg::MoveAck { ply, seq } => Incoming::Ack { at: ply, seq },
             ServerMsg::SetupAck { .. } => Incoming::SetupAck,
             ServerMsg::Error { code, message } => Incoming::Error { code, message },
+            ServerMsg::Lobby(msg) => Incoming::Lobby(msg),
+            ServerMsg::Player { player } => Incoming::Player(player),
             // A second `welcome`, or messages of other room kinds: nothing to do here.
             _ => Incoming::Ignored,
         })
@@ -494,6 +598,8 @@ impl Flavour for Chess {
                 ClientMsg::CreateRoom { options: options.clone(), rated: false }
             }
             Req::Join(code) => ClientMsg::JoinRoom { code: code.clone() },
+            Req::Accept(id) => ClientMsg::AcceptChallenge { id: *id },
+            Req::Lobby(msg) => return Wire { msgs: vec![msg.clone()], barrier: true },
             Req::Move(uci) => {
                 let ply = *at.get_or_insert(next_ply);
                 ClientMsg::Move { token, ply, uci: uci.clone() }
@@ -518,10 +624,10 @@ impl Flavour for Chess {
         Wire { msgs: vec![msg], barrier: false }
     }
     fn takes_seat(req: &Req) -> bool {
-        matches!(req, Req::Create(_) | Req::Join(_))
+        matches!(req, Req::Create(_) | Req::Join(_) | Req::Accept(_))
     }
     fn needs_seat(req: &Req) -> bool {
-        !matches!(req, Req::Create(_) | Req::Join(_) | Req::Ping)
+        !matches!(req, Req::Create(_) | Req::Join(_) | Req::Accept(_) | Req::Ping | Req::Lobby(_))
     }
     fn resendable(req: &Req) -> bool {
         matches!(req, Req::Move(_) | Req::Commit(_) | Req::Reveal { .. } | Req::Ping)
