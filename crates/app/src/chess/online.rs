@@ -35,7 +35,7 @@ use maharajah_net::{
 use maharajah_protocol::army::army_text;
 use maharajah_protocol::{
     AccessCode, ByColor, ClockView, Color, EndReason, GameResult, Outcome, PauseReason, PauseView,
-    Phase, RoomEvent, RoomOptions, SeatView, TimeControl, Variant,
+    Phase, RatingChange, RoomEvent, RoomOptions, SeatView, TimeControl, Variant,
 };
 use serde::Serialize;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -290,6 +290,11 @@ pub struct NetView {
     pub setup: SetupStage,
     /// The last message that answered no request.
     pub notice: Option<Notice>,
+    /// A rated game's rating changes at its end, per seat (`None` before it, or for a casual
+    /// game).
+    pub ratings_changed: Option<ByColor<RatingChange>>,
+    /// We watch this room as a spectator (no seat, no actions); `code` is the room's.
+    pub watching: bool,
 }
 
 /// The fresh clock and pause, pushed a few times a second while they run.
@@ -354,6 +359,10 @@ struct Live {
     /// A room on an online server (created, joined or taken back here), whose view invites
     /// the opponent with a link; false for a LAN host's game adopted from `Lan`.
     online: bool,
+    /// The rated game's rating changes, once announced.
+    ratings_changed: Option<ByColor<RatingChange>>,
+    /// The room watched as a spectator (no seat).
+    watching: Option<AccessCode>,
 }
 
 struct Shared {
@@ -515,7 +524,10 @@ impl Live {
             server_version: self.server_version.clone(),
             engine_version: self.engine_version.clone(),
             rtt_ms: self.rtt_ms,
-            code: seat.as_ref().map(|s| s.code.as_str().to_owned()),
+            code: seat
+                .as_ref()
+                .map(|s| s.code.as_str().to_owned())
+                .or_else(|| self.watching.as_ref().map(|c| c.as_str().to_owned())),
             invite: seat
                 .as_ref()
                 .filter(|_| {
@@ -536,6 +548,8 @@ impl Live {
             my_turn,
             setup: self.stage,
             notice: self.notice.clone(),
+            ratings_changed: self.ratings_changed,
+            watching: self.watching.is_some(),
         }
     }
 
@@ -746,6 +760,8 @@ impl NetPlay {
             stage: SetupStage::None,
             notice: None,
             online,
+            ratings_changed: None,
+            watching: None,
         };
         let old = self.lock().replace(live);
         if let Some(old) = old {
@@ -757,6 +773,50 @@ impl NetPlay {
         let view = self.view().unwrap_or_else(|| unreachable_view(url));
         (self.shared.emit)(NetUpdate::View(Box::new(view.clone())));
         view
+    }
+
+    /// Takes over a connection of an online server the lobby has just seated (a challenge
+    /// accepted, a pairing made); its events continue here.
+    pub fn adopt_online(
+        &self,
+        url: &str,
+        conn: Connection,
+        events: UnboundedReceiver<NetEvent>,
+    ) -> NetView {
+        self.adopt_as(url, conn, events, true)
+    }
+
+    /// Connects to `url` and watches room `code` as a spectator: board, clocks, moves and
+    /// presence, no actions (every action is refused `no_game`-like by the server: no seat).
+    ///
+    /// # Errors
+    /// `bad_code`, `bad_url`, `connect_failed`, `room_not_found`, `too_many_spectators`…
+    pub async fn watch(
+        &self,
+        url: &str,
+        code: &str,
+        options: ConnectOptions,
+    ) -> Result<NetView, NetPlayError> {
+        let code: AccessCode = code.parse().map_err(|e: maharajah_protocol::AccessCodeError| {
+            NetPlayError::BadCode(e.to_string())
+        })?;
+        let url = normalize_url(url)?;
+        self.leave().await;
+        let (conn, events) = Connection::connect(&url, options).await?;
+        if let Err(e) = conn.watch(code.clone()).await {
+            conn.close().await;
+            return Err(e.into());
+        }
+        self.adopt_as(&url, conn, events, false);
+        self.with_live_now(|live| live.watching = Some(code));
+        self.push();
+        self.answer()
+    }
+
+    fn with_live_now(&self, f: impl FnOnce(&mut Live)) {
+        if let Some(live) = self.lock().as_mut() {
+            f(live);
+        }
     }
 
     /// Runs `f` on the live game of `generation` (none if it was replaced meanwhile).
@@ -774,7 +834,7 @@ impl NetPlay {
         let alive = self.with_live(generation, |live| {
             live.changed.notify_one();
             match event {
-                NetEvent::Connected { server_version, engine_version } => {
+                NetEvent::Connected { server_version, engine_version, .. } => {
                     live.server_version = Some(server_version);
                     live.engine_version = Some(engine_version);
                     live.link = Link::Connected;
@@ -787,6 +847,9 @@ impl NetPlay {
                     reveal = live.observe_setup(None);
                 }
                 NetEvent::Room { event, .. } => {
+                    if let RoomEvent::RatingsChanged { ratings } = &event {
+                        live.ratings_changed = Some(**ratings);
+                    }
                     if matches!(event, RoomEvent::SetupStarted) && live.hidden.is_none() {
                         live.stage = SetupStage::Build;
                     }
@@ -803,6 +866,8 @@ impl NetPlay {
                     };
                 }
                 NetEvent::Rejoined { .. } => live.link = Link::Connected,
+                // The lobby's news is the lobby's ([`crate::lobby`]); a game has none.
+                NetEvent::Lobby(_) | NetEvent::Player(_) => {}
                 NetEvent::Rtt(d) => {
                     live.rtt_ms = Some(u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
                 }
@@ -1012,6 +1077,8 @@ fn unreachable_view(url: &str) -> NetView {
         my_turn: false,
         setup: SetupStage::None,
         notice: None,
+        ratings_changed: None,
+        watching: false,
     }
 }
 

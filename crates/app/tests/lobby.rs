@@ -1,0 +1,175 @@
+//! The app's identity and lobby against the real server library on 127.0.0.1: the key made once
+//! and kept across a reopened store, every connection identified by itself, a name registered
+//! (and the server's refusals), a recovery code moving the player to a second store, and a rated
+//! challenge posted by one app, accepted by another, played to mate, with the rating change in
+//! both game views.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use maharajah_app::chess::online::{NetPlay, NetView};
+use maharajah_app::identity::Identity;
+use maharajah_app::lobby::{Lobby, LobbyLink, LobbyView};
+use maharajah_app::store::Store;
+use maharajah_protocol::{ChallengeOptions, Color, ColorChoice, LobbyGame, Phase, TimeControl};
+use tokio::sync::oneshot;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+struct Server {
+    url: String,
+    stop: Option<oneshot::Sender<()>>,
+}
+
+impl Server {
+    async fn start() -> Server {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("ws://{}/", listener.local_addr().unwrap());
+        let (stop, stopped) = oneshot::channel::<()>();
+        tokio::spawn(maharajah_server::run(
+            listener,
+            maharajah_server::Config::default(),
+            async move {
+                let _ = stopped.await;
+            },
+        ));
+        Server { url, stop: Some(stop) }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+fn temp_db(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("maharajah-lobby-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("app.sqlite");
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// One app's online side on `store`: its identity, game session and lobby.
+fn app(store: Store) -> (Lobby, NetPlay) {
+    let identity = Identity::new(store.clone(), maharajah_app::time::system());
+    let net = NetPlay::new(|_| {});
+    let lobby = Lobby::new(identity, net.clone(), store, |_| {});
+    (lobby, net)
+}
+
+async fn until<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let found = tokio::time::timeout(WAIT, async {
+        loop {
+            if let Some(t) = f() {
+                return t;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    found.unwrap_or_else(|_| panic!("timed out waiting for {what}"))
+}
+
+fn name(view: &LobbyView) -> Option<&str> {
+    view.player.as_ref().and_then(|p| p.name.as_deref())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_key_is_made_once_identifies_itself_and_registers_a_name() {
+    let server = Server::start().await;
+    let path = temp_db("name");
+    let (lobby, _) = app(Store::open(&path).unwrap());
+    let opened = lobby.open(&server.url).await.expect("the lobby opens");
+    assert_eq!(opened.link, LobbyLink::Connected);
+    let key = opened.identity.clone().expect("a key was made").key;
+    assert_eq!(opened.player.as_ref().map(|p| p.key.to_string()), Some(key.clone()));
+    assert_eq!(name(&opened), None);
+    let refused = lobby.register_name("x").await.expect_err("too short");
+    assert_eq!(refused.code, "invalid_name");
+    let named = lobby.register_name("Alice").await.expect("a name");
+    assert_eq!(name(&named), Some("Alice"));
+    lobby.close().await;
+
+    // Another player cannot take a look-alike of it.
+    let (other, _) = app(Store::in_memory().unwrap());
+    other.open(&server.url).await.unwrap();
+    let taken = other.register_name("ALICE").await.expect_err("taken");
+    assert_eq!(taken.code, "name_taken");
+
+    // Reopened: the same key, known to the server by its name again.
+    let (again, _) = app(Store::open(&path).unwrap());
+    let reopened = again.open(&server.url).await.unwrap();
+    assert_eq!(reopened.identity.as_ref().map(|i| i.key.clone()), Some(key));
+    assert_eq!(name(&reopened), Some("Alice"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recovery_code_moves_the_player_to_another_store() {
+    let server = Server::start().await;
+    let (first, _) = app(Store::in_memory().unwrap());
+    first.open(&server.url).await.unwrap();
+    first.register_name("Bobby").await.unwrap();
+    let code = first.identity().recovery_code().expect("a code");
+    first.close().await;
+
+    let (second, _) = app(Store::open(&temp_db("recovered")).unwrap());
+    let own = second.identity().view().unwrap().key;
+    let moved = second.identity().recover(&code).expect("recovered");
+    assert_ne!(moved.key, own);
+    let opened = second.open(&server.url).await.unwrap();
+    assert_eq!(name(&opened), Some("Bobby"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rated_challenge_accepted_is_played_and_changes_ratings() {
+    let server = Server::start().await;
+    let (alice, alice_net) = app(Store::in_memory().unwrap());
+    let (bob, bob_net) = app(Store::in_memory().unwrap());
+    alice.open(&server.url).await.unwrap();
+    alice.register_name("Alice").await.unwrap();
+    bob.open(&server.url).await.unwrap();
+    bob.register_name("Bob").await.unwrap();
+
+    let options = ChallengeOptions {
+        game: LobbyGame::Chess,
+        time_control: Some(TimeControl { base_ms: 300_000, increment_ms: 0 }),
+        rated: true,
+        color: ColorChoice::White,
+    };
+    let posted = alice.create(options).await.expect("posted");
+    let mine = posted.challenges.iter().find(|c| c.mine).expect("ours is listed").challenge.id;
+    // Bob sees it live, with Alice's name, not as his own.
+    let listed =
+        until("Bob's list", || bob.view().challenges.into_iter().find(|c| c.challenge.id == mine))
+            .await;
+    assert!(!listed.mine);
+    assert_eq!(listed.challenge.creator.as_deref(), Some("Alice"));
+
+    let bob_view = bob.accept(mine).await.expect("accepted");
+    assert_eq!(bob_view.seat, Some(Color::Black));
+    let seated =
+        |net: &NetPlay| net.view().filter(|v| v.phase == Some(Phase::Playing) && v.game.is_some());
+    let alice_view = until("Alice's game", || seated(&alice_net)).await;
+    assert_eq!(alice_view.seat, Some(Color::White));
+    assert_eq!(alice_view.code, bob_view.code);
+    assert_eq!(alice.view().matched, alice_view.code);
+
+    for (net, mv) in
+        [(&alice_net, "f2f3"), (&bob_net, "e7e5"), (&alice_net, "g2g4"), (&bob_net, "d8h4")]
+    {
+        until(mv, || net.view().filter(|v| v.my_turn)).await;
+        net.play(mv).await.expect(mv);
+    }
+    let changed = |net: &NetPlay| net.view().filter(|v| v.ratings_changed.is_some());
+    let alice_end: NetView = until("Alice's rating change", || changed(&alice_net)).await;
+    let ratings = alice_end.ratings_changed.unwrap();
+    assert!(ratings.white.after < ratings.white.before, "the loser goes down");
+    assert!(ratings.black.after > ratings.black.before, "the winner goes up");
+    let bob_end = until("Bob's rating change", || changed(&bob_net)).await;
+    assert_eq!(bob_end.ratings_changed, Some(ratings));
+}
