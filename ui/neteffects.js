@@ -6,7 +6,7 @@ import { buzz } from './haptics.js';
 import { shareFrom } from './share.js';
 import { t as translate } from './i18n.js';
 import { newBuild, soundFor } from './store.js';
-import { createArgs, netGame, serverUrlOf } from './net.js';
+import { challengeArgs, createArgs, netGame, playNowArgs, serverUrlOf } from './net.js';
 
 function viewLoaded(store, view, open = false) {
   const sound = soundFor(store.state.game, netGame(view));
@@ -56,8 +56,101 @@ async function enter(store, promise) {
   }
 }
 
+/** Opens the lobby of the server in the form (its failure shows in the lobby's view). */
+async function openLobby(store) {
+  const url = serverUrlOf(store.state);
+  try {
+    store.dispatch({ type: 'lobby/view', view: await api.lobbyOpen(url) });
+  } catch {
+    // The pushed view says `unreachable` with the reason; fetch it in case the push came first.
+    try {
+      store.dispatch({ type: 'lobby/view', view: await api.lobbyView() });
+    } catch {
+      // No backend: nothing to show.
+    }
+  }
+}
+
+/** Runs a lobby call answering with a LobbyView; a refusal shows on the Online screen. */
+async function lobbyCall(store, promise) {
+  store.dispatch({ type: 'online/busy' });
+  try {
+    store.dispatch({ type: 'lobby/view', view: await promise });
+  } catch (error) {
+    store.dispatch({ type: 'online/error', error });
+  }
+}
+
+const lobbyLinked = (state) => {
+  const link = state.online.lobby && state.online.lobby.link;
+  return Boolean(link && (link.state === 'connected' || link.state === 'reconnecting'));
+};
+
+/** The lobby's actions: open, name, challenges, quick pairing, watching, the recovery code. */
+async function lobbyEffects(action, store) {
+  const state = store.state;
+  switch (action.type) {
+    case 'online/tab':
+      if ((action.tab === 'lobby' || action.tab === 'play') && !lobbyLinked(state)) await openLobby(store);
+      break;
+    case 'lobby/open':
+      await openLobby(store);
+      break;
+    case 'lobby/name':
+      await lobbyCall(store, api.lobbyRegisterName(state.online.name));
+      break;
+    case 'lobby/create':
+      await lobbyCall(store, api.lobbyCreate(challengeArgs(state.online)));
+      break;
+    case 'lobby/cancel':
+      await lobbyCall(store, api.lobbyCancel(action.id));
+      break;
+    case 'lobby/play-now': {
+      const { game, timeControl, rated } = playNowArgs(state.online);
+      await lobbyCall(store, api.lobbyPlayNow(game, timeControl, rated));
+      break;
+    }
+    case 'lobby/cancel-play-now':
+      await lobbyCall(store, api.lobbyCancelPlayNow());
+      break;
+    case 'lobby/accept':
+      await enter(store, () => api.lobbyAccept(action.id));
+      break;
+    case 'online/watch':
+      await enter(store, (url) => api.netWatch(url, state.online.watchCode));
+      break;
+    case 'identity/show-code':
+      store.dispatch({ type: 'dialog', dialog: null });
+      try {
+        store.dispatch({ type: 'lobby/recovery', code: await api.identityRecoveryCode() });
+        store.dispatch({ type: 'lobby/view', view: await api.lobbyView() });
+      } catch (error) {
+        store.dispatch({ type: 'online/error', error });
+      }
+      break;
+    case 'identity/recover':
+      store.dispatch({ type: 'dialog', dialog: null });
+      try {
+        await api.identityRecover(state.online.recoverCode);
+        store.dispatch({ type: 'online/change', key: 'recoverCode', value: '' });
+        // The connection identified with the old key: open the lobby again with the new one.
+        await api.lobbyClose();
+        await openLobby(store);
+      } catch (error) {
+        store.dispatch({ type: 'online/error', error });
+      }
+      break;
+    default:
+      break;
+  }
+}
+
 export async function netEffects(action, store) {
   const state = store.state;
+  if (action.type.startsWith('lobby/') || action.type.startsWith('identity/') || action.type === 'online/tab' || action.type === 'online/watch') {
+    await lobbyEffects(action, store);
+    return;
+  }
   switch (action.type) {
     case 'online/create':
       await enter(store, (url) => api.netCreate(url, createArgs(state.online)));
@@ -69,6 +162,10 @@ export async function netEffects(action, store) {
       await enter(store, () => api.netRejoin());
       break;
     case 'navigate':
+      // With a server saved, the lobby opens with the screen.
+      if (state.settings.serverUrl && !state.net && !lobbyLinked(state) && (state.online.tab === 'lobby' || state.online.tab === 'play')) {
+        openLobby(store);
+      }
       // The Online screen offers the room this device held a seat in when the app was closed.
       if (!state.net) {
         try {
@@ -157,4 +254,10 @@ export function subscribeNet(store) {
     if (store.state.net || store.state.online.busy || store.state.screen === 'netgame') viewLoaded(store, view);
   });
   api.subscribe('net-clock', (tick) => store.dispatch({ type: 'net/tick', tick }));
+  api.subscribe('lobby', (view) => {
+    const before = store.state.online.lobby;
+    store.dispatch({ type: 'lobby/view', view });
+    // A challenge of ours taken, or a pairing made: the game screen takes over.
+    if (view.matched && !(before && before.matched === view.matched) && store.state.screen === 'online') openNetGame(store, 'online');
+  });
 }
