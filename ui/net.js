@@ -129,8 +129,11 @@ export function reduceNet(state, action) {
   switch (action.type) {
     case 'online/open':
       return { ...state, screen: 'online', online: { ...state.online, busy: false, error: null }, error: null };
-    case 'online/change':
-      return { ...state, online: { ...state.online, [action.key]: action.value, error: null } };
+    case 'online/change': {
+      // A room code (typed, or filled in by a join link) belongs to the Join by code tab.
+      const tab = action.key === 'code' ? 'code' : state.online.tab;
+      return { ...state, online: { ...state.online, [action.key]: action.value, error: null, tab } };
+    }
     case 'online/linked':
       // A link named a room on another server: the form holds both, the person presses Join.
       return { ...state, online: { ...state.online, linked: { code: action.code, server: action.server } } };

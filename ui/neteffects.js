@@ -61,6 +61,11 @@ async function openLobby(store) {
   const url = serverUrlOf(store.state);
   try {
     store.dispatch({ type: 'lobby/view', view: await api.lobbyOpen(url) });
+    // A server that answered is kept as the one to use.
+    if (store.state.settings.serverUrl !== url) {
+      store.dispatch({ type: 'setting', key: 'serverUrl', value: url });
+      api.setSetting('serverUrl', url).catch(() => {});
+    }
   } catch {
     // The pushed view says `unreachable` with the reason; fetch it in case the push came first.
     try {
@@ -228,6 +233,10 @@ export async function netEffects(action, store) {
       }
       store.dispatch({ type: 'net/closed' });
       store.dispatch({ type: 'online/kept', kept: null });
+      // Back on the Online screen from a game: the lobby opens again.
+      if (store.state.screen === 'online' && store.state.settings.serverUrl && (store.state.online.tab === 'lobby' || store.state.online.tab === 'play')) {
+        openLobby(store);
+      }
       break;
     default:
       break;

@@ -105,6 +105,8 @@ struct State {
     mine: Vec<ChallengeId>,
     seeking: Option<Seeking>,
     matched: Option<String>,
+    /// The server's and its engine's versions, from its `welcome`.
+    versions: Option<(String, String)>,
 }
 
 struct Shared {
@@ -339,7 +341,8 @@ impl Lobby {
                 return false;
             }
             match event {
-                NetEvent::Connected { player, .. } => {
+                NetEvent::Connected { player, server_version, engine_version } => {
+                    st.versions = Some((server_version.clone(), engine_version.clone()));
                     st.link = Some(LobbyLink::Connected);
                     st.player = player.as_deref().cloned();
                 }
@@ -366,7 +369,7 @@ impl Lobby {
         events: UnboundedReceiver<NetEvent>,
     ) {
         let code = conn.with_room(|r| r.seat.as_ref().map(|s| s.code.as_str().to_owned()));
-        {
+        let versions = {
             let mut st = self.lock();
             if st.generation != generation {
                 return;
@@ -378,8 +381,9 @@ impl Lobby {
             st.mine.clear();
             st.challenges.clear();
             st.matched = code;
-        }
-        self.shared.net.adopt_online(url, conn, events);
+            st.versions.take()
+        };
+        self.shared.net.adopt_online(url, conn, events, versions);
         if let Err(e) = keep_seat(&self.shared.store, self.shared.net.saved_seat()) {
             eprintln!("the lobby's seat is not kept: {e}");
         }

@@ -156,6 +156,7 @@ async fn a_rated_challenge_accepted_is_played_and_changes_ratings() {
         |net: &NetPlay| net.view().filter(|v| v.phase == Some(Phase::Playing) && v.game.is_some());
     let alice_view = until("Alice's game", || seated(&alice_net)).await;
     assert_eq!(alice_view.seat, Some(Color::White));
+    assert!(alice_view.server_version.is_some(), "the lobby's welcome carries over to the game");
     assert_eq!(alice_view.code, bob_view.code);
     assert_eq!(alice.view().matched, alice_view.code);
 

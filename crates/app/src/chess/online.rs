@@ -777,13 +777,23 @@ impl NetPlay {
 
     /// Takes over a connection of an online server the lobby has just seated (a challenge
     /// accepted, a pairing made); its events continue here.
+    /// `versions` are the server's and its engine's, from the `welcome` the lobby saw.
     pub fn adopt_online(
         &self,
         url: &str,
         conn: Connection,
         events: UnboundedReceiver<NetEvent>,
+        versions: Option<(String, String)>,
     ) -> NetView {
-        self.adopt_as(url, conn, events, true)
+        self.adopt_as(url, conn, events, true);
+        if let Some((server, engine)) = versions {
+            self.with_live_now(|live| {
+                live.server_version = Some(server);
+                live.engine_version = Some(engine);
+            });
+        }
+        self.push();
+        self.answer().unwrap_or_else(|_| unreachable_view(url))
     }
 
     /// Connects to `url` and watches room `code` as a spectator: board, clocks, moves and
