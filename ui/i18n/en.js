@@ -404,7 +404,7 @@ export default {
   'lobby.name.label': 'Display name',
   'lobby.name.placeholder': 'Pick a name',
   'lobby.name.go': 'Use this name',
-  'lobby.name.hint': 'Others see this name in the lobby and in games: 3 to 20 letters, digits, spaces, - or _. It cannot be changed later.',
+  'lobby.name.hint': 'Others see this name in the lobby and in games: 3 to 20 letters a–z, digits, _ or -, starting and ending with a letter or digit. It cannot be changed later.',
   'lobby.identity': 'Player identity',
   'lobby.identity.key': 'Your key: {key}…',
   'lobby.recovery.offer': 'Your player lives on this device only. Write down its recovery code to take it to another device.',

@@ -404,7 +404,7 @@ export default {
   'lobby.name.label': 'Nombre visible',
   'lobby.name.placeholder': 'Elige un nombre',
   'lobby.name.go': 'Usar este nombre',
-  'lobby.name.hint': 'Los demás ven este nombre en la sala y en las partidas: de 3 a 20 letras, cifras, espacios, - o _. No se puede cambiar después.',
+  'lobby.name.hint': 'Los demás ven este nombre en la sala y en las partidas: de 3 a 20 letras a–z, cifras, _ o -, empezando y acabando en letra o cifra. No se puede cambiar después.',
   'lobby.identity': 'Identidad de jugador',
   'lobby.identity.key': 'Tu clave: {key}…',
   'lobby.recovery.offer': 'Tu jugador vive solo en este dispositivo. Apunta su código de recuperación para llevarlo a otro.',
