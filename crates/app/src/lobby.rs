@@ -92,6 +92,8 @@ pub struct LobbyView {
     pub matched: Option<String>,
 }
 
+/// The lobby's own state; the list, the player and the pairing wait are the connection's
+/// ([`maharajah_net::LobbyState`], folded as the messages come), read at each view.
 #[derive(Default)]
 struct State {
     revision: u64,
@@ -99,11 +101,7 @@ struct State {
     url: Option<String>,
     conn: Option<Connection>,
     link: Option<LobbyLink>,
-    player: Option<PlayerView>,
     refused: Option<String>,
-    challenges: Vec<Challenge>,
-    mine: Vec<ChallengeId>,
-    seeking: Option<Seeking>,
     matched: Option<String>,
     /// The server's and its engine's versions, from its `welcome`.
     versions: Option<(String, String)>,
@@ -168,20 +166,35 @@ impl Lobby {
         let identity = self.shared.identity.view().ok();
         let mut st = self.lock();
         st.revision += 1;
-        let mine = st.mine.clone();
+        let (player, challenges, seeking) =
+            st.conn.as_ref().map_or((None, Vec::new(), None), |c| {
+                c.with_lobby(|l| {
+                    let challenges = l
+                        .challenges
+                        .iter()
+                        .map(|c| ListedChallenge {
+                            challenge: c.clone(),
+                            mine: l.mine.contains(&c.id),
+                        })
+                        .collect();
+                    let seeking = l.seeking.map(|s| Seeking {
+                        game: s.game,
+                        time_control: s.time_control,
+                        rated: s.rated,
+                        rating: s.rating,
+                    });
+                    (l.player.clone(), challenges, seeking)
+                })
+            });
         LobbyView {
             revision: st.revision,
             url: st.url.clone(),
             link: st.link.clone().unwrap_or(LobbyLink::Closed),
             identity,
-            player: st.player.clone(),
+            player,
             identity_refused: st.refused.clone(),
-            challenges: st
-                .challenges
-                .iter()
-                .map(|c| ListedChallenge { challenge: c.clone(), mine: mine.contains(&c.id) })
-                .collect(),
-            seeking: st.seeking,
+            challenges,
+            seeking,
             matched: st.matched.clone(),
         }
     }
@@ -237,9 +250,6 @@ impl Lobby {
             st.url = Some(url.clone());
             st.conn = Some(conn.clone());
             st.link = Some(LobbyLink::Connected);
-            st.challenges.clear();
-            st.mine.clear();
-            st.seeking = None;
             st.matched = None;
             st.generation
         };
@@ -256,9 +266,6 @@ impl Lobby {
             let mut st = self.lock();
             st.generation += 1;
             st.link = None;
-            st.seeking = None;
-            st.mine.clear();
-            st.challenges.clear();
             st.conn.take()
         };
         if let Some(conn) = conn {
@@ -329,32 +336,42 @@ impl Lobby {
     /// `lobby_closed`, `closed`.
     pub async fn cancel_play_now(&self) -> Result<LobbyView, AppError> {
         self.connection()?.cancel_play_now().await?;
-        self.lock().seeking = None;
         Ok(self.view())
     }
 
     /// Reads one event of the lobby's connection; false once the lobby no longer follows it.
     fn handle(&self, generation: u64, event: &NetEvent) -> bool {
+        let mut resubscribe = None;
         {
             let mut st = self.lock();
             if st.generation != generation {
                 return false;
             }
             match event {
-                NetEvent::Connected { player, server_version, engine_version } => {
+                NetEvent::Connected { server_version, engine_version, .. } => {
+                    // After a reconnection the server has forgotten the subscription.
+                    if st.versions.is_some() {
+                        resubscribe = st.conn.clone();
+                    }
                     st.versions = Some((server_version.clone(), engine_version.clone()));
                     st.link = Some(LobbyLink::Connected);
-                    st.player = player.as_deref().cloned();
                 }
-                NetEvent::Player(player) => st.player = Some((**player).clone()),
                 NetEvent::Disconnected { .. } => st.link = Some(LobbyLink::Reconnecting),
-                NetEvent::Lobby(msg) => apply(&mut st, msg),
+                NetEvent::Lobby(LobbyMsg::LobbyMatched { code, .. }) => {
+                    st.matched = Some(code.as_str().to_owned());
+                }
+                NetEvent::Player(_) | NetEvent::Lobby(_) => {}
                 NetEvent::Closed(_) => {
                     st.link = None;
                     st.conn = None;
                 }
                 _ => return true,
             }
+        }
+        if let Some(conn) = resubscribe {
+            tokio::spawn(async move {
+                let _ = conn.lobby_subscribe(GAMES.to_vec()).await;
+            });
         }
         self.push();
         true
@@ -377,9 +394,6 @@ impl Lobby {
             st.generation += 1;
             st.conn = None;
             st.link = None;
-            st.seeking = None;
-            st.mine.clear();
-            st.challenges.clear();
             st.matched = code;
             st.versions.take()
         };
@@ -389,41 +403,6 @@ impl Lobby {
         }
         self.shared.handed.notify_waiters();
         self.push();
-    }
-}
-
-/// Folds a lobby message into the state.
-fn apply(st: &mut State, msg: &LobbyMsg) {
-    match msg {
-        LobbyMsg::LobbyList { challenges } => {
-            st.challenges.clone_from(challenges);
-            // Our own challenges are listed too (the server does not filter them out).
-        }
-        LobbyMsg::LobbyAdded { challenge } => {
-            if !st.challenges.iter().any(|c| c.id == challenge.id) {
-                st.challenges.push(challenge.clone());
-            }
-        }
-        LobbyMsg::LobbyRemoved { id, .. } => {
-            st.challenges.retain(|c| c.id != *id);
-            st.mine.retain(|m| m != id);
-        }
-        LobbyMsg::ChallengeCreated { challenge } => {
-            st.mine.push(challenge.id);
-            if !st.challenges.iter().any(|c| c.id == challenge.id) {
-                st.challenges.push(challenge.clone());
-            }
-        }
-        LobbyMsg::PairingQueued { game, time_control, rated, rating } => {
-            st.seeking = Some(Seeking {
-                game: *game,
-                time_control: *time_control,
-                rated: *rated,
-                rating: *rating,
-            });
-        }
-        LobbyMsg::PairingCancelled => st.seeking = None,
-        LobbyMsg::LobbyMatched { code, .. } => st.matched = Some(code.as_str().to_owned()),
     }
 }
 

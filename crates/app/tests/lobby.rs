@@ -141,12 +141,9 @@ async fn a_rated_challenge_accepted_is_played_and_changes_ratings() {
         rated: true,
         color: ColorChoice::White,
     };
-    alice.create(options).await.expect("posted");
-    // The answer may come before the lobby has read the news; the view catches up.
-    let mine = until("Alice's own challenge", || {
-        alice.view().challenges.into_iter().find(|c| c.mine).map(|c| c.challenge.id)
-    })
-    .await;
+    // The answer already lists it: the connection folded `challenge_created` before the answer.
+    let posted = alice.create(options).await.expect("posted");
+    let mine = posted.challenges.iter().find(|c| c.mine).expect("ours is listed").challenge.id;
     // Bob sees it live, with Alice's name, not as his own.
     let listed =
         until("Bob's list", || bob.view().challenges.into_iter().find(|c| c.challenge.id == mine))

@@ -22,8 +22,9 @@ use std::time::Duration;
 
 use maharajah_engine::{Game, Position, Role};
 use maharajah_protocol::{
-    decode_server, AccessCode, ChallengeId, ChallengeOptions, ClientMsg, Color, ErrorCode,
-    GameResult, LobbyGame, Move, Phase, RoomEvent, RoomOptions, ServerMsg, Snapshot, TimeControl,
+    decode_server, AccessCode, Challenge, ChallengeId, ChallengeOptions, ClientMsg, Color,
+    ErrorCode, GameResult, LobbyGame, LobbyMsg, Move, Phase, PlayerView, RoomEvent, RoomOptions,
+    ServerMsg, Snapshot, TimeControl,
 };
 use tokio::sync::mpsc;
 
@@ -166,6 +167,70 @@ fn play(game: &mut Game, played: &mut Vec<PlayedMove>, uci: &str) -> Result<(), 
     Ok(())
 }
 
+/// Our place in the quick-pairing queue, as the server confirmed it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seeking {
+    /// The game.
+    pub game: LobbyGame,
+    /// The clock.
+    pub time_control: TimeControl,
+    /// Rated or casual.
+    pub rated: bool,
+    /// The rating the pairing uses.
+    pub rating: u32,
+}
+
+/// What the client knows of the lobby and of its player, folded from the server's messages as
+/// they come (before they are reported, so a request's answer reads them as they stand).
+#[derive(Clone, Debug, Default)]
+pub struct LobbyState {
+    /// The connection's player (from `welcome`'s identify, then every `player`).
+    pub player: Option<PlayerView>,
+    /// The open challenges of the subscription, oldest first.
+    pub challenges: Vec<Challenge>,
+    /// The ones this connection posted.
+    pub mine: Vec<ChallengeId>,
+    /// Our wait for quick pairing.
+    pub seeking: Option<Seeking>,
+    /// The room a lobby match made for us.
+    pub matched: Option<AccessCode>,
+}
+
+impl LobbyState {
+    /// Folds one lobby message.
+    pub fn apply(&mut self, msg: &LobbyMsg) {
+        match msg {
+            LobbyMsg::LobbyList { challenges } => self.challenges.clone_from(challenges),
+            LobbyMsg::LobbyAdded { challenge } | LobbyMsg::ChallengeCreated { challenge } => {
+                if matches!(msg, LobbyMsg::ChallengeCreated { .. }) {
+                    self.mine.push(challenge.id);
+                }
+                if !self.challenges.iter().any(|c| c.id == challenge.id) {
+                    self.challenges.push(challenge.clone());
+                }
+            }
+            LobbyMsg::LobbyRemoved { id, .. } => {
+                self.challenges.retain(|c| c.id != *id);
+                self.mine.retain(|m| m != id);
+            }
+            LobbyMsg::PairingQueued { game, time_control, rated, rating } => {
+                self.seeking = Some(Seeking {
+                    game: *game,
+                    time_control: *time_control,
+                    rated: *rated,
+                    rating: *rating,
+                });
+            }
+            LobbyMsg::PairingCancelled => self.seeking = None,
+            LobbyMsg::LobbyMatched { code, .. } => {
+                self.matched = Some(code.clone());
+                self.seeking = None;
+                self.mine.clear();
+            }
+        }
+    }
+}
+
 /// A move accepted and stored by the server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MoveAcked {
@@ -221,6 +286,7 @@ enum Reply {
 pub struct Connection {
     link: Handle<Req, Reply>,
     state: Arc<Mutex<RoomState>>,
+    lobby: Arc<Mutex<LobbyState>>,
 }
 
 fn lock(state: &Mutex<RoomState>) -> MutexGuard<'_, RoomState> {
@@ -267,8 +333,10 @@ impl Connection {
         state: RoomState,
     ) -> Result<(Connection, mpsc::UnboundedReceiver<NetEvent>), NetError> {
         let state = Arc::new(Mutex::new(state));
-        let (link, events) = link::start(url, options, Chess { state: state.clone() }).await?;
-        Ok((Connection { link, state }, events))
+        let lobby = Arc::new(Mutex::new(LobbyState::default()));
+        let chess = Chess { state: state.clone(), lobby: lobby.clone() };
+        let (link, events) = link::start(url, options, chess).await?;
+        Ok((Connection { link, state, lobby }, events))
     }
 
     async fn request(&self, req: Req) -> Result<Reply, NetError> {
@@ -510,6 +578,11 @@ impl Connection {
         f(&lock(&self.state))
     }
 
+    /// Reads what the client knows of the lobby and its player now (see [`LobbyState`]).
+    pub fn with_lobby<T>(&self, f: impl FnOnce(&LobbyState) -> T) -> T {
+        f(&self.lobby.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
     /// Drops the socket as a Wi-Fi loss would; the connection reconnects and resyncs by itself.
     pub fn drop_link(&self) {
         self.link.drop_link();
@@ -524,6 +597,7 @@ impl Connection {
 /// The chess client's side of the shared driver.
 struct Chess {
     state: Arc<Mutex<RoomState>>,
+    lobby: Arc<Mutex<LobbyState>>,
 }
 
 impl Flavour for Chess {
@@ -555,6 +629,20 @@ impl Flavour for Chess {
 
     fn seat_code(&self) -> Option<AccessCode> {
         lock(&self.state).seat.as_ref().map(|s| s.code.clone())
+    }
+    fn on_welcome(&self, welcome: &link::Welcome) {
+        let mut lobby = self.lobby.lock().unwrap_or_else(|e| e.into_inner());
+        // A new connection: the server forgot the subscription, challenges and pairing wait.
+        *lobby = LobbyState { player: welcome.player.clone(), ..LobbyState::default() };
+    }
+    fn on_lobby(&self, msg: Option<&LobbyMsg>, player: Option<&PlayerView>) {
+        let mut lobby = self.lobby.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(msg) = msg {
+            lobby.apply(msg);
+        }
+        if let Some(player) = player {
+            lobby.player = Some(player.clone());
+        }
     }
     fn set_seat(&self, seat: SeatCredentials) {
         lock(&self.state).seat = Some(seat);

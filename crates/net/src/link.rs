@@ -330,6 +330,11 @@ pub(crate) trait Flavour: Sized + Send + 'static {
     fn apply_snapshot(&self, snapshot: &Self::Snapshot) -> Result<(), String>;
     /// Applies the next event to the state; `Err` names why it cannot (the client resyncs).
     fn apply_event(&self, seq: u64, event: &Self::RoomEvent) -> Result<(), String>;
+    /// Notes what the server's `welcome` said (the identified player), before it is reported.
+    fn on_welcome(&self, _welcome: &Welcome) {}
+    /// Folds a lobby or player message into the client's state, before it is reported (so a
+    /// request's answer is never older than the news that came before it).
+    fn on_lobby(&self, _msg: Option<&LobbyMsg>, _player: Option<&PlayerView>) {}
     /// Messages the client sends by itself, unasked and unanswered (Chaturaji's dice
     /// commitments and reveals); taken after every frame handled.
     fn outgoing(&self) -> Vec<ClientMsg> {
@@ -370,6 +375,7 @@ pub(crate) async fn start<F: Flavour>(
 ) -> Result<(Handle<F::Req, F::Reply>, mpsc::UnboundedReceiver<EventOf<F>>), NetError> {
     let (ws, welcome) = establish(url, &options).await?;
     let (events, events_rx) = mpsc::unbounded_channel();
+    flavour.on_welcome(&welcome);
     let _ = events.send(LinkEvent::connected(welcome));
     let (cmds, cmds_rx) = mpsc::unbounded_channel();
     let task = Task {
@@ -537,6 +543,7 @@ impl<F: Flavour> Task<F> {
                 Some(s) => s,
                 None => match establish(&self.url, &self.options).await {
                     Ok((s, welcome)) => {
+                        self.flavour.on_welcome(&welcome);
                         self.emit(LinkEvent::connected(welcome));
                         s
                     }
@@ -840,8 +847,14 @@ impl<F: Flavour> Task<F> {
                     _ => self.emit(LinkEvent::ServerError { code, message }),
                 }
             }
-            Incoming::Lobby(msg) => self.emit(LinkEvent::Lobby(msg)),
-            Incoming::Player(player) => self.emit(LinkEvent::Player(Box::new(player))),
+            Incoming::Lobby(msg) => {
+                self.flavour.on_lobby(Some(&msg), None);
+                self.emit(LinkEvent::Lobby(msg));
+            }
+            Incoming::Player(player) => {
+                self.flavour.on_lobby(None, Some(&player));
+                self.emit(LinkEvent::Player(Box::new(player)));
+            }
             Incoming::Ignored => {}
         }
         Ok(())
