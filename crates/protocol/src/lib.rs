@@ -17,6 +17,8 @@
 //! - [`lobby`]: open challenges and quick pairing: [`LobbyMsg`] (server → client, inside
 //!   [`ServerMsg::Lobby`]), [`Challenge`], [`ChallengeOptions`]; the client side uses
 //!   [`ClientMsg`] variants (`lobby_subscribe`, `create_challenge`, `play_now`, …).
+//! - [`listing`]: the leaderboard, profiles with recent games (PGN on request), the games
+//!   playing now: requests answered with [`LobbyMsg`] frames ([`LiveGame`], [`Profile`], …).
 //! - [`army`]: the canonical army text (and its engine [`Army`]) and the SHA-256 commitment of
 //!   hidden setup.
 //! - [`Snapshot::apply`] / [`ChaturajiSnapshot::apply`]: the replica every client keeps, the
@@ -39,6 +41,7 @@ pub mod chaturaji;
 mod code;
 mod decode;
 pub mod identity;
+pub mod listing;
 pub mod lobby;
 mod replica;
 mod types;
@@ -53,8 +56,12 @@ pub use chaturaji::{
 };
 pub use code::{AccessCode, AccessCodeError, ACCESS_CODE_ALPHABET, ACCESS_CODE_LEN};
 pub use decode::{decode_client, decode_server, encode, DecodeError};
+pub use listing::{
+    GameId, GameSummary, LeaderboardEntry, LiveGame, PlayerLabel, PlayerResult, Profile, RatingDiff,
+};
 pub use lobby::{
     Challenge, ChallengeId, ChallengeOptions, ColorChoice, LobbyGame, LobbyMsg, RemovedReason,
+    TableOptions, TableView,
 };
 pub use replica::ReplicaError;
 pub use types::*;

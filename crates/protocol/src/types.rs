@@ -137,6 +137,9 @@ pub enum ClientMsg {
     CreateChallenge {
         /// Game, clock, rated or casual, colour.
         options: crate::lobby::ChallengeOptions,
+        /// Chaturaji only (needed there): the client's device id, as `create_chaturaji`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        device: Option<String>,
     },
     /// Withdraws one of this connection's challenges.
     CancelChallenge {
@@ -147,6 +150,9 @@ pub enum ClientMsg {
     AcceptChallenge {
         /// The challenge.
         id: crate::lobby::ChallengeId,
+        /// Chaturaji only (needed there): the client's device id, as `join_chaturaji`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        device: Option<String>,
     },
     /// Quick pairing: waits for an opponent of about the same rating for this game and clock.
     PlayNow {
@@ -157,6 +163,13 @@ pub enum ClientMsg {
         /// Rated (needs an identified player; refused until the server has identities).
         #[serde(default)]
         rated: bool,
+        /// Chaturaji only: seconds after which CPUs take the empty seats of a table of 2–3
+        /// ([`crate::lobby::CPU_AFTER_S`]; absent: [`crate::lobby::DEFAULT_CPU_AFTER_S`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cpu_after_s: Option<u32>,
+        /// Chaturaji only (needed there): the client's device id, as `create_chaturaji`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        device: Option<String>,
     },
     /// Leaves the quick-pairing queue.
     CancelPlayNow,
@@ -244,6 +257,40 @@ pub enum ClientMsg {
     },
     /// Stops watching (no answer; nothing if the connection was not watching).
     Unwatch,
+    /// Asks for the leaderboard of a game and speed class (answered with `leaderboard`; see
+    /// [`crate::listing`]).
+    Leaderboard {
+        /// The game.
+        game: crate::lobby::LobbyGame,
+        /// The speed class.
+        speed: SpeedClass,
+    },
+    /// Asks for a player's profile by display name, found as names are (case- and
+    /// look-alike-insensitive): answered with `profile`, or refused
+    /// [`ErrorCode::PlayerNotFound`].
+    Profile {
+        /// The name.
+        name: String,
+    },
+    /// Asks for a finished game's text (PGN, or the Chaturaji record): answered with
+    /// `game_record`, or refused [`ErrorCode::GameNotFound`].
+    GameRecord {
+        /// The game's number, from a profile.
+        id: crate::listing::GameId,
+    },
+    /// Asks for the games being played now (answered with `playing_now`).
+    PlayingNow {
+        /// Only games of these games; empty for every game.
+        #[serde(default)]
+        games: Vec<crate::lobby::LobbyGame>,
+    },
+    /// After a chess-family game has ended: offers the other seat a rematch with colours
+    /// swapped, or accepts theirs (see [`crate::lobby`]). Refused [`ErrorCode::WrongPhase`]
+    /// before the game has ended.
+    Rematch {
+        /// Seat token.
+        token: String,
+    },
 }
 
 impl ClientMsg {
@@ -279,6 +326,11 @@ impl ClientMsg {
         "register_name",
         "watch",
         "unwatch",
+        "leaderboard",
+        "profile",
+        "game_record",
+        "playing_now",
+        "rematch",
     ];
 
     /// The seat token the message acts with, if it is a seat action.
@@ -296,7 +348,8 @@ impl ClientMsg {
             | ClientMsg::ClaimDraw { token }
             | ClientMsg::RejoinChaturaji { token, .. }
             | ClientMsg::ChaturajiAct { token, .. }
-            | ClientMsg::ChaturajiRematch { token } => Some(token),
+            | ClientMsg::ChaturajiRematch { token }
+            | ClientMsg::Rematch { token } => Some(token),
             ClientMsg::LobbySubscribe { .. }
             | ClientMsg::LobbyUnsubscribe
             | ClientMsg::CreateChallenge { .. }
@@ -312,7 +365,11 @@ impl ClientMsg {
             | ClientMsg::Identify { .. }
             | ClientMsg::RegisterName { .. }
             | ClientMsg::Watch { .. }
-            | ClientMsg::Unwatch => None,
+            | ClientMsg::Unwatch
+            | ClientMsg::Leaderboard { .. }
+            | ClientMsg::Profile { .. }
+            | ClientMsg::GameRecord { .. }
+            | ClientMsg::PlayingNow { .. } => None,
         }
     }
 }
@@ -396,7 +453,8 @@ pub enum ServerMsg {
     Chaturaji(ChaturajiMsg),
     /// A message about the lobby, with its own `t` tags (`lobby_list`, `lobby_added`,
     /// `lobby_removed`, `challenge_created`, `pairing_queued`, `pairing_cancelled`,
-    /// `lobby_matched`; see [`crate::lobby`]).
+    /// `lobby_matched`, then the lists of [`crate::listing`], rematch offers and Chaturaji
+    /// tables; see [`crate::lobby`]).
     #[serde(untagged)]
     Lobby(crate::lobby::LobbyMsg),
 }
@@ -425,6 +483,14 @@ impl ServerMsg {
         "pairing_queued",
         "pairing_cancelled",
         "lobby_matched",
+        "leaderboard",
+        "profile",
+        "game_record",
+        "playing_now",
+        "rematch_offered",
+        "rematch_withdrawn",
+        "table_joined",
+        "lobby_updated",
     ];
 
     /// Shorthand for [`ServerMsg::Error`].
@@ -529,6 +595,10 @@ error_codes! {
     ShuttingDown => "shutting_down",
     /// A bug or storage failure on the server; nothing changed.
     Internal => "internal",
+    /// No player has this display name (nor one that looks like it).
+    PlayerNotFound => "player_not_found",
+    /// No finished game has this number.
+    GameNotFound => "game_not_found",
 }
 
 impl std::fmt::Display for ErrorCode {
@@ -1002,7 +1072,7 @@ mod tests {
 
     #[test]
     fn error_code_names_are_the_wire_names() {
-        assert_eq!(ErrorCode::ALL.len(), 35);
+        assert_eq!(ErrorCode::ALL.len(), 37);
         for &code in ErrorCode::ALL {
             let wire = serde_json::to_string(&code).unwrap();
             assert_eq!(wire, format!("\"{}\"", code.as_str()));

@@ -35,7 +35,9 @@ fn every_client_msg() -> Vec<ClientMsg> {
         ClientMsg::LobbySubscribe { games: vec![LobbyGame::Maharajah] },
         ClientMsg::LobbyUnsubscribe,
         ClientMsg::CreateChallenge {
+            device: None,
             options: ChallengeOptions {
+                table: None,
                 game: LobbyGame::Chess,
                 time_control: Some(TimeControl { base_ms: 180_000, increment_ms: 2_000 }),
                 rated: false,
@@ -43,8 +45,10 @@ fn every_client_msg() -> Vec<ClientMsg> {
             },
         },
         ClientMsg::CancelChallenge { id: 7 },
-        ClientMsg::AcceptChallenge { id: 7 },
+        ClientMsg::AcceptChallenge { device: None, id: 7 },
         ClientMsg::PlayNow {
+            cpu_after_s: None,
+            device: None,
             game: LobbyGame::Horde,
             time_control: TimeControl { base_ms: 60_000, increment_ms: 0 },
             rated: false,
@@ -76,6 +80,11 @@ fn every_client_msg() -> Vec<ClientMsg> {
         ClientMsg::RegisterName { name: "someone".into() },
         ClientMsg::Watch { code: "ABCDEFGH".parse().unwrap() },
         ClientMsg::Unwatch,
+        ClientMsg::Leaderboard { game: LobbyGame::Chess, speed: SpeedClass::Blitz },
+        ClientMsg::Profile { name: "someone".into() },
+        ClientMsg::GameRecord { id: 3 },
+        ClientMsg::PlayingNow { games: vec![LobbyGame::Chaturaji] },
+        ClientMsg::Rematch { token: token() },
     ]
 }
 
@@ -170,6 +179,7 @@ fn every_server_msg() -> Vec<ServerMsg> {
         LobbyMsg::LobbyList {
             challenges: vec![
                 Challenge {
+                    table: None,
                     id: 7,
                     game: LobbyGame::Chess,
                     time_control: None,
@@ -180,6 +190,7 @@ fn every_server_msg() -> Vec<ServerMsg> {
                     provisional: false,
                 },
                 Challenge {
+                    table: None,
                     id: 8,
                     game: LobbyGame::Horde,
                     time_control: Some(TimeControl { base_ms: 60_000, increment_ms: 0 }),
@@ -194,6 +205,7 @@ fn every_server_msg() -> Vec<ServerMsg> {
         .into(),
         LobbyMsg::LobbyAdded {
             challenge: Challenge {
+                table: None,
                 id: 7,
                 game: LobbyGame::Chess,
                 time_control: None,
@@ -208,6 +220,7 @@ fn every_server_msg() -> Vec<ServerMsg> {
         LobbyMsg::LobbyRemoved { id: 7, reason: RemovedReason::Accepted }.into(),
         LobbyMsg::ChallengeCreated {
             challenge: Challenge {
+                table: None,
                 id: 7,
                 game: LobbyGame::Chess,
                 time_control: None,
@@ -227,8 +240,71 @@ fn every_server_msg() -> Vec<ServerMsg> {
         }
         .into(),
         LobbyMsg::PairingCancelled.into(),
-        LobbyMsg::LobbyMatched { code: "ABCDEFGH".parse().unwrap(), challenge: Some(7) }.into(),
+        LobbyMsg::LobbyMatched {
+            rematch_of: None,
+            code: "ABCDEFGH".parse().unwrap(),
+            challenge: Some(7),
+        }
+        .into(),
+        LobbyMsg::Leaderboard {
+            game: LobbyGame::Horde,
+            speed: SpeedClass::Rapid,
+            players: vec![LeaderboardEntry {
+                name: "Ana".into(),
+                rating: 1712,
+                deviation: 80,
+                provisional: false,
+                games: 12,
+            }],
+        }
+        .into(),
+        LobbyMsg::Profile {
+            profile: Box::new(Profile {
+                name: "Ana".into(),
+                ratings: Vec::new(),
+                games: vec![GameSummary {
+                    id: 4,
+                    code: "ABCDEFGH".parse().unwrap(),
+                    game: LobbyGame::Chaturaji,
+                    hidden_setup: false,
+                    time_control: None,
+                    rated: false,
+                    opponents: vec![PlayerLabel { name: None, rating: None, cpu: true }],
+                    result: None,
+                    place: Some(2),
+                    rating: None,
+                    ended_ms: 5,
+                }],
+            }),
+        }
+        .into(),
+        LobbyMsg::GameRecord {
+            id: 4,
+            game: LobbyGame::Chess,
+            pgn: Some("1. e4 *".into()),
+            record: None,
+        }
+        .into(),
+        LobbyMsg::PlayingNow { games: Vec::new() }.into(),
+        LobbyMsg::RematchOffered { code: "ABCDEFGH".parse().unwrap(), by: Color::Black }.into(),
+        LobbyMsg::RematchWithdrawn { code: "ABCDEFGH".parse().unwrap(), by: Color::White }.into(),
+        LobbyMsg::TableJoined { challenge: table_challenge(2) }.into(),
+        LobbyMsg::LobbyUpdated { challenge: table_challenge(3) }.into(),
     ]
+}
+
+fn table_challenge(joined: u8) -> Challenge {
+    Challenge {
+        id: 9,
+        game: LobbyGame::Chaturaji,
+        time_control: None,
+        rated: false,
+        color: ColorChoice::Random,
+        creator: None,
+        rating: 1500,
+        provisional: false,
+        table: Some(TableView { people: 3, joined, cpu_after_s: 60 }),
+    }
 }
 
 fn tag_of(json: &str) -> String {

@@ -499,7 +499,190 @@ fn every_frame() -> Vec<Frame> {
     out.extend(rated_lobby_frames());
     // Added with spectators (issue 18): `watch`, `unwatch` and their refusal, appended last.
     out.extend(spectator_frames());
+    // Added with the lobby's lists, rematches and Chaturaji tables (issue 18), appended last;
+    // new fields of older messages are left out when absent, so older lines stay as they were.
+    out.extend(listing_frames());
     out
+}
+
+/// The frames of the leaderboard, profiles, game records, the games playing now, online
+/// rematch and Chaturaji tables in the lobby, and their new error codes.
+fn listing_frames() -> Vec<Frame> {
+    let lobby = |m: LobbyMsg| Frame::Server(m.into());
+    let per_turn = TimeControl { base_ms: 0, increment_ms: 30_000 };
+    let table = Challenge {
+        id: 21,
+        game: LobbyGame::Chaturaji,
+        time_control: Some(per_turn),
+        rated: false,
+        color: ColorChoice::Random,
+        creator: Some("Ana".into()),
+        rating: 1500,
+        provisional: true,
+        table: Some(TableView { people: 3, joined: 1, cpu_after_s: 45 }),
+    };
+    let named = |name: &str, rating| PlayerLabel {
+        name: Some(name.into()),
+        rating: Some(rating),
+        cpu: false,
+    };
+    let guest = PlayerLabel { name: None, rating: None, cpu: false };
+    let cpu = PlayerLabel { name: None, rating: None, cpu: true };
+    vec![
+        Frame::Client(ClientMsg::Leaderboard {
+            game: LobbyGame::Maharajah,
+            speed: SpeedClass::Blitz,
+        }),
+        lobby(LobbyMsg::Leaderboard {
+            game: LobbyGame::Maharajah,
+            speed: SpeedClass::Blitz,
+            players: vec![
+                LeaderboardEntry {
+                    name: "Ana".into(),
+                    rating: 1811,
+                    deviation: 62,
+                    provisional: false,
+                    games: 40,
+                },
+                LeaderboardEntry {
+                    name: "Bo".into(),
+                    rating: 1620,
+                    deviation: 140,
+                    provisional: true,
+                    games: 3,
+                },
+            ],
+        }),
+        Frame::Client(ClientMsg::Profile { name: "ana".into() }),
+        lobby(LobbyMsg::Profile {
+            profile: Box::new(Profile {
+                name: "Ana".into(),
+                ratings: vec![RatingView {
+                    game: RatedGame::Maharajah,
+                    speed: SpeedClass::Blitz,
+                    rating: 1811,
+                    deviation: 62,
+                    provisional: false,
+                    games: 40,
+                }],
+                games: vec![
+                    GameSummary {
+                        id: 901,
+                        code: code(),
+                        game: LobbyGame::Maharajah,
+                        hidden_setup: true,
+                        time_control: Some(TimeControl { base_ms: 180_000, increment_ms: 2_000 }),
+                        rated: true,
+                        opponents: vec![named("Bo", 1620)],
+                        result: Some(PlayerResult::Win),
+                        place: None,
+                        rating: Some(RatingDiff { before: 1803, after: 1811 }),
+                        ended_ms: 1_790_000_000_000,
+                    },
+                    GameSummary {
+                        id: 900,
+                        code: "BCDEFGHJ".parse().unwrap(),
+                        game: LobbyGame::Chaturaji,
+                        hidden_setup: false,
+                        time_control: Some(per_turn),
+                        rated: false,
+                        opponents: vec![guest.clone(), cpu.clone(), cpu.clone()],
+                        result: None,
+                        place: Some(1),
+                        rating: None,
+                        ended_ms: 1_789_999_000_000,
+                    },
+                ],
+            }),
+        }),
+        Frame::Server(ServerMsg::error(ErrorCode::PlayerNotFound, "no player is called \"Zed\"")),
+        Frame::Client(ClientMsg::GameRecord { id: 901 }),
+        lobby(LobbyMsg::GameRecord {
+            id: 901,
+            game: LobbyGame::Chess,
+            pgn: Some("[Event \"Online\"]\n\n1. e4 e5 *\n".into()),
+            record: None,
+        }),
+        lobby(LobbyMsg::GameRecord {
+            id: 900,
+            game: LobbyGame::Chaturaji,
+            pgn: None,
+            record: Some("{\"format\":\"chaturaji-record\"}".into()),
+        }),
+        Frame::Server(ServerMsg::error(ErrorCode::GameNotFound, "no game 77")),
+        Frame::Client(ClientMsg::PlayingNow { games: Vec::new() }),
+        Frame::Client(ClientMsg::PlayingNow {
+            games: vec![LobbyGame::Chess, LobbyGame::Chaturaji],
+        }),
+        lobby(LobbyMsg::PlayingNow {
+            games: vec![
+                LiveGame {
+                    code: code(),
+                    game: LobbyGame::Maharajah,
+                    hidden_setup: true,
+                    time_control: Some(TimeControl { base_ms: 180_000, increment_ms: 2_000 }),
+                    rated: true,
+                    players: vec![named("Ana", 1811), named("Bo", 1620)],
+                    ply: 0,
+                    spectators: 200,
+                    full: true,
+                },
+                LiveGame {
+                    code: "BCDEFGHJ".parse().unwrap(),
+                    game: LobbyGame::Chaturaji,
+                    hidden_setup: false,
+                    time_control: None,
+                    rated: false,
+                    players: vec![named("Ana", 1500), guest, cpu.clone(), cpu],
+                    ply: 17,
+                    spectators: 3,
+                    full: false,
+                },
+            ],
+        }),
+        Frame::Client(ClientMsg::Rematch { token: token() }),
+        lobby(LobbyMsg::RematchOffered { code: code(), by: Color::White }),
+        lobby(LobbyMsg::RematchWithdrawn { code: code(), by: Color::Black }),
+        lobby(LobbyMsg::LobbyMatched {
+            code: "BCDEFGHJ".parse().unwrap(),
+            challenge: None,
+            rematch_of: Some(code()),
+        }),
+        Frame::Client(ClientMsg::CreateChallenge {
+            options: ChallengeOptions {
+                game: LobbyGame::Chaturaji,
+                time_control: Some(per_turn),
+                rated: false,
+                color: ColorChoice::Random,
+                table: Some(TableOptions { people: 3, cpu_after_s: 45 }),
+            },
+            device: Some("device-0123456789abcdef".into()),
+        }),
+        Frame::Client(ClientMsg::AcceptChallenge {
+            id: 21,
+            device: Some("device-fedcba9876543210".into()),
+        }),
+        Frame::Client(ClientMsg::PlayNow {
+            game: LobbyGame::Chaturaji,
+            time_control: TimeControl { base_ms: 0, increment_ms: 0 },
+            rated: false,
+            cpu_after_s: Some(30),
+            device: Some("device-0123456789abcdef".into()),
+        }),
+        lobby(LobbyMsg::ChallengeCreated { challenge: table.clone() }),
+        lobby(LobbyMsg::TableJoined {
+            challenge: Challenge {
+                table: Some(TableView { people: 3, joined: 2, cpu_after_s: 45 }),
+                ..table.clone()
+            },
+        }),
+        lobby(LobbyMsg::LobbyUpdated {
+            challenge: Challenge {
+                table: Some(TableView { people: 3, joined: 2, cpu_after_s: 45 }),
+                ..table
+            },
+        }),
+    ]
 }
 
 /// The frames of spectators: watching a room, leaving it, and the cap's refusal (a spectator
@@ -517,6 +700,7 @@ fn spectator_frames() -> Vec<Frame> {
 fn rated_lobby_frames() -> Vec<Frame> {
     let rapid = TimeControl { base_ms: 600_000, increment_ms: 0 };
     let challenge = Challenge {
+        table: None,
         id: 15,
         game: LobbyGame::Chess,
         time_control: Some(rapid),
@@ -535,6 +719,8 @@ fn rated_lobby_frames() -> Vec<Frame> {
             .into(),
         ),
         Frame::Client(ClientMsg::PlayNow {
+            cpu_after_s: None,
+            device: None,
             game: LobbyGame::Maharajah,
             time_control: rapid,
             rated: true,
@@ -559,6 +745,7 @@ fn rated_lobby_frames() -> Vec<Frame> {
 fn lobby_frames() -> Vec<Frame> {
     let blitz = TimeControl { base_ms: 180_000, increment_ms: 2_000 };
     let challenge = |id, game, time_control, color, creator: Option<&str>, rating| Challenge {
+        table: None,
         id,
         game,
         time_control,
@@ -577,7 +764,9 @@ fn lobby_frames() -> Vec<Frame> {
         }),
         Frame::Client(ClientMsg::LobbyUnsubscribe),
         Frame::Client(ClientMsg::CreateChallenge {
+            device: None,
             options: ChallengeOptions {
+                table: None,
                 game: LobbyGame::Maharajah,
                 time_control: Some(blitz),
                 rated: false,
@@ -585,7 +774,9 @@ fn lobby_frames() -> Vec<Frame> {
             },
         }),
         Frame::Client(ClientMsg::CreateChallenge {
+            device: None,
             options: ChallengeOptions {
+                table: None,
                 game: LobbyGame::Chess,
                 time_control: None,
                 rated: true,
@@ -593,8 +784,10 @@ fn lobby_frames() -> Vec<Frame> {
             },
         }),
         Frame::Client(ClientMsg::CancelChallenge { id: 12 }),
-        Frame::Client(ClientMsg::AcceptChallenge { id: 12 }),
+        Frame::Client(ClientMsg::AcceptChallenge { device: None, id: 12 }),
         Frame::Client(ClientMsg::PlayNow {
+            cpu_after_s: None,
+            device: None,
             game: LobbyGame::Horde,
             time_control: blitz,
             rated: false,
@@ -621,8 +814,8 @@ fn lobby_frames() -> Vec<Frame> {
             rating: 1500,
         }),
         lobby(LobbyMsg::PairingCancelled),
-        lobby(LobbyMsg::LobbyMatched { code: code(), challenge: Some(12) }),
-        lobby(LobbyMsg::LobbyMatched { code: code(), challenge: None }),
+        lobby(LobbyMsg::LobbyMatched { rematch_of: None, code: code(), challenge: Some(12) }),
+        lobby(LobbyMsg::LobbyMatched { rematch_of: None, code: code(), challenge: None }),
         Frame::Server(ServerMsg::error(ErrorCode::ChallengeNotFound, "no such challenge")),
         Frame::Server(ServerMsg::error(ErrorCode::TooManyChallenges, "three are open")),
     ]

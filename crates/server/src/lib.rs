@@ -31,12 +31,15 @@
 //! - `server`: WebSocket transport, room actors, connection limits, shutdown.
 //! - [`players`]: players known by their public key: unique display names (by look-alike
 //!   skeleton) and Glicko-2 ratings per game and speed class, stored in the `players` table.
+//! - [`history`]: finished games for players' profiles (with their PGN), stored in the `games`
+//!   table.
 //! - `codes`: random access codes and seat tokens.
 //! - [`metrics`]: process-wide move-handling times, for benchmarks.
 //! - [`tls`]: certificate and key for serving `wss://` directly ([`Config::tls`]).
 
 pub mod chaturaji;
 mod codes;
+pub mod history;
 pub mod lobby;
 pub mod metrics;
 pub mod players;

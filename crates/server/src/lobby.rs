@@ -128,6 +128,11 @@ pub struct LobbyConfig {
     pub requests_per_minute: u32,
     /// The guests' ratings (every guest 1500 by default); identified players have their own.
     pub ratings: Arc<dyn RatingSource>,
+    /// Lookups (`leaderboard`, `profile`, `game_record`, `playing_now`) one connection may
+    /// make in a burst; the next is refused `rate_limited`.
+    pub lookup_burst: u32,
+    /// How many lookups per minute the burst refills by.
+    pub lookups_per_minute: u32,
 }
 
 impl Default for LobbyConfig {
@@ -137,6 +142,8 @@ impl Default for LobbyConfig {
             request_burst: 6,
             requests_per_minute: 20,
             ratings: Arc::new(DefaultRatings),
+            lookup_burst: 10,
+            lookups_per_minute: 60,
         }
     }
 }
@@ -147,6 +154,8 @@ impl fmt::Debug for LobbyConfig {
             .field("challenges_per_connection", &self.challenges_per_connection)
             .field("request_burst", &self.request_burst)
             .field("requests_per_minute", &self.requests_per_minute)
+            .field("lookup_burst", &self.lookup_burst)
+            .field("lookups_per_minute", &self.lookups_per_minute)
             .finish_non_exhaustive()
     }
 }
@@ -353,6 +362,7 @@ impl Lobby {
         }
         self.last_id += 1;
         let challenge = Challenge {
+            table: None,
             id: self.last_id,
             game: options.game,
             time_control: options.time_control,
@@ -546,6 +556,7 @@ mod tests {
 
     fn casual(game: LobbyGame) -> ChallengeOptions {
         ChallengeOptions {
+            table: None,
             game,
             time_control: Some(BLITZ),
             rated: false,

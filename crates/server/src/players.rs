@@ -160,6 +160,49 @@ impl Players {
         self.by_key.get(key)
     }
 
+    /// The player whose name has the look-alike `skeleton`.
+    #[must_use]
+    pub fn by_name(&self, skeleton: &str) -> Option<&PlayerRecord> {
+        self.by_skeleton.get(skeleton).and_then(|key| self.by_key.get(key))
+    }
+
+    /// The best `n` named players of the rating `rating` as of `now_ms` (players without a
+    /// rated game of the kind are absent), best first; ties by more games, then name.
+    #[must_use]
+    pub fn leaderboard(
+        &self,
+        rating: RatingKey,
+        now_ms: u64,
+        n: usize,
+    ) -> Vec<(String, RatingView)> {
+        let key = rating.to_string();
+        let mut rows: Vec<(String, RatingView)> = self
+            .by_key
+            .values()
+            .filter_map(|record| {
+                let name = record.name.clone()?;
+                let stored = record.ratings.get(&key)?;
+                let now = stored.as_of(now_ms);
+                Some((
+                    name,
+                    RatingView {
+                        game: rating.game,
+                        speed: rating.speed,
+                        rating: round(now.rating),
+                        deviation: round(now.deviation),
+                        provisional: now.is_provisional(),
+                        games: stored.games,
+                    },
+                ))
+            })
+            .collect();
+        rows.sort_by(|a, b| {
+            b.1.rating.cmp(&a.1.rating).then(b.1.games.cmp(&a.1.games)).then(a.0.cmp(&b.0))
+        });
+        rows.truncate(n);
+        rows
+    }
+
     /// The player `key` as the wire shows them (a key never stored: no name, no ratings).
     #[must_use]
     pub fn view(&self, key: &PlayerKey, now_ms: u64) -> PlayerView {

@@ -374,6 +374,73 @@ impl Room {
         self.result
     }
 
+    /// The identified player of each seat (for a casual room, those who identified before
+    /// taking it).
+    pub fn players(&self) -> ByColor<Option<PlayerKey>> {
+        self.players
+    }
+
+    /// Records who took `seat` in a casual room (a rated room's creator comes with
+    /// [`Room::rated_for`]); it changes nothing of the game.
+    pub fn set_player(&mut self, seat: Color, player: Option<PlayerKey>) {
+        *self.players.get_mut(seat) = player;
+    }
+
+    /// The variant.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// The time control, if any.
+    pub fn time_control(&self) -> Option<TimeControl> {
+        self.time_control
+    }
+
+    /// Whether the armies are built in hidden setup.
+    pub fn hidden_setup(&self) -> bool {
+        self.hidden_setup
+    }
+
+    /// Half-moves played.
+    pub fn ply(&self) -> u32 {
+        u32::try_from(self.moves.len()).unwrap_or(u32::MAX)
+    }
+
+    /// Whether each seat has been taken.
+    pub fn seats_taken(&self) -> ByColor<bool> {
+        ByColor { white: self.tokens.white.is_some(), black: self.tokens.black.is_some() }
+    }
+
+    /// The game as PGN with the players' `names` (`?` for none), once it has started; the
+    /// `Result` is the room's (a resignation or a fallen flag too).
+    pub fn pgn(&self, names: ByColor<Option<String>>) -> Option<String> {
+        let game = self.game.as_ref()?;
+        let name = |n: Option<String>| n.unwrap_or_else(|| "?".to_owned());
+        let tags = maharajah_engine::PgnTags {
+            extra: vec![
+                ("Event".into(), "Maharajah online".into()),
+                ("Site".into(), self.code.to_string()),
+                ("White".into(), name(names.white)),
+                ("Black".into(), name(names.black)),
+            ],
+        };
+        let mut pgn = maharajah_engine::to_pgn(game.engine(), &tags);
+        let result = match self.result.map(|r| r.outcome) {
+            Some(Outcome::WhiteWins) => "1-0",
+            Some(Outcome::BlackWins) => "0-1",
+            Some(Outcome::Draw) => "1/2-1/2",
+            _ => "*",
+        };
+        if result != "*" && game.engine().outcome().is_none() {
+            pgn = pgn.replacen("[Result \"*\"]", &format!("[Result \"{result}\"]"), 1);
+            let trimmed = pgn.trim_end();
+            if let Some(body) = trimmed.strip_suffix('*') {
+                pgn = format!("{body}{result}\n");
+            }
+        }
+        Some(pgn)
+    }
+
     /// Whether a seat's player is connected.
     pub fn is_connected(&self, seat: Color) -> bool {
         *self.connected.get(seat)

@@ -47,6 +47,16 @@ impl Game {
     ///
     /// [`RulesError::InvalidStart`] if the engine refuses its own start position (a bug).
     pub fn start(variant: Variant) -> Result<Game, RulesError> {
+        Game::start_of(variant)
+    }
+
+    /// The game as the engine holds it (for its PGN).
+    #[must_use]
+    pub fn engine(&self) -> &engine::Game {
+        &self.game
+    }
+
+    fn start_of(variant: Variant) -> Result<Game, RulesError> {
         let fen = match variant {
             Variant::Horde => engine::fen::HORDE_START,
             Variant::Chess | Variant::Maharajah => engine::fen::STANDARD_START,

@@ -41,6 +41,7 @@ mod actor;
 mod admin;
 mod chaturaji;
 mod chess;
+mod listing;
 mod lobby;
 
 /// Server settings. `Default` suits a LAN host: in memory, generous limits.
@@ -281,6 +282,11 @@ struct Shared {
     refusing: AtomicUsize,
     /// Every player with a name or a rating (read from the store before `loaded`).
     players: Mutex<Players>,
+    /// Finished games of identified players, for profiles (read from the store before
+    /// `loaded`).
+    history: Mutex<crate::history::History>,
+    /// The rooms with a game on, as "playing now" lists them (kept by each room's task).
+    live: Mutex<HashMap<AccessCode, listing::LiveRoom>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -458,6 +464,8 @@ pub async fn run_with_admin(
         connection_cap,
         refusing: AtomicUsize::new(0),
         players: Mutex::new(Players::default()),
+        history: Mutex::new(crate::history::History::default()),
+        live: Mutex::new(HashMap::new()),
     });
     if let Some(admin) = admin {
         tokio::spawn(admin::serve(shared.clone(), admin));
@@ -493,17 +501,23 @@ async fn recover(
     if let Some(stored) = stored {
         let read = tokio::task::spawn_blocking(move || {
             let players = stored.read_players()?;
-            stored.read().map(|rooms| (players, rooms))
+            let games = stored.read_games()?;
+            stored.read().map(|rooms| (players, games, rooms))
         })
         .await;
         let read = read.map(|r| {
-            r.map(|(players, rooms)| {
+            r.map(|(players, games, rooms)| {
                 let (players, bad) = Players::from_rows(players);
                 for b in bad {
                     warn!("not recovered: {b}");
                 }
                 info!(players = players.len(), "players back");
                 *lock(&shared.players) = players;
+                let (history, bad) = crate::history::History::from_rows(games);
+                for b in bad {
+                    warn!("not recovered: {b}");
+                }
+                *lock(&shared.history) = history;
                 rooms
             })
         });
@@ -739,6 +753,8 @@ struct Conn {
     bucket: Bucket,
     /// Its side of the lobby (request bucket, the rooms the lobby seats it in).
     lobby: lobby::LobbyConn,
+    /// Lookups (leaderboard, profile, game record, playing now) left; made at the first.
+    lookups: Option<crate::lobby::RequestBucket>,
     refused: u32,
 }
 
@@ -860,6 +876,7 @@ where
         watching: None,
         bucket: Bucket { tokens: 2.0 * rate, rate, last: Instant::now() },
         lobby: lobby::LobbyConn::default(),
+        lookups: None,
         refused: 0,
     };
     let mut shutdown = shared.shutdown.clone();
@@ -1039,6 +1056,11 @@ impl Conn {
                 self.unwatch().await;
                 Flow::Continue
             }
+            msg @ (ClientMsg::Leaderboard { .. }
+            | ClientMsg::Profile { .. }
+            | ClientMsg::GameRecord { .. }
+            | ClientMsg::PlayingNow { .. }) => self.on_listing(msg).await,
+            ClientMsg::Rematch { token } => self.rematch(token).await,
             other => match chess::action_of(other) {
                 Some((token, action)) => self.act::<Room>(token, action).await,
                 None => Flow::Continue,

@@ -66,6 +66,13 @@ enum Job {
         rows: Vec<PlayerRow>,
         reply: oneshot::Sender<Result<(), String>>,
     },
+    /// A finished game for the profiles (written once: a second one with its key is ignored).
+    Game {
+        id: u64,
+        key: String,
+        json: String,
+        reply: oneshot::Sender<Result<(), String>>,
+    },
 }
 
 /// One player as stored: the key and the name's skeleton as columns (the skeleton unique, so
@@ -92,6 +99,7 @@ impl std::fmt::Debug for Job {
             Job::Save { code, .. } => write!(f, "Save({code})"),
             Job::Delete { code, .. } => write!(f, "Delete({code})"),
             Job::Players { rows, .. } => write!(f, "Players({})", rows.len()),
+            Job::Game { key, .. } => write!(f, "Game({key})"),
         }
     }
 }
@@ -109,6 +117,12 @@ const CHATURAJI_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS chaturaji_rooms (
 const PLAYERS_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS players (
     key TEXT PRIMARY KEY NOT NULL,
     skeleton TEXT UNIQUE,
+    record TEXT NOT NULL
+)";
+
+const GAMES_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY NOT NULL,
+    key TEXT UNIQUE NOT NULL,
     record TEXT NOT NULL
 )";
 
@@ -170,6 +184,20 @@ impl StoredRooms {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         let mut stmt = conn.prepare("SELECT key, record FROM players")?;
         let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(StoreError::from)
+    }
+
+    /// Reads the stored finished games (records as JSON, see [`crate::history`]), oldest
+    /// first.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Sqlite`] if the table cannot be read.
+    pub fn read_games(&self) -> Result<Vec<String>, StoreError> {
+        let conn = Connection::open(&self.path)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        let mut stmt = conn.prepare("SELECT record FROM games ORDER BY id")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
         rows.collect::<Result<Vec<_>, _>>().map_err(StoreError::from)
     }
 }
@@ -238,6 +266,7 @@ impl Store {
         conn.execute(SCHEMA, [])?;
         conn.execute(CHATURAJI_SCHEMA, [])?;
         conn.execute(PLAYERS_SCHEMA, [])?;
+        conn.execute(GAMES_SCHEMA, [])?;
         let stored = StoredRooms { path: path.to_owned() };
         // Checkpoints happen in the checkpoint thread, never inside a commit.
         conn.pragma_update(None, "wal_autocheckpoint", 0)?;
@@ -373,6 +402,24 @@ impl Store {
         Ok(Some(Committed(rx)))
     }
 
+    /// Queues a finished game (`id`, `key`, its JSON) to be stored once; await the answer to
+    /// know it is committed. `None` for a store that writes nowhere.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Closed`] if the writer thread is gone.
+    pub fn queue_game(
+        &self,
+        id: u64,
+        key: String,
+        json: String,
+    ) -> Result<Option<Committed>, StoreError> {
+        let Some(tx) = &self.tx else { return Ok(None) };
+        let (reply, rx) = oneshot::channel();
+        tx.send(Job::Game { id, key, json, reply }).map_err(|_| StoreError::Closed)?;
+        Ok(Some(Committed(rx)))
+    }
+
     async fn delete_in(&self, table: Table, code: &str) -> Result<(), StoreError> {
         let Some(tx) = &self.tx else { return Ok(()) };
         let (reply, rx) = oneshot::channel();
@@ -435,7 +482,8 @@ fn writer(mut conn: Connection, rx: mpsc::Receiver<Job>, committed: &mpsc::SyncS
             let reply = match job {
                 Job::Save { reply, .. }
                 | Job::Delete { reply, .. }
-                | Job::Players { reply, .. } => reply,
+                | Job::Players { reply, .. }
+                | Job::Game { reply, .. } => reply,
             };
             // A room that stopped waiting no longer cares.
             let _ = reply.send(result.clone());
@@ -483,6 +531,17 @@ fn write_batch(conn: &mut Connection, batch: &[Job]) -> Result<(), rusqlite::Err
                     .execute(params![code])?;
             }
             Job::Players { rows, .. } => write_players(&tx, rows)?,
+            Job::Game { id, key, json, .. } => {
+                tx.prepare_cached(
+                    "INSERT INTO games (id, key, record) VALUES (?1, ?2, ?3)
+                     ON CONFLICT DO NOTHING",
+                )?
+                .execute(params![
+                    i64::try_from(*id).unwrap_or(i64::MAX),
+                    key,
+                    json
+                ])?;
+            }
         }
     }
     tx.commit()

@@ -27,12 +27,19 @@ fn patient() -> Config {
 
 fn challenge(game: LobbyGame, color: ColorChoice) -> ClientMsg {
     ClientMsg::CreateChallenge {
-        options: ChallengeOptions { game, time_control: Some(BLITZ), rated: false, color },
+        device: None,
+        options: ChallengeOptions {
+            table: None,
+            game,
+            time_control: Some(BLITZ),
+            rated: false,
+            color,
+        },
     }
 }
 
 fn play_now(game: LobbyGame) -> ClientMsg {
-    ClientMsg::PlayNow { game, time_control: BLITZ, rated: false }
+    ClientMsg::PlayNow { cpu_after_s: None, device: None, game, time_control: BLITZ, rated: false }
 }
 
 /// The next lobby message that `f` accepts (others stay pending).
@@ -68,7 +75,7 @@ async fn removed(c: &mut Client) -> (ChallengeId, RemovedReason) {
 
 /// `lobby_matched`, `seated` and the snapshot: the room's code, the challenge and the state.
 async fn matched(c: &mut Client) -> (AccessCode, Option<ChallengeId>, Snapshot) {
-    let LobbyMsg::LobbyMatched { code, challenge } =
+    let LobbyMsg::LobbyMatched { code, challenge, .. } =
         until_lobby(c, "lobby_matched", |m| matches!(m, LobbyMsg::LobbyMatched { .. })).await
     else {
         unreachable!()
@@ -103,7 +110,7 @@ async fn a_posted_challenge_is_listed_accepted_and_played() {
         until_lobby(&mut b, "lobby_added", |m| matches!(m, LobbyMsg::LobbyAdded { .. })).await;
     assert_eq!(seen, LobbyMsg::LobbyAdded { challenge: posted.clone() });
 
-    b.send(&ClientMsg::AcceptChallenge { id: posted.id }).await;
+    b.send(&ClientMsg::AcceptChallenge { device: None, id: posted.id }).await;
     let (code_a, from_a, snap_a) = matched(&mut a).await;
     let (code_b, from_b, snap_b) = matched(&mut b).await;
     assert_eq!(code_a, code_b, "both in the same room");
@@ -129,7 +136,7 @@ async fn a_posted_challenge_is_listed_accepted_and_played() {
     let mut d = Client::connect(server.addr).await;
     c.send(&challenge(LobbyGame::Maharajah, ColorChoice::Black)).await;
     let posted = created(&mut c).await;
-    d.send(&ClientMsg::AcceptChallenge { id: posted.id }).await;
+    d.send(&ClientMsg::AcceptChallenge { device: None, id: posted.id }).await;
     let (_, _, snap) = matched(&mut c).await;
     matched(&mut d).await;
     assert_eq!(
@@ -180,7 +187,7 @@ async fn cancel_and_disconnect_remove_a_challenge_for_subscribers() {
     assert_eq!(removed(&mut watcher).await, (second.id, RemovedReason::CreatorLeft));
     assert_eq!(removed(&mut horde_only).await, (second.id, RemovedReason::CreatorLeft));
     assert_eq!(removed(&mut late).await, (second.id, RemovedReason::CreatorLeft));
-    watcher.send(&ClientMsg::AcceptChallenge { id: second.id }).await;
+    watcher.send(&ClientMsg::AcceptChallenge { device: None, id: second.id }).await;
     assert_eq!(watcher.until_error().await.0, ErrorCode::ChallengeNotFound);
     let mut fresh = Client::connect(server.addr).await;
     fresh.send(&ClientMsg::LobbySubscribe { games: Vec::new() }).await;
@@ -217,12 +224,12 @@ async fn the_cap_and_the_rate_limit_refuse_with_their_codes() {
     a.send(&challenge(LobbyGame::Horde, ColorChoice::Random)).await;
     created(&mut a).await;
     // Request 6 (a refused one counts too), then the bucket of 6 is empty.
-    a.send(&ClientMsg::AcceptChallenge { id: 999 }).await;
+    a.send(&ClientMsg::AcceptChallenge { device: None, id: 999 }).await;
     assert_eq!(a.until_error().await.0, ErrorCode::ChallengeNotFound);
     a.send(&play_now(LobbyGame::Chess)).await;
     let (code, message) = a.until_error().await;
     assert_eq!(code, ErrorCode::RateLimited, "{message}");
-    a.send(&ClientMsg::AcceptChallenge { id: ids[1] }).await;
+    a.send(&ClientMsg::AcceptChallenge { device: None, id: ids[1] }).await;
     assert_eq!(a.until_error().await.0, ErrorCode::RateLimited);
     // One request comes back every 3 s (20 a minute).
     tokio::time::sleep(Duration::from_millis(2_900)).await;
@@ -237,16 +244,24 @@ async fn the_cap_and_the_rate_limit_refuse_with_their_codes() {
     let mut b = Client::connect(server.addr).await;
     b.patience = Duration::from_secs(3600);
     let rated = ChallengeOptions {
+        table: None,
         game: LobbyGame::Chess,
         time_control: None,
         rated: true,
         color: ColorChoice::White,
     };
-    b.send(&ClientMsg::CreateChallenge { options: rated }).await;
+    b.send(&ClientMsg::CreateChallenge { device: None, options: rated }).await;
     let (code, message) = b.until_error().await;
     assert_eq!(code, ErrorCode::NotIdentified);
     assert!(message.contains("identity"), "{message}");
-    b.send(&ClientMsg::PlayNow { game: LobbyGame::Chess, time_control: BLITZ, rated: true }).await;
+    b.send(&ClientMsg::PlayNow {
+        cpu_after_s: None,
+        device: None,
+        game: LobbyGame::Chess,
+        time_control: BLITZ,
+        rated: true,
+    })
+    .await;
     assert_eq!(b.until_error().await.0, ErrorCode::NotIdentified);
     b.send(&challenge(LobbyGame::Chaturaji, ColorChoice::Random)).await;
     assert_eq!(b.until_error().await.0, ErrorCode::Unavailable);
@@ -365,10 +380,17 @@ async fn forged_and_malformed_lobby_frames_are_refused_and_the_server_goes_on() 
     assert_eq!(m.until_error().await.0, ErrorCode::ChallengeNotFound);
     m.send(&ClientMsg::CancelChallenge { id: 424_242 }).await;
     assert_eq!(m.until_error().await.0, ErrorCode::ChallengeNotFound);
-    a.send(&ClientMsg::AcceptChallenge { id: mine.id }).await;
+    a.send(&ClientMsg::AcceptChallenge { device: None, id: mine.id }).await;
     assert_eq!(a.until_error().await.0, ErrorCode::Forbidden);
     let zero = TimeControl { base_ms: 0, increment_ms: 0 };
-    m.send(&ClientMsg::PlayNow { game: LobbyGame::Chess, time_control: zero, rated: false }).await;
+    m.send(&ClientMsg::PlayNow {
+        cpu_after_s: None,
+        device: None,
+        game: LobbyGame::Chess,
+        time_control: zero,
+        rated: false,
+    })
+    .await;
     assert_eq!(m.until_error().await.0, ErrorCode::InvalidOptions);
 
     // The server goes on: the challenge is still open, and it can still be accepted.
@@ -376,7 +398,7 @@ async fn forged_and_malformed_lobby_frames_are_refused_and_the_server_goes_on() 
     assert!(matches!(m.recv().await, ServerMsg::Pong { nonce: 9, .. }));
     m.send(&ClientMsg::LobbySubscribe { games: Vec::new() }).await;
     assert_eq!(list(&mut m).await, vec![mine.clone()]);
-    m.send(&ClientMsg::AcceptChallenge { id: mine.id }).await;
+    m.send(&ClientMsg::AcceptChallenge { device: None, id: mine.id }).await;
     let (code_m, _, _) = matched(&mut m).await;
     let (code_a, _, _) = matched(&mut a).await;
     assert_eq!(code_m, code_a);
@@ -395,7 +417,7 @@ async fn a_room_made_from_the_lobby_survives_a_restart_and_challenges_do_not() {
     let mut b = Client::connect(server.addr).await;
     a.send(&challenge(LobbyGame::Horde, ColorChoice::White)).await;
     let posted = created(&mut a).await;
-    b.send(&ClientMsg::AcceptChallenge { id: posted.id }).await;
+    b.send(&ClientMsg::AcceptChallenge { device: None, id: posted.id }).await;
     let (code, _, _) = matched(&mut a).await;
     matched(&mut b).await;
     assert!(matches!(a.play(0, "a4a5").await, ServerMsg::MoveAck { .. }));

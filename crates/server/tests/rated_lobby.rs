@@ -52,12 +52,19 @@ async fn player(server: &TestServer, secret: &PlayerSecret, name: Option<&str>) 
 
 fn rated_challenge(game: LobbyGame, color: ColorChoice) -> ClientMsg {
     ClientMsg::CreateChallenge {
-        options: ChallengeOptions { game, time_control: Some(BLITZ), rated: true, color },
+        device: None,
+        options: ChallengeOptions {
+            table: None,
+            game,
+            time_control: Some(BLITZ),
+            rated: true,
+            color,
+        },
     }
 }
 
 fn rated_play_now(game: LobbyGame) -> ClientMsg {
-    ClientMsg::PlayNow { game, time_control: BLITZ, rated: true }
+    ClientMsg::PlayNow { cpu_after_s: None, device: None, game, time_control: BLITZ, rated: true }
 }
 
 async fn until_lobby(c: &mut Client, what: &str, f: impl Fn(&LobbyMsg) -> bool) -> LobbyMsg {
@@ -177,10 +184,10 @@ async fn a_rated_challenge_changes_both_ratings_once_and_a_restart_keeps_them() 
     assert_eq!(seen.await, LobbyMsg::LobbyAdded { challenge: posted.clone() });
 
     // Neither a guest nor Alice on another connection can take it; it stays open.
-    guest.send(&ClientMsg::AcceptChallenge { id: posted.id }).await;
+    guest.send(&ClientMsg::AcceptChallenge { device: None, id: posted.id }).await;
     assert_eq!(guest.until_error().await.0, ErrorCode::NotIdentified);
     let mut twin = player(&server, &alice, None).await;
-    twin.send(&ClientMsg::AcceptChallenge { id: posted.id }).await;
+    twin.send(&ClientMsg::AcceptChallenge { device: None, id: posted.id }).await;
     assert_eq!(twin.until_error().await.0, ErrorCode::Forbidden);
     let mut late = Client::connect(server.addr).await;
     late.send(&ClientMsg::LobbySubscribe { games: vec![LobbyGame::Chess] }).await;
@@ -188,7 +195,7 @@ async fn a_rated_challenge_changes_both_ratings_once_and_a_restart_keeps_them() 
     assert_eq!(listed, LobbyMsg::LobbyList { challenges: vec![posted.clone()] });
 
     let mut b = player(&server, &bob, None).await;
-    b.send(&ClientMsg::AcceptChallenge { id: posted.id }).await;
+    b.send(&ClientMsg::AcceptChallenge { device: None, id: posted.id }).await;
     let (code, snap) = matched(&mut a).await;
     matched(&mut b).await;
     assert_eq!((a.seat, b.seat), (Some(Color::White), Some(Color::Black)));
@@ -247,7 +254,7 @@ async fn an_aborted_rated_game_changes_no_rating() {
     // A rated Maharajah game starts with the hidden lock-in; Alice leaves during it.
     a.send(&rated_challenge(LobbyGame::Maharajah, ColorChoice::Black)).await;
     let posted = created(&mut a).await;
-    b.send(&ClientMsg::AcceptChallenge { id: posted.id }).await;
+    b.send(&ClientMsg::AcceptChallenge { device: None, id: posted.id }).await;
     let (_, snap) = matched(&mut a).await;
     matched(&mut b).await;
     assert_eq!((snap.phase, snap.hidden_setup), (Phase::Setup, true));
@@ -314,7 +321,13 @@ async fn rated_quick_pairing_uses_each_players_rating_within_the_window() {
     // A casual seeker of the same rating is in another pool.
     let mut casual = player(&server, &new_secret(), None).await;
     casual
-        .send(&ClientMsg::PlayNow { game: LobbyGame::Chess, time_control: BLITZ, rated: false })
+        .send(&ClientMsg::PlayNow {
+            cpu_after_s: None,
+            device: None,
+            game: LobbyGame::Chess,
+            time_control: BLITZ,
+            rated: false,
+        })
         .await;
     until_lobby(&mut casual, "queued", |m| matches!(m, LobbyMsg::PairingQueued { .. })).await;
     let nothing = twin.try_recv(Duration::from_millis(300)).await;

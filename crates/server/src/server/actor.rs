@@ -18,13 +18,18 @@ use std::future::Future;
 use std::sync::Arc;
 
 use maharajah_engine::clock::Millis;
-use maharajah_protocol::{AccessCode, ErrorCode, RatingChange, ServerMsg};
+use maharajah_protocol::{
+    AccessCode, Color, ErrorCode, LobbyMsg, RatingChange, RoomOptions, ServerMsg,
+};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tracing::{debug, error, info, warn};
 
 use super::admin::Stats;
+use super::listing::LiveRoom;
+use super::lobby::{Match, Member};
 use super::{lock, pong, unix_ms, IpGuard, Link, Out, Shared};
+use crate::history::FinishedGame;
 use crate::room::RatedEnd;
 use crate::rooms::{Lifetimes, RoomError};
 use crate::store::{Committed, PlayerRow, Records, Store, StoreError};
@@ -144,6 +149,43 @@ pub(super) trait RoomLogic: Clone + Send + Sized + 'static {
     ) -> Result<Option<Committed>, StoreError> {
         Ok(None)
     }
+    /// The key (`CODE/n`) of the finished game the room holds once its ratings (if any) have
+    /// changed: the game to keep for the profiles.
+    fn finished_key(&self) -> Option<String> {
+        None
+    }
+    /// The finished game of [`RoomLogic::finished_key`] as the profiles keep it, with its
+    /// rating `changes` (if rated and known), ended at `ended_ms`; players named by `players`.
+    fn finished_game(
+        &self,
+        _ended_ms: u64,
+        _changes: &[RatingChange],
+        _players: &crate::players::Players,
+    ) -> Option<FinishedGame> {
+        None
+    }
+    /// The room as the "playing now" list shows it, while a game is on.
+    fn live(&self) -> Option<LiveRoom> {
+        None
+    }
+    /// The seat of `token` when it may offer a rematch now (the game is over).
+    ///
+    /// # Errors
+    ///
+    /// `forbidden` for a token of no seat, `wrong_phase` before the end, `unavailable` for a
+    /// kind of room without online rematch (Chaturaji has its own).
+    fn rematch_seat(&self, _token: &str) -> Result<Self::Seat, RoomError> {
+        Err(RoomError::new(ErrorCode::Unavailable, "this room has its own rematch"))
+    }
+    /// The colour of a seat, for chess rooms (rematch offers name it).
+    fn seat_color(_seat: Self::Seat) -> Option<Color> {
+        None
+    }
+    /// The options of the rematch room with the seat that played Black first (it plays
+    /// White), and whether it is rated.
+    fn rematch_options(&self) -> Option<(RoomOptions, bool)> {
+        None
+    }
     /// Deletes the stored room `code`.
     fn delete(
         store: &Store,
@@ -198,6 +240,8 @@ pub(super) enum Cmd<R: RoomLogic> {
     /// A `ping` from a seated connection, answered by the room after every command before it:
     /// a client's barrier ping then follows the refusal of the action it sent first.
     Ping { nonce: u64, link: Link },
+    /// A seat offers (or accepts) a rematch; `member` is how to seat its connection.
+    Rematch { token: String, member: Member },
 }
 
 /// The room's answer to a join or rejoin.
@@ -245,6 +289,15 @@ impl RoomTx {
         }
     }
 
+    /// Passes a rematch offer of `token`'s seat to a chess room; false if the room is gone or
+    /// is not a chess room.
+    pub(super) async fn rematch(&self, token: String, member: Member) -> bool {
+        match self {
+            RoomTx::Chess(tx) => tx.send(Cmd::Rematch { token, member }).await.is_ok(),
+            RoomTx::Chaturaji(_) => false,
+        }
+    }
+
     /// Has the room answer a ping in order with its other answers; false if the room is gone.
     pub(super) async fn ping(&self, nonce: u64, link: Link) -> bool {
         match self {
@@ -273,7 +326,17 @@ pub(super) fn start<R: RoomLogic>(
     rx: mpsc::Receiver<Cmd<R>>,
     waiting: Option<IpGuard>,
 ) {
-    let actor = RoomActor { shared: shared.clone(), room, links, watchers: Vec::new(), waiting };
+    let actor = RoomActor {
+        shared: shared.clone(),
+        room,
+        links,
+        watchers: Vec::new(),
+        waiting,
+        changes: Vec::new(),
+        recorded: None,
+        live: None,
+        offers: Vec::new(),
+    };
     tokio::spawn(actor.run(rx));
 }
 
@@ -353,6 +416,14 @@ struct RoomActor<R: RoomLogic> {
     watchers: Vec<Link>,
     /// While the room waits for players: its place in its creator's address's count.
     waiting: Option<IpGuard>,
+    /// The rating changes of the room's last rated game (for its profile entry).
+    changes: Vec<RatingChange>,
+    /// The key of the last finished game handed to the history.
+    recorded: Option<String>,
+    /// What the "playing now" list shows of the room (without spectators), as last published.
+    live: Option<LiveRoom>,
+    /// Pending rematch offers, with how to seat each offering connection.
+    offers: Vec<(R::Seat, Member)>,
 }
 
 impl<R: RoomLogic> RoomActor<R> {
@@ -364,6 +435,8 @@ impl<R: RoomLogic> RoomActor<R> {
         loop {
             // A rated game that ended (also one recovered before its ratings were stored).
             self.rate().await;
+            self.record_finished();
+            self.publish_live();
             let current = self.room.state();
             self.shared.stats.room_state(Some(state), Some(current));
             state = current;
@@ -385,6 +458,113 @@ impl<R: RoomLogic> RoomActor<R> {
             }
         }
         self.shared.stats.room_state(Some(state), None);
+        if self.live.take().is_some() {
+            lock(&self.shared.live).remove(self.room.code());
+        }
+    }
+
+    /// Hands a newly finished game to the history (once per game; games of guests only are
+    /// not kept) and queues it to the store.
+    fn record_finished(&mut self) {
+        let Some(key) = self.room.finished_key() else { return };
+        if self.recorded.as_deref() == Some(key.as_str()) {
+            return;
+        }
+        self.recorded = Some(key.clone());
+        if lock(&self.shared.history).contains(&key) {
+            return;
+        }
+        let game = {
+            let players = lock(&self.shared.players);
+            self.room.finished_game(unix_ms(), &self.changes, &players)
+        };
+        let Some(game) = game else { return };
+        if game.seats.iter().all(|s| s.player.is_none()) {
+            return;
+        }
+        let mut history = lock(&self.shared.history);
+        let Some(stored) = history.add(game) else { return };
+        let json = match serde_json::to_string(&stored) {
+            Ok(json) => json,
+            Err(e) => return error!(room = %self.room.code(), "finished game: {e}"),
+        };
+        // Queued under the history's lock, so the store numbers games as the history does.
+        match self.shared.store.queue_game(stored.id, stored.key.clone(), json) {
+            Ok(Some(committed)) => {
+                let code = self.room.code().clone();
+                tokio::spawn(async move {
+                    if let Err(e) = committed.wait().await {
+                        error!(room = %code, "storing a finished game: {e}");
+                    }
+                });
+            }
+            Ok(None) => {}
+            Err(e) => error!(room = %self.room.code(), "storing a finished game: {e}"),
+        }
+    }
+
+    /// Updates the room's line in the "playing now" list when it changed.
+    fn publish_live(&mut self) {
+        let now = self.room.live().map(|mut l| {
+            l.spectators = u32::try_from(self.watchers.len()).unwrap_or(u32::MAX);
+            l
+        });
+        if now == self.live {
+            return;
+        }
+        let mut live = lock(&self.shared.live);
+        match &now {
+            Some(l) => live.insert(self.room.code().clone(), l.clone()),
+            None => live.remove(self.room.code()),
+        };
+        self.live = now;
+    }
+
+    /// A seat's rematch offer: told to both seats; with both in, the new room is made.
+    fn rematch(&mut self, token: &str, member: Member) {
+        let seat = match self.room.rematch_seat(token) {
+            Ok(seat) => seat,
+            Err(e) => {
+                member.link.send(e.to_msg());
+                return;
+            }
+        };
+        let code = self.room.code().clone();
+        self.offers.retain(|(s, _)| *s != seat);
+        let Some(by) = R::seat_color(seat) else { return };
+        self.offers.push((seat, member));
+        let offered: ServerMsg = LobbyMsg::RematchOffered { code: code.clone(), by }.into();
+        for (_, link) in &self.links {
+            link.send(offered.clone());
+        }
+        if self.offers.len() < 2 {
+            return;
+        }
+        let Some((options, rated)) = self.room.rematch_options() else { return };
+        let mut offers = std::mem::take(&mut self.offers);
+        // The seat that played Black plays White now: it goes first.
+        offers.sort_by_key(|(s, _)| R::seat_color(*s) == Some(Color::White));
+        let (Some((_, first)), Some((_, second))) = (offers.pop(), offers.pop()) else { return };
+        let (first, second) = (second, first);
+        // Both players move to the new room: this one sends them nothing more (not even their
+        // leaving, which would come after the new room's first events).
+        self.links.retain(|(_, l)| l.id != first.link.id && l.id != second.link.id);
+        let m = Match { options, rated, first, second, challenge: None, rematch_of: Some(code) };
+        tokio::spawn(super::lobby::open_room(self.shared.clone(), m));
+    }
+
+    /// Rematch offers of connection `conn` lapse (it left the room).
+    fn withdraw_offers(&mut self, conn: u64) {
+        let code = self.room.code().clone();
+        let gone: Vec<R::Seat> =
+            self.offers.iter().filter(|(_, m)| m.link.id == conn).map(|(s, _)| *s).collect();
+        self.offers.retain(|(_, m)| m.link.id != conn);
+        for by in gone.into_iter().filter_map(R::seat_color) {
+            let msg: ServerMsg = LobbyMsg::RematchWithdrawn { code: code.clone(), by }.into();
+            for (_, link) in &self.links {
+                link.send(msg.clone());
+            }
+        }
     }
 
     /// Does what time alone does now; true once the room has expired (its task then ends).
@@ -444,12 +624,12 @@ impl<R: RoomLogic> RoomActor<R> {
         let now = self.shared.now();
         let backup = self.room.clone();
         let before = self.room.seq();
-        let (queued, previous) = {
+        let (queued, previous, changes) = {
             let mut players = lock(&self.shared.players);
             let applied = players.apply(&end, unix_ms());
             self.room.record_ratings(&applied.changes);
             let queued = self.room.queue_with_players(&self.shared.store, now, applied.rows);
-            (queued, applied.previous)
+            (queued, applied.previous, applied.changes)
         };
         let stored = match queued {
             Ok(None) => Ok(()),
@@ -459,6 +639,7 @@ impl<R: RoomLogic> RoomActor<R> {
         match stored {
             Ok(()) => {
                 info!(room = %self.room.code(), rating = %end.rating, "ratings changed");
+                self.changes = changes;
                 self.broadcast(before, None);
             }
             Err(e) => {
@@ -608,6 +789,7 @@ impl<R: RoomLogic> RoomActor<R> {
                 }
             }
             Cmd::Ping { .. } => {}
+            Cmd::Rematch { token, member } => self.rematch(&token, member),
             Cmd::Watch { link, reply } => {
                 let cap = self.shared.config.spectators_per_room;
                 self.watchers.retain(|l| l.id != link.id);
@@ -634,6 +816,7 @@ impl<R: RoomLogic> RoomActor<R> {
                 let gone: Vec<R::Seat> =
                     self.links.iter().filter(|(_, l)| l.id == conn).map(|(s, _)| *s).collect();
                 self.links.retain(|(_, l)| l.id != conn);
+                self.withdraw_offers(conn);
                 for seat in gone {
                     self.room.disconnect(seat, now);
                 }

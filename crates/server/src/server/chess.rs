@@ -3,10 +3,16 @@
 
 use maharajah_engine::clock::Millis;
 use maharajah_protocol::identity::PlayerKey;
-use maharajah_protocol::{AccessCode, ClientMsg, Color, ErrorCode, Phase, RatingChange, ServerMsg};
+use maharajah_protocol::{
+    AccessCode, ByColor, ClientMsg, Color, ErrorCode, LobbyGame, Outcome, Phase, PlayerResult,
+    RatingChange, RoomOptions, ServerMsg, Variant,
+};
 
 use super::actor::{RoomLogic, RoomSender, RoomTx};
+use super::listing::LiveRoom;
 use super::{Conn, Flow};
+use crate::history::{diff_of, FinishedGame, FinishedSeat};
+use crate::players::Players;
 use crate::room::{Action, RatedEnd, Room, RoomRecord};
 use crate::rooms::{Lifetimes, RoomError};
 use crate::rules::RulesError;
@@ -119,6 +125,93 @@ impl RoomLogic for Room {
         Room::rating_due(self)
     }
 
+    fn finished_key(&self) -> Option<String> {
+        let done = self.phase() == Phase::Finished && Room::rating_due(self).is_none();
+        done.then(|| format!("{}/0", self.code()))
+    }
+
+    fn finished_game(
+        &self,
+        ended_ms: u64,
+        changes: &[RatingChange],
+        players: &Players,
+    ) -> Option<FinishedGame> {
+        let result = self.result()?;
+        let keys = self.players();
+        let name =
+            |k: Option<PlayerKey>| k.and_then(|k| players.get(&k)).and_then(|r| r.name.clone());
+        let pgn = self.pgn(ByColor { white: name(keys.white), black: name(keys.black) });
+        let seat = |color: Color| {
+            let player = *keys.get(color);
+            let outcome = match result.outcome {
+                Outcome::Draw => PlayerResult::Draw,
+                Outcome::Annulled => PlayerResult::Annulled,
+                o if o == Outcome::win_for(color) => PlayerResult::Win,
+                _ => PlayerResult::Loss,
+            };
+            FinishedSeat {
+                player,
+                cpu: false,
+                result: Some(outcome),
+                place: None,
+                rating: diff_of(changes, player),
+            }
+        };
+        Some(FinishedGame {
+            id: 0,
+            key: self.finished_key()?,
+            code: self.code().clone(),
+            game: lobby_game(self.variant()),
+            hidden_setup: self.hidden_setup(),
+            time_control: self.time_control(),
+            rated: self.is_rated(),
+            seats: vec![seat(Color::White), seat(Color::Black)],
+            ended_ms,
+            pgn,
+            record: None,
+        })
+    }
+
+    fn live(&self) -> Option<LiveRoom> {
+        if !matches!(self.phase(), Phase::Setup | Phase::Playing) {
+            return None;
+        }
+        let keys = self.players();
+        Some(LiveRoom {
+            game: lobby_game(self.variant()),
+            hidden_setup: self.hidden_setup(),
+            time_control: self.time_control(),
+            rated: self.is_rated(),
+            seats: vec![(keys.white, false), (keys.black, false)],
+            ply: self.ply(),
+            spectators: 0,
+        })
+    }
+
+    fn rematch_seat(&self, token: &str) -> Result<Color, RoomError> {
+        let seat = self.seat_of(token).ok_or_else(|| {
+            RoomError::new(ErrorCode::Forbidden, "this token holds no seat in this room")
+        })?;
+        if self.phase() != Phase::Finished {
+            return Err(RoomError::new(ErrorCode::WrongPhase, "a rematch comes after the game"));
+        }
+        Ok(seat)
+    }
+
+    fn seat_color(seat: Color) -> Option<Color> {
+        Some(seat)
+    }
+
+    fn rematch_options(&self) -> Option<(RoomOptions, bool)> {
+        let options = RoomOptions {
+            variant: self.variant(),
+            time_control: self.time_control(),
+            hidden_setup: self.hidden_setup(),
+            color: Some(Color::White),
+        };
+        Some((options, self.is_rated()))
+    }
+
     fn record_ratings(&mut self, changes: &[RatingChange]) {
         Room::record_ratings(self, changes);
     }
@@ -164,6 +257,15 @@ impl RoomLogic for Room {
     }
 }
 
+/// The lobby's name of a chess variant.
+fn lobby_game(variant: Variant) -> LobbyGame {
+    match variant {
+        Variant::Chess => LobbyGame::Chess,
+        Variant::Maharajah => LobbyGame::Maharajah,
+        Variant::Horde => LobbyGame::Horde,
+    }
+}
+
 /// The chess action a message asks for, with the token of the seat it acts for.
 pub(super) fn action_of(msg: ClientMsg) -> Option<(String, Action)> {
     Some(match msg {
@@ -196,7 +298,12 @@ pub(super) fn action_of(msg: ClientMsg) -> Option<(String, Action)> {
         | ClientMsg::Identify { .. }
         | ClientMsg::RegisterName { .. }
         | ClientMsg::Watch { .. }
-        | ClientMsg::Unwatch => return None,
+        | ClientMsg::Unwatch
+        | ClientMsg::Leaderboard { .. }
+        | ClientMsg::Profile { .. }
+        | ClientMsg::GameRecord { .. }
+        | ClientMsg::PlayingNow { .. }
+        | ClientMsg::Rematch { .. } => return None,
     })
 }
 
@@ -213,6 +320,7 @@ impl Conn {
         } else {
             Color::Black
         });
+        let player = self.player;
         let creator = match (rated, self.player) {
             (false, _) => None,
             (true, Some(key)) => Some(key),
@@ -227,7 +335,11 @@ impl Conn {
             let room = Room::new(code, options, seat, token, now, lifetimes)?;
             let room = match creator {
                 Some(key) => room.rated_for(seat, key),
-                None => room,
+                None => {
+                    let mut room = room;
+                    room.set_player(seat, player);
+                    room
+                }
             };
             Ok((room, seat))
         })

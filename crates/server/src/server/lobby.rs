@@ -49,8 +49,8 @@ struct HubState {
 
 /// What the lobby needs of a connection to seat it.
 #[derive(Clone)]
-struct Member {
-    link: Link,
+pub(super) struct Member {
+    pub(super) link: Link,
     seats: mpsc::UnboundedSender<Seating>,
     /// The identified player, if the connection had identified when it joined the lobby.
     player: Option<PlayerKey>,
@@ -71,14 +71,17 @@ pub(super) struct LobbyConn {
     seats: Option<(mpsc::UnboundedSender<Seating>, mpsc::UnboundedReceiver<Seating>)>,
 }
 
-/// Two players to seat in a new room: the challenger (or the longer-waiting seeker) first.
-struct Match {
-    options: RoomOptions,
+/// Two players to seat in a new room: the challenger (or the longer-waiting seeker, or the
+/// rematch's new White) first.
+pub(super) struct Match {
+    pub(super) options: RoomOptions,
     /// A rated game: both members are identified players (the lobby checked).
-    rated: bool,
-    first: Member,
-    second: Member,
-    challenge: Option<ChallengeId>,
+    pub(super) rated: bool,
+    pub(super) first: Member,
+    pub(super) second: Member,
+    pub(super) challenge: Option<ChallengeId>,
+    /// A rematch: the room whose game it follows.
+    pub(super) rematch_of: Option<AccessCode>,
 }
 
 impl HubState {
@@ -125,7 +128,14 @@ impl HubState {
             (Some(first), Some(second), Ok(options)) => {
                 let color = creator_seat(maharajah_protocol::ColorChoice::Random, rand::random());
                 let options = RoomOptions { color: Some(color), ..options };
-                Some(Match { options, rated: pool.rated, first, second, challenge: None })
+                Some(Match {
+                    options,
+                    rated: pool.rated,
+                    first,
+                    second,
+                    challenge: None,
+                    rematch_of: None,
+                })
             }
             _ => None,
         }
@@ -177,7 +187,7 @@ async fn sleep_until(at: Option<Instant>) {
 }
 
 /// Makes the room of a match, stores it, seats both players and starts its task.
-async fn open_room(shared: Arc<Shared>, m: Match) {
+pub(super) async fn open_room(shared: Arc<Shared>, m: Match) {
     let _alive = shared.alive.clone();
     let both = [&m.first, &m.second];
     let refuse = |code: ErrorCode, message: &str| {
@@ -202,9 +212,12 @@ async fn open_room(shared: Arc<Shared>, m: Match) {
     let code = shared.reserve_code(RoomTx::Chess(tx.clone()));
     let lifetimes = shared.config.lifetimes;
     let made = Room::new(code.clone(), &m.options, first_seat, first_token.clone(), now, lifetimes)
-        .map(|room| match rated {
+        .map(|mut room| match rated {
             Some(key) => room.rated_for(first_seat, key),
-            None => room,
+            None => {
+                room.set_player(first_seat, m.first.player);
+                room
+            }
         })
         .and_then(|mut room| {
             let seat = room.join_as(second_token.clone(), m.second.player, now)?;
@@ -235,9 +248,14 @@ async fn open_room(shared: Arc<Shared>, m: Match) {
         if member.seats.send(seating).is_err() {
             gone.push(member.link.id);
         }
-        member
-            .link
-            .send(LobbyMsg::LobbyMatched { code: code.clone(), challenge: m.challenge }.into());
+        member.link.send(
+            LobbyMsg::LobbyMatched {
+                code: code.clone(),
+                challenge: m.challenge,
+                rematch_of: m.rematch_of.clone(),
+            }
+            .into(),
+        );
         member.link.send(ServerMsg::Seated { code: code.clone(), seat, token });
         member.link.send(room.snapshot_msg(now));
     }
@@ -269,10 +287,10 @@ impl Conn {
                 lock(&self.shared.lobby.state).subscribers.remove(&self.link.id);
                 Flow::Continue
             }
-            ClientMsg::CreateChallenge { options } => self.create_challenge(&options),
+            ClientMsg::CreateChallenge { options, .. } => self.create_challenge(&options),
             ClientMsg::CancelChallenge { id } => self.cancel_challenge(id),
-            ClientMsg::AcceptChallenge { id } => self.accept_challenge(id).await,
-            ClientMsg::PlayNow { game, time_control, rated } => {
+            ClientMsg::AcceptChallenge { id, .. } => self.accept_challenge(id).await,
+            ClientMsg::PlayNow { game, time_control, rated, .. } => {
                 self.play_now(game, time_control, rated)
             }
             ClientMsg::CancelPlayNow => {
@@ -298,7 +316,21 @@ impl Conn {
             .take(now)
     }
 
-    fn member(&mut self) -> Member {
+    /// `rematch`: passes the offer to the finished chess room this connection sits in.
+    pub(super) async fn rematch(&mut self, token: String) -> Flow {
+        let member = self.member();
+        let sent = match &self.room {
+            Some(room) => room.tx.rematch(token, member).await,
+            None => false,
+        };
+        if sent {
+            Flow::Continue
+        } else {
+            self.refuse(ErrorCode::NotSeated, "a rematch is offered from a finished chess room")
+        }
+    }
+
+    pub(super) fn member(&mut self) -> Member {
         let (tx, _) = self.lobby.seats.get_or_insert_with(mpsc::unbounded_channel);
         Member { link: self.link.clone(), seats: tx.clone(), player: self.player }
     }
@@ -413,7 +445,14 @@ impl Conn {
             Err(e) => return self.refuse(e.code, e.message),
         };
         info!(conn = self.link.id, challenge = c.id, rated = c.rated, "challenge accepted");
-        let m = Match { options, rated: c.rated, first: owner, second: me, challenge: Some(c.id) };
+        let m = Match {
+            options,
+            rated: c.rated,
+            first: owner,
+            second: me,
+            challenge: Some(c.id),
+            rematch_of: None,
+        };
         open_room(self.shared.clone(), m).await;
         self.adopt_seats().await;
         Flow::Continue

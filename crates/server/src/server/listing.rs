@@ -1,0 +1,162 @@
+//! The lobby's lists in the server: the leaderboard and profiles (from the players and the
+//! history of finished games), game records, and the games playing now (a line per room that
+//! each room's task keeps up to date, see [`LiveRoom`]). Requests count against the
+//! connection's own lookup bucket ([`crate::lobby::LobbyConfig::lookup_burst`]).
+
+use maharajah_protocol::identity::{name_skeleton, PlayerKey};
+use maharajah_protocol::listing::{LEADERBOARD_SIZE, PLAYING_NOW_SIZE};
+use maharajah_protocol::{
+    ErrorCode, GameId, LeaderboardEntry, LiveGame, LobbyGame, LobbyMsg, PlayerLabel, Profile,
+    RatingKey, SpeedClass, TimeControl,
+};
+
+use super::{lock, unix_ms, Conn, Flow};
+use crate::lobby::RequestBucket;
+
+/// A room with a game on, as the "playing now" list shows it; players by key (named when the
+/// list is asked for).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct LiveRoom {
+    pub game: LobbyGame,
+    pub hidden_setup: bool,
+    pub time_control: Option<TimeControl>,
+    pub rated: bool,
+    /// Each seat: its identified player, and whether a CPU plays it.
+    pub seats: Vec<(Option<PlayerKey>, bool)>,
+    pub ply: u32,
+    pub spectators: u32,
+}
+
+impl Conn {
+    /// Takes one lookup from this connection's bucket; false when it is empty.
+    fn lookup_bucket(&mut self) -> bool {
+        let now = self.shared.now();
+        let config = &self.shared.config.lobby;
+        self.lookups
+            .get_or_insert_with(|| {
+                RequestBucket::new(config.lookup_burst, config.lookups_per_minute, now)
+            })
+            .take(now)
+    }
+
+    /// `leaderboard`, `profile`, `game_record` and `playing_now`.
+    pub(super) async fn on_listing(&mut self, msg: maharajah_protocol::ClientMsg) -> Flow {
+        use maharajah_protocol::ClientMsg;
+        if !self.lookup_bucket() {
+            return self.refuse(ErrorCode::RateLimited, "too many lookups; wait a little");
+        }
+        self.shared.until_loaded().await;
+        match msg {
+            ClientMsg::Leaderboard { game, speed } => self.leaderboard(game, speed),
+            ClientMsg::Profile { name } => self.profile(&name),
+            ClientMsg::GameRecord { id } => self.game_record(id),
+            ClientMsg::PlayingNow { games } => self.playing_now(&games),
+            _ => Flow::Continue,
+        }
+    }
+
+    fn leaderboard(&mut self, game: LobbyGame, speed: SpeedClass) -> Flow {
+        let key = RatingKey { game: game.rated_game(), speed };
+        let players = lock(&self.shared.players).leaderboard(key, unix_ms(), LEADERBOARD_SIZE);
+        let players = players
+            .into_iter()
+            .map(|(name, r)| LeaderboardEntry {
+                name,
+                rating: r.rating,
+                deviation: r.deviation,
+                provisional: r.provisional,
+                games: r.games,
+            })
+            .collect();
+        self.send(LobbyMsg::Leaderboard { game, speed, players }.into());
+        Flow::Continue
+    }
+
+    fn profile(&mut self, name: &str) -> Flow {
+        let now = unix_ms();
+        let found = {
+            let players = lock(&self.shared.players);
+            players.by_name(&name_skeleton(name)).map(|record| {
+                let view = record.view(now);
+                (record.key, view.name.unwrap_or_default(), view.ratings)
+            })
+        };
+        let Some((key, name, ratings)) = found else {
+            return self.refuse(ErrorCode::PlayerNotFound, format!("no player is called {name}"));
+        };
+        let games: Vec<_> = lock(&self.shared.history).games_of(&key).cloned().collect();
+        let games = {
+            let players = lock(&self.shared.players);
+            let name_of = |k: &PlayerKey| players.get(k).and_then(|r| r.name.clone());
+            games.iter().filter_map(|g| g.summary_for(&key, name_of)).collect()
+        };
+        self.send(LobbyMsg::Profile { profile: Box::new(Profile { name, ratings, games }) }.into());
+        Flow::Continue
+    }
+
+    fn game_record(&mut self, id: GameId) -> Flow {
+        let game = lock(&self.shared.history).get(id).cloned();
+        match game {
+            Some(g) => {
+                let msg = LobbyMsg::GameRecord {
+                    id,
+                    game: g.game,
+                    pgn: g.pgn.clone(),
+                    record: g.record.clone(),
+                };
+                self.send(msg.into());
+                Flow::Continue
+            }
+            None => self.refuse(ErrorCode::GameNotFound, format!("no finished game {id} is kept")),
+        }
+    }
+
+    fn playing_now(&mut self, games: &[LobbyGame]) -> Flow {
+        let mut rooms: Vec<_> = lock(&self.shared.live)
+            .iter()
+            .filter(|(_, l)| games.is_empty() || games.contains(&l.game))
+            .map(|(code, l)| (code.clone(), l.clone()))
+            .collect();
+        rooms.sort_by(|a, b| b.1.spectators.cmp(&a.1.spectators).then(b.1.ply.cmp(&a.1.ply)));
+        rooms.truncate(PLAYING_NOW_SIZE);
+        let now = unix_ms();
+        let cap = self.shared.config.spectators_per_room;
+        let players = lock(&self.shared.players);
+        let games = rooms
+            .into_iter()
+            .map(|(code, l)| {
+                let speed = SpeedClass::of(l.time_control.map(|tc| (tc.base_ms, tc.increment_ms)));
+                let rating = RatingKey { game: l.game.rated_game(), speed };
+                let players = l
+                    .seats
+                    .iter()
+                    .map(|(player, cpu)| match player {
+                        Some(key) => {
+                            let standing = players.standing(*key, rating, now);
+                            PlayerLabel {
+                                name: standing.name,
+                                rating: Some(standing.rating),
+                                cpu: false,
+                            }
+                        }
+                        None => PlayerLabel { name: None, rating: None, cpu: *cpu },
+                    })
+                    .collect();
+                LiveGame {
+                    code,
+                    game: l.game,
+                    hidden_setup: l.hidden_setup,
+                    time_control: l.time_control,
+                    rated: l.rated,
+                    players,
+                    ply: l.ply,
+                    spectators: l.spectators,
+                    full: usize::try_from(l.spectators).unwrap_or(usize::MAX) >= cap,
+                }
+            })
+            .collect();
+        drop(players);
+        self.send(LobbyMsg::PlayingNow { games }.into());
+        Flow::Continue
+    }
+}
