@@ -120,6 +120,16 @@ export const lobbyCancel = (id) => call('lobby_cancel', { id });
 export const lobbyAccept = (id) => call('lobby_accept', { id });
 export const lobbyPlayNow = (game, timeControl, rated) => call('lobby_play_now', { game, timeControl, rated });
 export const lobbyCancelPlayNow = () => call('lobby_cancel_play_now');
+/** The best players of a game and speed class: [{ name, rating, deviation, provisional, games }]. */
+export const lobbyLeaderboard = (game, speed) => call('lobby_leaderboard', { game, speed });
+/** A player's profile: { name, ratings, games: [{ id, code, game, time_control, rated, opponents, result, rating, ended_ms }] }. */
+export const lobbyProfile = (name) => call('lobby_profile', { name });
+/** The games being played now: [{ code, game, time_control, rated, players, ply, spectators, full }]. */
+export const lobbyPlayingNow = () => call('lobby_playing_now');
+/** Saves finished online game `id` as a PGN file; answers its path. */
+export const lobbySavePgn = (id) => call('lobby_save_pgn', { id });
+/** Offers (or accepts) a rematch of the finished network game, colours swapped. */
+export const netRematch = () => call('net_rematch');
 /** The recovery code of the player's identity (asked for after a confirmation). */
 export const identityRecoveryCode = () => call('identity_recovery_code');
 /** Takes over the identity of a recovery code (replacing this device's; after a confirmation). */

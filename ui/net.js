@@ -18,6 +18,8 @@ export function newOnline() {
     url: '', code: '', variant: 'chess', timeControl: '5+3', color: 'random', busy: false, error: null, kept: null, linked: null,
     // The lobby: the tab shown, the backend's LobbyView, the forms of the tabs.
     tab: 'lobby', lobby: null, name: '', rated: false, watchCode: '', recovery: null, recoverCode: '',
+    // The lists: the leaderboard shown ({game, speed, players}), a profile open, the games playing now.
+    boardGame: 'chess', boardSpeed: 'blitz', board: null, profile: null, pgnSaved: null, live: null,
   };
 }
 
@@ -68,13 +70,23 @@ export function lobbyRows(lobby) {
   return [...rows.filter((c) => !c.mine), ...rows.filter((c) => c.mine)];
 }
 
+/** A profile's game as one line's parts: { game, tc, opponents, result ('win'|'loss'|'draw'|'annulled'|null), diff ('+12'|null) }. */
+export function profileGameRow(g) {
+  const diff = g.rating ? signed(g.rating.after - g.rating.before) : null;
+  const opponents = (g.opponents ?? []).map((o) => o.name ?? (o.cpu ? 'CPU' : '?')).join(', ');
+  return { game: g.game, tc: timeControlText(g.time_control), opponents, result: g.result ?? null, diff };
+}
+
+function signed(delta) {
+  return delta > 0 ? `+${delta}` : delta < 0 ? `−${-delta}` : '±0';
+}
+
 /** Our seat's rating change at the end of a rated game: {before, after, diff ('+12', '−8', '±0'), provisional}, or null. */
 export function myRatingChange(view) {
   if (!view || !view.ratings_changed || !view.seat) return null;
   const change = view.ratings_changed[view.seat];
   if (!change) return null;
-  const delta = change.after - change.before;
-  const diff = delta > 0 ? `+${delta}` : delta < 0 ? `−${-delta}` : '±0';
+  const diff = signed(change.after - change.before);
   return { before: change.before, after: change.after, diff, provisional: change.provisional };
 }
 
@@ -153,6 +165,14 @@ export function reduceNet(state, action) {
       if (old && action.view.revision < old.revision) return { ...state, online: { ...state.online, busy: false } };
       return { ...state, online: { ...state.online, lobby: action.view, busy: false } };
     }
+    case 'lobby/board':
+      return { ...state, online: { ...state.online, board: action.board, busy: false } };
+    case 'lobby/profile':
+      return { ...state, online: { ...state.online, profile: action.profile, pgnSaved: null, busy: false } };
+    case 'lobby/pgn':
+      return { ...state, online: { ...state.online, pgnSaved: action.path, busy: false } };
+    case 'lobby/live':
+      return { ...state, online: { ...state.online, live: action.games, busy: false } };
     case 'lobby/recovery':
       // The recovery code, shown until the dialog is closed (null); never kept elsewhere.
       return { ...state, online: { ...state.online, recovery: action.code, busy: false } };

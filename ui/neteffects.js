@@ -76,6 +76,15 @@ async function openLobby(store) {
   }
 }
 
+/** Asks for the games playing now (shown in the Watch tab). */
+async function loadPlayingNow(store) {
+  try {
+    store.dispatch({ type: 'lobby/live', games: await api.lobbyPlayingNow() });
+  } catch (error) {
+    store.dispatch({ type: 'online/error', error });
+  }
+}
+
 /** Runs a lobby call answering with a LobbyView; a refusal shows on the Online screen. */
 async function lobbyCall(store, promise) {
   store.dispatch({ type: 'online/busy' });
@@ -97,6 +106,7 @@ async function lobbyEffects(action, store) {
   switch (action.type) {
     case 'online/tab':
       if ((action.tab === 'lobby' || action.tab === 'play') && !lobbyLinked(state)) await openLobby(store);
+      if (action.tab === 'watch' && lobbyLinked(state)) await loadPlayingNow(store);
       break;
     case 'lobby/open':
       await openLobby(store);
@@ -120,6 +130,38 @@ async function lobbyEffects(action, store) {
       break;
     case 'lobby/accept':
       await enter(store, () => api.lobbyAccept(action.id));
+      break;
+    case 'lobby/leaderboard': {
+      const { boardGame: game, boardSpeed: speed } = state.online;
+      store.dispatch({ type: 'online/busy' });
+      try {
+        store.dispatch({ type: 'lobby/board', board: { game, speed, players: await api.lobbyLeaderboard(game, speed) } });
+      } catch (error) {
+        store.dispatch({ type: 'online/error', error });
+      }
+      break;
+    }
+    case 'lobby/open-profile':
+      store.dispatch({ type: 'online/busy' });
+      try {
+        store.dispatch({ type: 'lobby/profile', profile: await api.lobbyProfile(action.name) });
+      } catch (error) {
+        store.dispatch({ type: 'online/error', error });
+      }
+      break;
+    case 'lobby/save-pgn':
+      try {
+        store.dispatch({ type: 'lobby/pgn', path: await api.lobbySavePgn(action.id) });
+      } catch (error) {
+        store.dispatch({ type: 'online/error', error });
+      }
+      break;
+    case 'lobby/playing-now':
+      await loadPlayingNow(store);
+      break;
+    case 'online/watch-room':
+      store.dispatch({ type: 'online/change', key: 'watchCode', value: action.code });
+      await enter(store, (url) => api.netWatch(url, action.code));
       break;
     case 'online/watch':
       await enter(store, (url) => api.netWatch(url, state.online.watchCode));
@@ -152,7 +194,7 @@ async function lobbyEffects(action, store) {
 
 export async function netEffects(action, store) {
   const state = store.state;
-  if (action.type.startsWith('lobby/') || action.type.startsWith('identity/') || action.type === 'online/tab' || action.type === 'online/watch') {
+  if (action.type.startsWith('lobby/') || action.type.startsWith('identity/') || ['online/tab', 'online/watch', 'online/watch-room'].includes(action.type)) {
     await lobbyEffects(action, store);
     return;
   }
@@ -193,6 +235,9 @@ export async function netEffects(action, store) {
     case 'net/offer-draw':
       if (store.state.ui.dialog === 'net-draw') store.dispatch({ type: 'dialog', dialog: null });
       netCall(store, api.netOfferDraw());
+      break;
+    case 'net/rematch':
+      netCall(store, api.netRematch());
       break;
     case 'net/decline-draw':
       netCall(store, api.netDeclineDraw());

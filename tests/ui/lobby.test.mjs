@@ -197,3 +197,61 @@ test('every lobby string is in Spanish too', () => {
   assert.ok(keys.length > 40);
   for (const key of keys) assert.ok(key in CATALOGUES.es, key);
 });
+
+test('the leaderboard lists names that open profiles; a profile lists games with their PGN', () => {
+  const { seen, intent } = recorder();
+  let s = onlineState(lobbyView());
+  s = reduce(s, { type: 'lobby/board', board: { game: 'chess', speed: 'blitz', players: [{ name: 'Bob', rating: 1612, deviation: 60, provisional: false, games: 30 }, { name: 'Alice', rating: 1512, deviation: 80, provisional: true, games: 2 }] } });
+  let page = renderOnline(s, { t, intent });
+  assert.deepEqual(find(page, 'board-list').children.map((li) => li.attrs['data-name']), ['Bob', 'Alice']);
+  assert.match(text(find(page, 'board-list').children[1]), /Alice 1512\? · 2 games/);
+  find(page, 'board-player-0').click();
+  find(page, 'online-my-profile').click();
+  assert.deepEqual(seen, [{ type: 'lobby/open-profile', name: 'Bob' }, { type: 'lobby/open-profile', name: 'Alice' }]);
+  const profile = {
+    name: 'Alice', ratings: lobbyView().player.ratings,
+    games: [{ id: 41, code: 'ABCDEFGH', game: 'chess', time_control: { base_ms: 300000, increment_ms: 0 }, rated: true, opponents: [{ name: 'Bob', rating: 1600 }], result: 'loss', rating: { before: 1524, after: 1512 }, ended_ms: 1 }],
+  };
+  s = reduce(s, { type: 'lobby/profile', profile });
+  page = renderOnline(s, { t, intent });
+  assert.match(text(find(page, 'profile-games')), /Chess 5\+0 · against Bob · lost \(−12\)/);
+  find(page, 'profile-pgn-41').click();
+  assert.deepEqual(seen.at(-1), { type: 'lobby/save-pgn', id: 41 });
+  s = reduce(s, { type: 'lobby/pgn', path: '/data/maharajah-online-41.pgn' });
+  assert.match(text(find(renderOnline(s, { t, intent }), 'profile-pgn-saved')), /maharajah-online-41\.pgn/);
+  s = reduce(s, { type: 'lobby/profile', profile: null });
+  assert.equal(find(renderOnline(s, { t, intent }), 'profile'), null);
+});
+
+test('the Watch tab lists the games playing now; a full room cannot be watched', () => {
+  const { seen, intent } = recorder();
+  let s = onlineState(lobbyView(), { tab: 'watch' });
+  s = reduce(s, { type: 'lobby/live', games: [
+    { code: 'ROOMAAAA', game: 'horde', time_control: null, rated: false, players: [{ name: 'Ann', rating: 1500 }, { name: null }], ply: 12, spectators: 3, full: false },
+    { code: 'ROOMBBBB', game: 'chess', time_control: { base_ms: 180000, increment_ms: 2000 }, rated: true, players: [{ name: 'Cy', rating: 1700 }, { name: 'Di', rating: 1690 }], ply: 3, spectators: 50, full: true },
+  ] });
+  const page = renderOnline(s, { t, intent });
+  const list = find(page, 'playing-now');
+  assert.match(text(list.children[0]), /Horde ∞.*Ann \(1500\) – Guest.*move 12 · 3 watching/);
+  assert.ok('disabled' in find(page, 'watch-room-ROOMBBBB').attrs, 'a full room');
+  assert.ok(!('disabled' in find(page, 'watch-room-ROOMAAAA').attrs));
+  find(page, 'watch-room-ROOMAAAA').click();
+  find(page, 'playing-now-refresh').click();
+  assert.deepEqual(seen, [{ type: 'online/watch-room', code: 'ROOMAAAA' }, { type: 'lobby/playing-now' }]);
+});
+
+test('after the end: Rematch, the opponent\'s offer to accept, our own offer waiting', () => {
+  const { seen, intent } = recorder();
+  const open = (over) => renderNetGame(reduce(initialState('en'), { type: 'net/view', view: netView(over), open: true }), { t, intent });
+  let page = open({ rematch_offer: null });
+  find(page, 'net-rematch').click();
+  assert.deepEqual(seen, [{ type: 'net/rematch' }]);
+  assert.ok(find(page, 'net-result-rematch'), 'the result dialog offers it too');
+  page = open({ rematch_offer: 'black' });
+  assert.match(text(find(page, 'net-rematch-offered')), /offers a rematch/);
+  assert.equal(text(find(page, 'net-rematch')), 'Accept the rematch');
+  page = open({ rematch_offer: 'white' });
+  assert.equal(find(page, 'net-rematch'), null);
+  assert.match(text(find(page, 'net-rematch-waiting')), /waiting for your opponent/);
+  assert.equal(find(open({ result: null, phase: 'playing' }), 'net-rematch'), null, 'not during the game');
+});

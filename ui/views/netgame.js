@@ -119,6 +119,16 @@ function ratingChange(net, t, id = 'net-rating-change') {
     change.provisional ? ` ${t('net.rating.provisional')}` : '');
 }
 
+/** After the end: Rematch (colours swapped), or the standing offer's state. */
+function rematch(net, { t, intent }, id = 'net-rematch') {
+  if (!net.result || net.watching || !net.seat) return null;
+  const offer = net.rematch_offer;
+  if (offer === net.seat) return h('p', { class: 'muted', id: `${id}-waiting`, role: 'status' }, t('net.rematch.waiting'));
+  return h('div', { class: 'rematch' },
+    offer ? h('p', { id: `${id}-offered`, role: 'status' }, t('net.rematch.offered')) : null,
+    h('button', { type: 'button', class: 'action accent', id, onclick: () => intent({ type: 'net/rematch' }) }, offer ? t('net.rematch.accept') : t('net.rematch.offer')));
+}
+
 function actions(state, { t, intent }) {
   const net = state.net;
   const game = state.game;
@@ -188,6 +198,7 @@ function overlays(state, { t, intent }) {
     return dialog('net-result', netResultTitle(net.result, t),
       h('p', { id: 'net-result-reason' }, t(`reason.${net.result.reason}`)),
       ratingChange(net, t, 'net-result-rating'),
+      rematch(net, { t, intent }, 'net-result-rematch'),
       h('div', { class: 'dialog-actions' },
         h('button', { type: 'button', class: 'action', id: 'net-result-close', onclick: () => intent({ type: 'dialog', dialog: null }) }, t('dialog.viewBoard')),
         h('button', { type: 'button', class: 'action accent', id: 'net-result-leave', onclick: () => intent({ type: 'net/leave' }) }, t('net.leave'))));
@@ -235,6 +246,7 @@ export function renderNetGame(state, ctx) {
         confirmBar(state, ctx),
         status,
         net.result ? ratingChange(net, t) : null,
+        rematch(net, ctx),
         state.ui.error ? h('p', { class: 'error', id: 'game-error', role: 'alert' }, errorText(state.ui.error, t)) : null),
       h('div', { class: 'side-column' },
         pauseBanner(net, ctx),

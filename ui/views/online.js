@@ -5,7 +5,7 @@ import { h, screen } from './dom.js';
 import { segmented } from './forms.js';
 import {
   NET_COLORS, NET_TIME_CONTROLS, NET_VARIANTS, ONLINE_TABS, PAIRING_TIME_CONTROLS,
-  lobbyRows, ratingOf, serverUrlOf, timeControlOf, timeControlText,
+  lobbyRows, profileGameRow, ratingOf, serverUrlOf, timeControlOf, timeControlText,
 } from '../net.js';
 import { errorText } from './errors.js';
 
@@ -36,7 +36,8 @@ function playerPanel(state, { t, intent }) {
   return h('section', { class: 'online-player', id: 'online-player', 'aria-label': t('lobby.player') },
     player && player.name
       ? h('p', { class: 'player-name' }, h('strong', { id: 'online-player-name' }, player.name), ' ',
-        h('span', { class: 'muted', id: 'online-ratings' }, ratingsLine(player, t)))
+        h('span', { class: 'muted', id: 'online-ratings' }, ratingsLine(player, t)), ' ',
+        h('button', { type: 'button', class: 'link', id: 'online-my-profile', onclick: () => intent({ type: 'lobby/open-profile', name: player.name }) }, t('lobby.profile.mine')))
       : null,
     player && !player.name
       ? h('form', { class: 'row', id: 'name-form', onsubmit: (e) => { e.preventDefault(); intent({ type: 'lobby/name' }); } },
@@ -125,6 +126,29 @@ function lobbyTab(state, { t, intent }) {
         ...gameChoices(state, t, intent, NET_TIME_CONTROLS),
         radios('color', NET_COLORS.map((c) => [c, c === 'random' ? t('setup.random') : t(`color.${c}`)]), online.color, t('setup.color'), (value) => intent({ type: 'online/change', key: 'color', value })),
         h('button', { type: 'button', class: 'action accent big', id: 'lobby-create', disabled: online.busy, onclick: () => intent({ type: 'lobby/create' }) }, t('lobby.create.go')))
+      : null,
+    linked(lobby) ? leaderboard(state, { t, intent }) : null);
+}
+
+const SPEEDS = ['bullet', 'blitz', 'rapid', 'classical'];
+
+/** The leaderboard of a game and speed class; a name opens the player's profile. */
+function leaderboard(state, { t, intent }) {
+  const online = state.online;
+  const change = (key) => (value) => intent({ type: 'online/change', key, value });
+  const board = online.board;
+  return h('details', { class: 'online-board', id: 'lobby-leaderboard', open: Boolean(board) },
+    h('summary', {}, t('lobby.board.title')),
+    segmented({ group: 'board-game', input: 'board-game' }, NET_VARIANTS.map((v) => [v, t(`variant.${v}`)]), online.boardGame, t('online.variant'), change('boardGame')),
+    segmented({ group: 'board-speed', input: 'board-speed' }, SPEEDS.map((sp) => [sp, t(`speed.${sp}`)]), online.boardSpeed, t('lobby.board.speed'), change('boardSpeed')),
+    h('button', { type: 'button', class: 'action', id: 'board-show', disabled: online.busy, onclick: () => intent({ type: 'lobby/leaderboard' }) }, t('lobby.board.show')),
+    board
+      ? (board.players.length
+        ? h('ol', { class: 'leaderboard', id: 'board-list' }, board.players.map((p, i) =>
+          h('li', { 'data-name': p.name },
+            h('button', { type: 'button', class: 'link', id: `board-player-${i}`, onclick: () => intent({ type: 'lobby/open-profile', name: p.name }) }, p.name),
+            h('span', { class: 'muted' }, ` ${p.rating}${p.provisional ? '?' : ''} · ${t('lobby.board.games', { count: p.games })}`))))
+        : h('p', { class: 'muted', id: 'board-empty' }, t('lobby.board.empty')))
       : null);
 }
 
@@ -160,7 +184,24 @@ function watchTab(state, { t, intent }) {
         maxlength: 12, placeholder: t('online.join.placeholder'), 'aria-label': t('online.join.code'),
         value: online.watchCode, oninput: (e) => intent({ type: 'online/change', key: 'watchCode', value: e.target.value }),
       }),
-      h('button', { type: 'submit', class: 'action accent', id: 'watch-go', disabled: online.busy }, t('lobby.watch.go'))));
+      h('button', { type: 'submit', class: 'action accent', id: 'watch-go', disabled: online.busy }, t('lobby.watch.go'))),
+    linked(online.lobby) ? playingNow(state, { t, intent }) : null);
+}
+
+/** The games playing now, each with Watch (none when the room is full of spectators). */
+function playingNow(state, { t, intent }) {
+  const live = state.online.live;
+  return h('section', { 'aria-labelledby': 'playing-now-title' },
+    h('h2', { id: 'playing-now-title' }, t('lobby.live.title')),
+    h('button', { type: 'button', class: 'action', id: 'playing-now-refresh', onclick: () => intent({ type: 'lobby/playing-now' }) }, t('lobby.live.refresh')),
+    live && live.length
+      ? h('ul', { class: 'challenges', id: 'playing-now' }, live.map((g) =>
+        h('li', { class: 'challenge', 'data-code': g.code },
+          h('span', { class: 'challenge-game' }, t(`variant.${g.game}`), ' ', timeControlText(g.time_control)),
+          h('span', { class: 'challenge-who' }, g.players.map((p) => (p.name ? `${p.name}${p.rating ? ` (${p.rating})` : ''}` : t('lobby.guest'))).join(' – ')),
+          h('span', { class: 'challenge-kind muted' }, t('lobby.live.line', { ply: g.ply, watchers: g.spectators }), g.rated ? ` · ${t('lobby.rated.short')}` : ''),
+          h('button', { type: 'button', class: 'action accent', id: `watch-room-${g.code}`, disabled: g.full, onclick: () => intent({ type: 'online/watch-room', code: g.code }) }, t('lobby.watch.go')))))
+      : live ? h('p', { class: 'muted', id: 'playing-now-empty' }, t('lobby.live.empty')) : null);
 }
 
 function codeTab(state, { t, intent }) {
@@ -190,10 +231,32 @@ function codeTab(state, { t, intent }) {
 
 const TABS = { lobby: lobbyTab, play: playTab, watch: watchTab, code: codeTab };
 
+const RESULT_KEYS = { win: 'lobby.profile.win', loss: 'lobby.profile.loss', draw: 'lobby.profile.draw', annulled: 'lobby.profile.annulled' };
+
+/** A player's profile: ratings and recent games, each with its PGN. */
+function profileDialog(state, { t, intent }) {
+  const { profile, pgnSaved } = state.online;
+  return dialog('profile', profile.name,
+    h('p', { class: 'muted', id: 'profile-ratings' }, ratingsLine(profile, t)),
+    profile.games.length
+      ? h('ul', { class: 'profile-games', id: 'profile-games' }, profile.games.map((g) => {
+        const row = profileGameRow(g);
+        return h('li', { 'data-id': String(g.id) },
+          h('span', {}, `${t(`variant.${row.game}`)} ${row.tc} · ${t('lobby.profile.vs', { names: row.opponents })} · `,
+            row.result ? t(RESULT_KEYS[row.result]) : '', row.diff ? ` (${row.diff})` : ''),
+          h('button', { type: 'button', class: 'action', id: `profile-pgn-${g.id}`, onclick: () => intent({ type: 'lobby/save-pgn', id: g.id }) }, t('lobby.profile.pgn')));
+      }))
+      : h('p', { class: 'muted', id: 'profile-empty' }, t('lobby.profile.empty')),
+    pgnSaved ? h('p', { class: 'banner', id: 'profile-pgn-saved', role: 'status' }, t('export.saved', { path: pgnSaved })) : null,
+    h('div', { class: 'dialog-actions' },
+      h('button', { type: 'button', class: 'action accent', id: 'profile-close', onclick: () => intent({ type: 'lobby/profile', profile: null }) }, t('lobby.profile.close'))));
+}
+
 /** The confirmations and the recovery code, over the screen. */
 function overlays(state, { t, intent }) {
   const online = state.online;
   const close = () => intent({ type: 'dialog', dialog: null });
+  if (online.profile) return profileDialog(state, { t, intent });
   if (online.recovery) {
     return dialog('recovery-code', t('lobby.recovery.title'),
       h('p', {}, t('lobby.recovery.body')),

@@ -145,9 +145,16 @@ impl App {
         );
         chess.set_aids(aid_sender);
         let net = NetPlay::with_time(move |update| net_sink.push(update.into()), Arc::clone(&time));
-        let lobby = lobby::Lobby::new(identity, net.clone(), lobby_store, move |view| {
-            lobby_sink.push(Push::Lobby(Box::new(view)));
-        });
+        net.keep_seats_in(lobby_store.clone());
+        let lobby = lobby::Lobby::new(
+            identity,
+            net.clone(),
+            lobby_store,
+            export_dir.to_owned(),
+            move |view| {
+                lobby_sink.push(Push::Lobby(Box::new(view)));
+            },
+        );
         Ok(App(Arc::new(Services {
             chess,
             net,

@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use maharajah_net::{Connection, NetEvent};
 use maharajah_protocol::{
-    Challenge, ChallengeId, ChallengeOptions, LobbyGame, LobbyMsg, PlayerView, TimeControl,
+    Challenge, ChallengeId, ChallengeOptions, GameId, LeaderboardEntry, LiveGame, LobbyGame,
+    LobbyMsg, PlayerView, Profile, SpeedClass, TimeControl,
 };
 use serde::Serialize;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -112,6 +113,8 @@ struct Shared {
     identity: Identity,
     net: NetPlay,
     store: Store,
+    /// Where downloaded PGN files go.
+    export_dir: std::path::PathBuf,
     emit: Box<dyn Fn(LobbyView) + Send + Sync>,
     /// Signalled when a match has been handed to the game.
     handed: Notify,
@@ -131,11 +134,12 @@ impl std::fmt::Debug for Lobby {
 
 impl Lobby {
     /// A lobby that hands its matches to `net`, keeps seats in `store`, identifies with
-    /// `identity` and pushes every change to `emit`.
+    /// `identity`, saves PGN files in `export_dir` and pushes every change to `emit`.
     pub fn new(
         identity: Identity,
         net: NetPlay,
         store: Store,
+        export_dir: std::path::PathBuf,
         emit: impl Fn(LobbyView) + Send + Sync + 'static,
     ) -> Lobby {
         Lobby {
@@ -144,6 +148,7 @@ impl Lobby {
                 identity,
                 net,
                 store,
+                export_dir,
                 emit: Box::new(emit),
                 handed: Notify::new(),
             }),
@@ -208,6 +213,12 @@ impl Lobby {
             .conn
             .clone()
             .ok_or_else(|| AppError::new("lobby_closed", "the lobby is not open"))
+    }
+
+    /// A connection to ask the lists on: the lobby's, or else the game's (a match handed the
+    /// lobby's connection to the game; it talks to the same server).
+    fn lookup_connection(&self) -> Result<Connection, AppError> {
+        self.connection().or_else(|e| self.shared.net.current_connection().ok_or(e))
     }
 
     /// Opens the lobby of the server at `url` (making the player's key on first use): connects,
@@ -337,6 +348,46 @@ impl Lobby {
     pub async fn cancel_play_now(&self) -> Result<LobbyView, AppError> {
         self.connection()?.cancel_play_now().await?;
         Ok(self.view())
+    }
+
+    /// The best players of `game` in speed class `speed`.
+    ///
+    /// # Errors
+    /// `rate_limited`, `lobby_closed`.
+    pub async fn leaderboard(
+        &self,
+        game: LobbyGame,
+        speed: SpeedClass,
+    ) -> Result<Vec<LeaderboardEntry>, AppError> {
+        Ok(self.lookup_connection()?.leaderboard(game, speed).await?)
+    }
+
+    /// The profile of the player named `name`: ratings and recent games.
+    ///
+    /// # Errors
+    /// `player_not_found`, `rate_limited`, `lobby_closed`.
+    pub async fn profile(&self, name: &str) -> Result<Profile, AppError> {
+        Ok(self.lookup_connection()?.profile(name.trim()).await?)
+    }
+
+    /// The games being played now (of the games this app plays), the most watched first.
+    ///
+    /// # Errors
+    /// `rate_limited`, `lobby_closed`.
+    pub async fn playing_now(&self) -> Result<Vec<LiveGame>, AppError> {
+        Ok(self.lookup_connection()?.playing_now(GAMES.to_vec()).await?)
+    }
+
+    /// Downloads finished game `id` as PGN into the export folder; answers the file's path.
+    ///
+    /// # Errors
+    /// `game_not_found`, `no_pgn` (a Chaturaji game), `write_failed`, `lobby_closed`.
+    pub async fn save_pgn(&self, id: GameId) -> Result<String, AppError> {
+        let pgn = self.lookup_connection()?.game_record(id).await?;
+        let pgn = pgn.ok_or_else(|| AppError::new("no_pgn", "this game has no PGN"))?;
+        let name = format!("maharajah-online-{id}");
+        let path = crate::chess::local::write_pgn_file(&self.shared.export_dir, &name, true, &pgn)?;
+        Ok(path.display().to_string())
     }
 
     /// Reads one event of the lobby's connection; false once the lobby no longer follows it.

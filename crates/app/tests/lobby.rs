@@ -12,7 +12,9 @@ use maharajah_app::chess::online::{NetPlay, NetView};
 use maharajah_app::identity::Identity;
 use maharajah_app::lobby::{Lobby, LobbyLink, LobbyView};
 use maharajah_app::store::Store;
-use maharajah_protocol::{ChallengeOptions, Color, ColorChoice, LobbyGame, Phase, TimeControl};
+use maharajah_protocol::{
+    ChallengeOptions, Color, ColorChoice, LobbyGame, Phase, PlayerResult, SpeedClass, TimeControl,
+};
 use tokio::sync::oneshot;
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -58,7 +60,7 @@ fn temp_db(name: &str) -> PathBuf {
 fn app(store: Store) -> (Lobby, NetPlay) {
     let identity = Identity::new(store.clone(), maharajah_app::time::system());
     let net = NetPlay::new(|_| {});
-    let lobby = Lobby::new(identity, net.clone(), store, |_| {});
+    let lobby = Lobby::new(identity, net.clone(), store, std::env::temp_dir(), |_| {});
     (lobby, net)
 }
 
@@ -140,6 +142,7 @@ async fn a_rated_challenge_accepted_is_played_and_changes_ratings() {
         time_control: Some(TimeControl { base_ms: 300_000, increment_ms: 0 }),
         rated: true,
         color: ColorChoice::White,
+        table: None,
     };
     // The answer already lists it: the connection folded `challenge_created` before the answer.
     let posted = alice.create(options).await.expect("posted");
@@ -174,4 +177,45 @@ async fn a_rated_challenge_accepted_is_played_and_changes_ratings() {
     assert!(ratings.black.after > ratings.black.before, "the winner goes up");
     let bob_end = until("Bob's rating change", || changed(&bob_net)).await;
     assert_eq!(bob_end.ratings_changed, Some(ratings));
+
+    // The lists: Bob above Alice on the leaderboard; Alice's profile has the game and its PGN.
+    let board = alice.leaderboard(LobbyGame::Chess, SpeedClass::Blitz).await.expect("leaderboard");
+    let order: Vec<&str> = board.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(order, ["Bob", "Alice"]);
+    let profile = bob.profile("alice").await.expect("a profile");
+    assert_eq!(profile.name, "Alice");
+    let game = profile.games.first().expect("the game");
+    assert_eq!(game.result, Some(PlayerResult::Loss));
+    assert_eq!(
+        game.rating.map(|r| (r.before, r.after)),
+        Some((ratings.white.before, ratings.white.after))
+    );
+    let path = bob.save_pgn(game.id).await.expect("the PGN saved");
+    let pgn = std::fs::read_to_string(&path).expect("the file");
+    assert!(pgn.contains("f3") && pgn.contains("Qh4#") && pgn.contains("0-1"), "{pgn}");
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(
+        bob.profile("nobody-here").await.map_err(|e| e.code),
+        Err("player_not_found".into())
+    );
+
+    // A rematch, colours swapped: both offer, both land in the new room.
+    let offered = alice_net.rematch().await.expect("offered");
+    assert_eq!(offered.rematch_offer, Some(Color::White));
+    until("Bob sees the offer", || {
+        bob_net.view().filter(|v| v.rematch_offer == Some(Color::White))
+    })
+    .await;
+    bob_net.rematch().await.expect("accepted");
+    let old = alice_view.code.clone();
+    let moved = |net: &NetPlay| {
+        net.view().filter(|v| v.code != old && v.phase == Some(Phase::Playing) && v.game.is_some())
+    };
+    let alice_again = until("Alice's rematch", || moved(&alice_net)).await;
+    let bob_again = until("Bob's rematch", || moved(&bob_net)).await;
+    assert_eq!(alice_again.seat, Some(Color::Black));
+    assert_eq!(bob_again.seat, Some(Color::White));
+    assert_eq!(alice_again.code, bob_again.code);
+    assert_eq!((alice_again.ratings_changed, alice_again.result), (None, None));
+    bob_net.play("e2e4").await.expect("the new game goes on");
 }

@@ -23,8 +23,8 @@ use std::time::Duration;
 use maharajah_engine::{Game, Position, Role};
 use maharajah_protocol::{
     decode_server, AccessCode, Challenge, ChallengeId, ChallengeOptions, ClientMsg, Color,
-    ErrorCode, GameResult, LobbyGame, LobbyMsg, Move, Phase, PlayerView, RoomEvent, RoomOptions,
-    ServerMsg, Snapshot, TimeControl,
+    ErrorCode, GameId, GameResult, LeaderboardEntry, LiveGame, LobbyGame, LobbyMsg, Move, Phase,
+    PlayerView, Profile, RoomEvent, RoomOptions, ServerMsg, Snapshot, SpeedClass, TimeControl,
 };
 use tokio::sync::mpsc;
 
@@ -194,6 +194,16 @@ pub struct LobbyState {
     pub seeking: Option<Seeking>,
     /// The room a lobby match made for us.
     pub matched: Option<AccessCode>,
+    /// The last leaderboard asked for: its game, speed class and players.
+    pub leaderboard: Option<(LobbyGame, SpeedClass, Vec<LeaderboardEntry>)>,
+    /// The last profile asked for.
+    pub profile: Option<Profile>,
+    /// The last game record asked for: its number and PGN (chess family).
+    pub record: Option<(GameId, Option<String>)>,
+    /// The last "playing now" list asked for.
+    pub playing_now: Vec<LiveGame>,
+    /// A rematch offered in our finished room: the room and who offered.
+    pub rematch: Option<(AccessCode, Color)>,
 }
 
 impl LobbyState {
@@ -226,7 +236,23 @@ impl LobbyState {
                 self.matched = Some(code.clone());
                 self.seeking = None;
                 self.mine.clear();
+                self.rematch = None;
             }
+            LobbyMsg::LobbyUpdated { challenge } => {
+                if let Some(c) = self.challenges.iter_mut().find(|c| c.id == challenge.id) {
+                    *c = challenge.clone();
+                }
+            }
+            LobbyMsg::Leaderboard { game, speed, players } => {
+                self.leaderboard = Some((*game, *speed, players.clone()));
+            }
+            LobbyMsg::Profile { profile } => self.profile = Some((**profile).clone()),
+            LobbyMsg::GameRecord { id, pgn, .. } => self.record = Some((*id, pgn.clone())),
+            LobbyMsg::PlayingNow { games } => self.playing_now.clone_from(games),
+            LobbyMsg::RematchOffered { code, by } => self.rematch = Some((code.clone(), *by)),
+            LobbyMsg::RematchWithdrawn { .. } => self.rematch = None,
+            // Chaturaji tables from the lobby are not this client's.
+            LobbyMsg::TableJoined { .. } => {}
         }
     }
 }
@@ -270,6 +296,7 @@ enum Action {
     OfferDraw,
     DeclineDraw,
     ClaimDraw,
+    Rematch,
 }
 
 #[derive(Debug)]
@@ -482,7 +509,7 @@ impl Connection {
     /// [`NetError::Server`] (`not_identified` for a rated one, `too_many_challenges`,
     /// `unavailable`, `rate_limited`…).
     pub async fn create_challenge(&self, options: ChallengeOptions) -> Result<(), NetError> {
-        self.lobby(ClientMsg::CreateChallenge { options }).await
+        self.lobby(ClientMsg::CreateChallenge { options, device: None }).await
     }
 
     /// Withdraws one of this connection's challenges.
@@ -519,7 +546,8 @@ impl Connection {
         time_control: TimeControl,
         rated: bool,
     ) -> Result<(), NetError> {
-        self.lobby(ClientMsg::PlayNow { game, time_control, rated }).await
+        let msg = ClientMsg::PlayNow { game, time_control, rated, cpu_after_s: None, device: None };
+        self.lobby(msg).await
     }
 
     /// Leaves the quick-pairing queue.
@@ -552,6 +580,73 @@ impl Connection {
             return Err(NetError::AlreadySeated(seat.code.clone()));
         }
         self.lobby(ClientMsg::Watch { code }).await
+    }
+
+    /// After a finished game: offers (or accepts) a rematch with colours swapped. When both
+    /// have offered, the lobby seats this connection in the new room ([`NetEvent::Seated`],
+    /// then its snapshot); the old room's replica is dropped.
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`wrong_phase` before the end…), [`NetError::NotSeated`].
+    pub async fn rematch(&self) -> Result<(), NetError> {
+        self.action(Action::Rematch).await
+    }
+
+    fn lobby_answer<T>(
+        &self,
+        what: &str,
+        f: impl FnOnce(&LobbyState) -> Option<T>,
+    ) -> Result<T, NetError> {
+        self.with_lobby(f).ok_or_else(|| NetError::Protocol(format!("no {what} came")))
+    }
+
+    /// The best players of `game` in speed class `speed`.
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`rate_limited`…), [`NetError::Closed`].
+    pub async fn leaderboard(
+        &self,
+        game: LobbyGame,
+        speed: SpeedClass,
+    ) -> Result<Vec<LeaderboardEntry>, NetError> {
+        self.lobby(ClientMsg::Leaderboard { game, speed }).await?;
+        self.lobby_answer("leaderboard", |l| {
+            l.leaderboard.as_ref().filter(|b| b.0 == game && b.1 == speed).map(|b| b.2.clone())
+        })
+    }
+
+    /// The profile of the player named `name` (look-alike-insensitive).
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`player_not_found`, `rate_limited`…), [`NetError::Closed`].
+    pub async fn profile(&self, name: &str) -> Result<Profile, NetError> {
+        self.lobby(ClientMsg::Profile { name: name.to_owned() }).await?;
+        self.lobby_answer("profile", |l| l.profile.clone())
+    }
+
+    /// The PGN of finished game `id` (chess family; `None` for a Chaturaji game).
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`game_not_found`…), [`NetError::Closed`].
+    pub async fn game_record(&self, id: GameId) -> Result<Option<String>, NetError> {
+        self.lobby(ClientMsg::GameRecord { id }).await?;
+        self.lobby_answer("game record", |l| {
+            l.record.as_ref().filter(|r| r.0 == id).map(|r| r.1.clone())
+        })
+    }
+
+    /// The games being played now of `games` (empty: all), the most watched first.
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`rate_limited`…), [`NetError::Closed`].
+    pub async fn playing_now(&self, games: Vec<LobbyGame>) -> Result<Vec<LiveGame>, NetError> {
+        self.lobby(ClientMsg::PlayingNow { games }).await?;
+        Ok(self.with_lobby(|l| l.playing_now.clone()))
     }
 
     /// Measures one round trip to the server now.
@@ -639,6 +734,14 @@ impl Flavour for Chess {
         let mut lobby = self.lobby.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(msg) = msg {
             lobby.apply(msg);
+            // A rematch moves the seated connection to a new room: its `seated` and snapshot
+            // follow, and the finished room's replica is done with.
+            if let LobbyMsg::LobbyMatched { rematch_of: Some(_), .. } = msg {
+                let mut st = lock(&self.state);
+                st.seat = None;
+                st.last_seq = 0;
+                st.reset();
+            }
         }
         if let Some(player) = player {
             lobby.player = Some(player.clone());
@@ -686,7 +789,7 @@ impl Flavour for Chess {
                 ClientMsg::CreateRoom { options: options.clone(), rated: false }
             }
             Req::Join(code) => ClientMsg::JoinRoom { code: code.clone() },
-            Req::Accept(id) => ClientMsg::AcceptChallenge { id: *id },
+            Req::Accept(id) => ClientMsg::AcceptChallenge { id: *id, device: None },
             Req::Lobby(msg) => return Wire { msgs: vec![msg.clone()], barrier: true },
             Req::Move(uci) => {
                 let ply = *at.get_or_insert(next_ply);
@@ -705,6 +808,7 @@ impl Flavour for Chess {
                     Action::OfferDraw => ClientMsg::OfferDraw { token },
                     Action::DeclineDraw => ClientMsg::DeclineDraw { token },
                     Action::ClaimDraw => ClientMsg::ClaimDraw { token },
+                    Action::Rematch => ClientMsg::Rematch { token },
                 };
                 return Wire { msgs: vec![msg], barrier: true };
             }

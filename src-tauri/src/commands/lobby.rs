@@ -7,7 +7,10 @@ use maharajah_app::chess::online::NetView;
 use maharajah_app::identity::IdentityView;
 use maharajah_app::lobby::LobbyView;
 use maharajah_app::{App, AppError};
-use maharajah_protocol::{ChallengeId, ChallengeOptions, LobbyGame, TimeControl};
+use maharajah_protocol::{
+    ChallengeId, ChallengeOptions, GameId, LeaderboardEntry, LiveGame, LobbyGame, Profile,
+    SpeedClass, TimeControl,
+};
 use tauri::State;
 
 /// Opens the lobby of the server at `url` (the player's key is made on first use).
@@ -130,4 +133,53 @@ pub fn identity_recovery_code(app: State<'_, App>) -> Result<String, AppError> {
 #[tauri::command]
 pub fn identity_recover(app: State<'_, App>, code: String) -> Result<IdentityView, AppError> {
     app.lobby.identity().recover(&code)
+}
+
+/// The best players of `game` in speed class `speed`.
+///
+/// # Errors
+/// `rate_limited`, `lobby_closed`.
+#[tauri::command]
+pub async fn lobby_leaderboard(
+    app: State<'_, App>,
+    game: LobbyGame,
+    speed: SpeedClass,
+) -> Result<Vec<LeaderboardEntry>, AppError> {
+    app.lobby.leaderboard(game, speed).await
+}
+
+/// A player's profile: ratings and recent games.
+///
+/// # Errors
+/// `player_not_found`, `rate_limited`, `lobby_closed`.
+#[tauri::command]
+pub async fn lobby_profile(app: State<'_, App>, name: String) -> Result<Profile, AppError> {
+    app.lobby.profile(&name).await
+}
+
+/// The games being played now, to watch.
+///
+/// # Errors
+/// `rate_limited`, `lobby_closed`.
+#[tauri::command]
+pub async fn lobby_playing_now(app: State<'_, App>) -> Result<Vec<LiveGame>, AppError> {
+    app.lobby.playing_now().await
+}
+
+/// Saves finished online game `id` as a PGN file; answers its path.
+///
+/// # Errors
+/// `game_not_found`, `no_pgn`, `write_failed`, `lobby_closed`.
+#[tauri::command]
+pub async fn lobby_save_pgn(app: State<'_, App>, id: GameId) -> Result<String, AppError> {
+    app.lobby.save_pgn(id).await
+}
+
+/// Offers (or accepts) a rematch of the finished network game, colours swapped.
+///
+/// # Errors
+/// `no_game`, `wrong_phase`, `closed`.
+#[tauri::command]
+pub async fn net_rematch(app: State<'_, App>) -> Result<NetView, AppError> {
+    Ok(app.net.rematch().await?)
 }

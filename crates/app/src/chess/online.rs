@@ -295,6 +295,8 @@ pub struct NetView {
     pub ratings_changed: Option<ByColor<RatingChange>>,
     /// We watch this room as a spectator (no seat, no actions); `code` is the room's.
     pub watching: bool,
+    /// A rematch offer standing in this finished room, and whose it is.
+    pub rematch_offer: Option<Color>,
 }
 
 /// The fresh clock and pause, pushed a few times a second while they run.
@@ -363,10 +365,14 @@ struct Live {
     ratings_changed: Option<ByColor<RatingChange>>,
     /// The room watched as a spectator (no seat).
     watching: Option<AccessCode>,
+    /// The room of the seat last seen (a new one is a rematch's).
+    seat_code: Option<AccessCode>,
 }
 
 struct Shared {
     live: Mutex<Option<Live>>,
+    /// Where a rematch's new seat is kept.
+    keeper: Mutex<Option<Store>>,
     emit: Box<Emit>,
     generations: std::sync::atomic::AtomicU64,
     time: Time,
@@ -550,6 +556,12 @@ impl Live {
             notice: self.notice.clone(),
             ratings_changed: self.ratings_changed,
             watching: self.watching.is_some(),
+            rematch_offer: self.conn.with_lobby(|l| {
+                l.rematch
+                    .as_ref()
+                    .filter(|r| Some(&r.0) == seat.as_ref().map(|s| &s.code))
+                    .map(|r| r.1)
+            }),
         }
     }
 
@@ -614,6 +626,7 @@ impl NetPlay {
         NetPlay {
             shared: Arc::new(Shared {
                 live: Mutex::new(None),
+                keeper: Mutex::new(None),
                 emit: Box::new(emit),
                 generations: std::sync::atomic::AtomicU64::new(0),
                 time,
@@ -762,7 +775,10 @@ impl NetPlay {
             online,
             ratings_changed: None,
             watching: None,
+            seat_code: None,
         };
+        let mut live = live;
+        live.seat_code = live.conn.with_room(|r| r.seat.as_ref().map(|s| s.code.clone()));
         let old = self.lock().replace(live);
         if let Some(old) = old {
             old.changed.notify_one();
@@ -773,6 +789,33 @@ impl NetPlay {
         let view = self.view().unwrap_or_else(|| unreachable_view(url));
         (self.shared.emit)(NetUpdate::View(Box::new(view.clone())));
         view
+    }
+
+    /// Keeps the seat of a room a rematch moves the game to in `store` (as the commands keep
+    /// the seats they take).
+    pub fn keep_seats_in(&self, store: Store) {
+        *self.shared.keeper.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(store);
+    }
+
+    fn keep_seat_now(&self) {
+        let store =
+            self.shared.keeper.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        if let Some(store) = store {
+            if let Err(e) = keep_seat(&store, self.saved_seat()) {
+                eprintln!("the rematch's seat is not kept: {e}");
+            }
+        }
+    }
+
+    /// After a finished game: offers a rematch with colours swapped, or accepts the
+    /// opponent's. With both offers in, the game moves to the new room by itself.
+    ///
+    /// # Errors
+    /// `no_game`, `wrong_phase` (the game is not over), `closed`…
+    pub async fn rematch(&self) -> Result<NetView, NetPlayError> {
+        let conn = self.connection()?;
+        conn.rematch().await?;
+        self.answer()
     }
 
     /// Takes over a connection of an online server the lobby has just seated (a challenge
@@ -841,6 +884,7 @@ impl NetPlay {
     fn handle(&self, generation: u64, event: NetEvent) -> bool {
         let mut reveal = None;
         let mut conn = None;
+        let mut rematched = false;
         let alive = self.with_live(generation, |live| {
             live.changed.notify_one();
             match event {
@@ -850,7 +894,19 @@ impl NetPlay {
                     live.link = Link::Connected;
                 }
                 // The replica holds the seat and the room already; the view reads them there.
-                NetEvent::Seated(_) => {}
+                // A seat while one was held is a rematch's new room: nothing of the old stays.
+                NetEvent::Seated(seat) => {
+                    if live.seat_code.as_ref().is_some_and(|c| *c != seat.code) {
+                        rematched = true;
+                    }
+                    live.seat_code = Some(seat.code);
+                    live.ratings_changed = None;
+                    live.notice = None;
+                    live.hidden = None;
+                    live.stage = SetupStage::None;
+                    live.clock_seen = None;
+                    live.pause_seen = None;
+                }
                 NetEvent::Snapshot(_) => {
                     live.link = Link::Connected;
                     live.setup_stage_from_room();
@@ -876,7 +932,8 @@ impl NetPlay {
                     };
                 }
                 NetEvent::Rejoined { .. } => live.link = Link::Connected,
-                // The lobby's news is the lobby's ([`crate::lobby`]); a game has none.
+                // Rematch offers are read from the connection's lobby state; the rest of the
+                // lobby's news is the lobby's ([`crate::lobby`]).
                 NetEvent::Lobby(_) | NetEvent::Player(_) => {}
                 NetEvent::Rtt(d) => {
                     live.rtt_ms = Some(u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
@@ -902,6 +959,9 @@ impl NetPlay {
         });
         if alive.is_none() {
             return false;
+        }
+        if rematched {
+            self.keep_seat_now();
         }
         if let (Some((army, nonce)), Some(conn)) = (reveal, conn) {
             let me = self.clone();
@@ -1089,6 +1149,7 @@ fn unreachable_view(url: &str) -> NetView {
         notice: None,
         ratings_changed: None,
         watching: false,
+        rematch_offer: None,
     }
 }
 

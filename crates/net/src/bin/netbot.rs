@@ -10,7 +10,7 @@
 //!   drops and comes back by itself), `army TEXT` (hidden setup: commit now, reveal when both
 //!   armies are locked in), `quit`;
 //! - in the lobby: `challenge GAME CLOCK rated|casual COLOR` (e.g. `challenge chess 5+0 rated
-//!   black`; `none` for no clock), `accept ID`;
+//!   black`; `none` for no clock), `accept ID`, `rematch` (after the end: colours swapped);
 //! - answers `ok CMD` or `err CMD CODE MESSAGE`.
 //!
 //! Room events are printed as they come: `seated COLOR CODE`, `started`, `moved PLY UCI`,
@@ -64,7 +64,7 @@ fn challenge_options(arg: &str) -> Option<ChallengeOptions> {
         "casual" => false,
         _ => return None,
     };
-    Some(ChallengeOptions { game, time_control, rated, color })
+    Some(ChallengeOptions { game, time_control, rated, color, table: None })
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -229,6 +229,7 @@ async fn main() -> ExitCode {
                     continue;
                 }
             },
+            "rematch" => conn.rematch().await,
             "accept" => match arg.parse() {
                 Ok(id) => conn.accept_challenge(id).await.map(drop),
                 Err(_) => {
