@@ -1,7 +1,8 @@
 // Issue #18 end to end: a real maharajah-server on loopback, the real app, and a scripted second
 // player in the lobby (maharajah-netbot --lobby: its own key, its own name). The app makes its
 // player, registers a name (a refused one first), sees the bot's rated challenge arrive live,
-// accepts it and is seated at once, plays the game to mate and shows the rating change.
+// accepts it and is seated at once, plays the game to mate and shows the rating change; then a
+// rematch with colours swapped, and the player's profile with the games and a PGN download.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -119,4 +120,30 @@ test('a name, a rated challenge from the lobby accepted, a game to mate, the rat
   const shown = await waitFor('the rating change', () => textOf('#net-result-rating'), 15000);
   assert.equal(shown.replace(/ \(provisional\)$/, ''), `Rating −${whiteBefore - whiteAfter} → ${whiteAfter}`);
   await d.screenshot('lobby-rating-change-390x844.png');
+
+  // A rematch, colours swapped: we offer, the bot accepts, both are in the new room at once.
+  await d.tap('#net-result-rematch');
+  await waitFor('our offer waiting', () => exists('#net-result-rematch-waiting'));
+  await bot.cmd('rematch');
+  const seatedAgain = await bot.waitLine('the bot in the new room', /^seated white [A-Z0-9]{8}$/i);
+  const newCode = seatedAgain.split(' ')[2].toUpperCase();
+  await waitFor('the new room', async () => ((await textOf('#net-room')) ?? '').includes(newCode));
+  await waitFor('the board, Black at the bottom now', async () => (await attr('#board', 'data-flipped')) === 'true');
+  await bot.cmd('play e2e4');
+  await waitFor('the bot\'s first move', async () => (await attr('[data-piece-square="e4"]', 'data-piece')) === 'white-pawn');
+  await bot.cmd('resign');
+  await waitFor('the second result', async () => (await textOf('#net-result-title')) === 'Black wins');
+  await d.screenshot('lobby-rematch-390x844.png');
+
+  // Back on the Online screen: the profile lists both games; one is saved as PGN.
+  await d.tap('#net-result-leave');
+  await waitFor('the player again', () => exists('#online-my-profile'), 15000);
+  await d.tap('#online-my-profile');
+  await waitFor('the profile', async () => (await d.script('return document.querySelectorAll("#profile-games li").length;')) === 2);
+  assert.match(await textOf('#profile-games'), /against Botty · won.*against Botty · lost/);
+  const first = await attr('#profile-games li', 'data-id');
+  await d.tap(`#profile-pgn-${first}`);
+  const saved = await waitFor('the PGN saved', () => textOf('#profile-pgn-saved'));
+  assert.match(saved, /maharajah-online-\d+\.pgn/);
+  await d.screenshot('lobby-profile-390x844.png');
 });
