@@ -102,7 +102,6 @@ struct State {
     url: Option<String>,
     conn: Option<Connection>,
     link: Option<LobbyLink>,
-    refused: Option<String>,
     matched: Option<String>,
     /// The server's and its engine's versions, from its `welcome`.
     versions: Option<(String, String)>,
@@ -171,8 +170,8 @@ impl Lobby {
         let identity = self.shared.identity.view().ok();
         let mut st = self.lock();
         st.revision += 1;
-        let (player, challenges, seeking) =
-            st.conn.as_ref().map_or((None, Vec::new(), None), |c| {
+        let (player, refused, challenges, seeking) =
+            st.conn.as_ref().map_or((None, None, Vec::new(), None), |c| {
                 c.with_lobby(|l| {
                     let challenges = l
                         .challenges
@@ -188,7 +187,7 @@ impl Lobby {
                         rated: s.rated,
                         rating: s.rating,
                     });
-                    (l.player.clone(), challenges, seeking)
+                    (l.player.clone(), l.refused.clone(), challenges, seeking)
                 })
             });
         LobbyView {
@@ -197,7 +196,7 @@ impl Lobby {
             link: st.link.clone().unwrap_or(LobbyLink::Closed),
             identity,
             player,
-            identity_refused: st.refused.clone(),
+            identity_refused: refused,
             challenges,
             seeking,
             matched: st.matched.clone(),

@@ -186,6 +186,8 @@ pub struct Seeking {
 pub struct LobbyState {
     /// The connection's player (from `welcome`'s identify, then every `player`).
     pub player: Option<PlayerView>,
+    /// Why the server refused the identity at the last (re)connection, if it did.
+    pub refused: Option<String>,
     /// The open challenges of the subscription, oldest first.
     pub challenges: Vec<Challenge>,
     /// The ones this connection posted.
@@ -728,7 +730,11 @@ impl Flavour for Chess {
     fn on_welcome(&self, welcome: &link::Welcome) {
         let mut lobby = self.lobby.lock().unwrap_or_else(|e| e.into_inner());
         // A new connection: the server forgot the subscription, challenges and pairing wait.
-        *lobby = LobbyState { player: welcome.player.clone(), ..LobbyState::default() };
+        *lobby = LobbyState {
+            player: welcome.player.clone(),
+            refused: welcome.refused.clone(),
+            ..LobbyState::default()
+        };
     }
     fn on_lobby(&self, msg: Option<&LobbyMsg>, player: Option<&PlayerView>) {
         let mut lobby = self.lobby.lock().unwrap_or_else(|e| e.into_inner());
