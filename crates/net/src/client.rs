@@ -884,6 +884,42 @@ mod tests {
     }
 
     #[test]
+    fn the_lobby_state_follows_its_messages() {
+        let challenge = |id| Challenge {
+            id,
+            game: LobbyGame::Chess,
+            time_control: None,
+            rated: false,
+            color: maharajah_protocol::ColorChoice::Random,
+            creator: None,
+            rating: 1500,
+            provisional: true,
+            table: None,
+        };
+        let mut l = LobbyState::default();
+        l.apply(&LobbyMsg::LobbyList { challenges: vec![challenge(1)] });
+        l.apply(&LobbyMsg::ChallengeCreated { challenge: challenge(2) });
+        l.apply(&LobbyMsg::LobbyAdded { challenge: challenge(2) });
+        assert_eq!(l.challenges.iter().map(|c| c.id).collect::<Vec<_>>(), [1, 2], "no twice");
+        assert_eq!(l.mine, [2]);
+        let removed = maharajah_protocol::RemovedReason::Cancelled;
+        l.apply(&LobbyMsg::LobbyRemoved { id: 2, reason: removed });
+        assert!(l.mine.is_empty());
+        let blitz = TimeControl { base_ms: 180_000, increment_ms: 2_000 };
+        let queued = LobbyMsg::PairingQueued {
+            game: LobbyGame::Horde,
+            time_control: blitz,
+            rated: true,
+            rating: 1612,
+        };
+        l.apply(&queued);
+        assert_eq!(l.seeking.map(|s| s.rating), Some(1612));
+        let code: AccessCode = "ABCD2345".parse().expect("a code");
+        l.apply(&LobbyMsg::LobbyMatched { code: code.clone(), challenge: None, rematch_of: None });
+        assert_eq!((l.seeking, l.matched), (None, Some(code)));
+    }
+
+    #[test]
     fn backoff_doubles_up_to_the_cap() {
         let o = ConnectOptions {
             backoff_initial: Duration::from_millis(100),
