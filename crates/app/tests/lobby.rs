@@ -219,3 +219,47 @@ async fn a_rated_challenge_accepted_is_played_and_changes_ratings() {
     assert_eq!((alice_again.ratings_changed, alice_again.result), (None, None));
     bob_net.play("e2e4").await.expect("the new game goes on");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_now_pairs_two_players_and_a_spectator_watches_their_game() {
+    let server = Server::start().await;
+    let (ann, ann_net) = app(Store::in_memory().unwrap());
+    let (cy, cy_net) = app(Store::in_memory().unwrap());
+    ann.open(&server.url).await.unwrap();
+    cy.open(&server.url).await.unwrap();
+    let blitz = TimeControl { base_ms: 180_000, increment_ms: 2_000 };
+    let waiting = ann.play_now(LobbyGame::Chess, blitz, false).await.expect("queued");
+    assert_eq!(
+        waiting.seeking.map(|s| s.game),
+        Some(LobbyGame::Chess),
+        "the answer shows the wait"
+    );
+    // A cancel leaves the queue; queued again, the second player completes the pair.
+    assert_eq!(ann.cancel_play_now().await.expect("cancelled").seeking, None);
+    ann.play_now(LobbyGame::Chess, blitz, false).await.unwrap();
+    cy.play_now(LobbyGame::Chess, blitz, false).await.unwrap();
+    let seated = |net: &NetPlay| net.view().filter(|v| v.phase == Some(Phase::Playing));
+    let a = until("Ann's game", || seated(&ann_net)).await;
+    let c = until("Cy's game", || seated(&cy_net)).await;
+    assert_eq!(a.code, c.code);
+    assert_ne!(a.seat, c.seat);
+    assert_eq!(ann.view().matched, a.code, "the lobby says where the game went");
+
+    // A third app watches by code: the board, no seat, moves as they come.
+    let (_, eve_net) = app(Store::in_memory().unwrap());
+    let code = a.code.clone().expect("a room code");
+    let watching = eve_net
+        .watch(&server.url, &code, maharajah_net::ConnectOptions::default())
+        .await
+        .expect("watching");
+    assert!(watching.watching && watching.seat.is_none());
+    assert_eq!(watching.code.as_deref(), Some(code.as_str()));
+    let white = if a.seat == Some(Color::White) { &ann_net } else { &cy_net };
+    white.play("e2e4").await.expect("a move");
+    let seen = until("the spectator sees e4", || {
+        eve_net.view().filter(|v| v.game.as_ref().is_some_and(|g| g.history == ["e4"]))
+    })
+    .await;
+    assert!(!seen.my_turn);
+    assert!(eve_net.play("e7e5").await.is_err(), "a spectator acts for no seat");
+}
