@@ -1085,6 +1085,26 @@ impl ChaturajiRoom {
         Ok((seat, token))
     }
 
+    /// The settings of the current (or first) game.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Whether the table is rated.
+    pub fn is_rated(&self) -> bool {
+        self.rated
+    }
+
+    /// The number of the current game (0 before the first).
+    pub fn game_number(&self) -> u32 {
+        self.game_number
+    }
+
+    /// Whether the current game's rating (if rated) is still to change.
+    pub fn is_rating_pending(&self) -> bool {
+        self.rating_due().is_some()
+    }
+
     /// The finished rated game whose places are still to change the ratings: the people's
     /// places (CPU seats do not count), in seat order. Every person seat must be identified.
     pub fn rating_due(&self) -> Option<RatedEnd> {

@@ -32,9 +32,10 @@ use std::sync::Arc;
 
 use maharajah_engine::clock::Millis;
 use maharajah_protocol::identity::PlayerKey;
+use maharajah_protocol::lobby::{CPU_AFTER_S, TABLE_PEOPLE};
 use maharajah_protocol::{
     Challenge, ChallengeId, ChallengeOptions, Color, ColorChoice, ErrorCode, LobbyGame,
-    RoomOptions, TimeControl, Variant,
+    RoomOptions, TableView, TimeControl, Variant,
 };
 
 use crate::rooms::RoomError;
@@ -128,6 +129,15 @@ pub struct LobbyConfig {
     pub requests_per_minute: u32,
     /// The guests' ratings (every guest 1500 by default); identified players have their own.
     pub ratings: Arc<dyn RatingSource>,
+    /// Most open challenges of one identified player over all their connections.
+    pub challenges_per_player: usize,
+    /// Most open challenges from one address over all its connections.
+    pub challenges_per_address: usize,
+    /// Lobby requests one address may make per minute over all its connections (a client
+    /// opening connection after connection for fresh buckets is refused `rate_limited`).
+    pub requests_per_address_per_minute: u32,
+    /// Lookups one address may make per minute over all its connections.
+    pub lookups_per_address_per_minute: u32,
     /// Lookups (`leaderboard`, `profile`, `game_record`, `playing_now`) one connection may
     /// make in a burst; the next is refused `rate_limited`.
     pub lookup_burst: u32,
@@ -144,6 +154,10 @@ impl Default for LobbyConfig {
             ratings: Arc::new(DefaultRatings),
             lookup_burst: 10,
             lookups_per_minute: 60,
+            challenges_per_player: 3,
+            challenges_per_address: 30,
+            requests_per_address_per_minute: 240,
+            lookups_per_address_per_minute: 600,
         }
     }
 }
@@ -197,13 +211,35 @@ impl RequestBucket {
     }
 }
 
+/// The Chaturaji turn limit of a lobby clock: none (`null` or `{0, 0}`), or 30 or 60 s a turn
+/// as the increment on a zero base.
+///
+/// # Errors
+///
+/// `invalid_options` for any other clock.
+pub fn turn_time(
+    time_control: Option<TimeControl>,
+) -> Result<maharajah_chaturaji::settings::TurnTime, RoomError> {
+    use maharajah_chaturaji::settings::TurnTime;
+    match time_control.map(|tc| (tc.base_ms, tc.increment_ms)) {
+        None | Some((0, 0)) => Ok(TurnTime::None),
+        Some((0, 30_000)) => Ok(TurnTime::Seconds30),
+        Some((0, 60_000)) => Ok(TurnTime::Seconds60),
+        _ => Err(RoomError::new(
+            ErrorCode::InvalidOptions,
+            "a Chaturaji clock is none, or 30 or 60 s a turn (the increment on a zero base)",
+        )),
+    }
+}
+
 /// Checks a challenge's or pairing's game; the room options of a game between the challenger
 /// (with `creator`'s colour) and an opponent. Whether it is rated is the room's business
 /// ([`crate::room::Room::rated_for`]), not an option.
 ///
 /// # Errors
 ///
-/// `unavailable` for Chaturaji (not offered in the lobby yet); `invalid_options` for a bad
+/// `unavailable` for Chaturaji (a table, not a room of two: see `server/tables.rs`; quick
+/// pairing for Chaturaji is not offered yet); `invalid_options` for a bad
 /// clock.
 pub fn room_options(
     game: LobbyGame,
@@ -333,6 +369,16 @@ impl Lobby {
             .collect()
     }
 
+    /// How many challenges the identified `player` has open, over all their connections.
+    pub fn open_by_player(&self, player: PlayerKey) -> usize {
+        self.challenges.values().filter(|o| o.player == Some(player)).count()
+    }
+
+    /// How many challenges the connections `conns` have open together.
+    pub fn open_by_any(&self, conns: impl Fn(ConnId) -> bool) -> usize {
+        self.challenges.values().filter(|o| conns(o.owner)).count()
+    }
+
     /// How many challenges `conn` has open.
     pub fn open_by(&self, conn: ConnId) -> usize {
         self.challenges.values().filter(|o| o.owner == conn).count()
@@ -352,7 +398,20 @@ impl Lobby {
         standing: Standing,
         cap: usize,
     ) -> Result<Challenge, RoomError> {
-        room_options(options.game, options.time_control, Color::White)?;
+        let table = if options.game == LobbyGame::Chaturaji {
+            let t = options.table.unwrap_or_default();
+            turn_time(options.time_control)?;
+            if !TABLE_PEOPLE.contains(&t.people) || !CPU_AFTER_S.contains(&t.cpu_after_s) {
+                return Err(RoomError::new(
+                    ErrorCode::InvalidOptions,
+                    "a table waits for 2 to 4 people, and 5 to 300 s before the CPU comes",
+                ));
+            }
+            Some(TableView { people: t.people, joined: 1, cpu_after_s: t.cpu_after_s })
+        } else {
+            room_options(options.game, options.time_control, Color::White)?;
+            None
+        };
         check_rated(options.rated, standing.player)?;
         if self.open_by(owner) >= cap {
             return Err(RoomError::new(
@@ -362,7 +421,7 @@ impl Lobby {
         }
         self.last_id += 1;
         let challenge = Challenge {
-            table: None,
+            table,
             id: self.last_id,
             game: options.game,
             time_control: options.time_control,
@@ -375,6 +434,21 @@ impl Lobby {
         let open = OpenChallenge { challenge: challenge.clone(), owner, player: standing.player };
         self.challenges.insert(challenge.id, open);
         Ok(challenge)
+    }
+
+    /// Sets how many people sit at the table of challenge `id`; the challenge as it is now.
+    pub fn set_joined(&mut self, id: ChallengeId, joined: u8) -> Option<Challenge> {
+        let open = self.challenges.get_mut(&id)?;
+        if let Some(t) = open.challenge.table.as_mut() {
+            t.joined = joined;
+        }
+        Some(open.challenge.clone())
+    }
+
+    /// The open challenge `id`.
+    #[must_use]
+    pub fn get(&self, id: ChallengeId) -> Option<&OpenChallenge> {
+        self.challenges.get(&id)
     }
 
     /// Withdraws `owner`'s challenge `id`.
@@ -628,10 +702,16 @@ mod tests {
         let rated = ChallengeOptions { rated: true, ..casual(LobbyGame::Chess) };
         let refused = lobby.create(1, &rated, Standing::guest(1500), 2).unwrap_err();
         assert_eq!(refused.code, ErrorCode::NotIdentified);
-        let table = casual(LobbyGame::Chaturaji);
+        // A Chaturaji challenge is a table (4 people and 60 s unless asked otherwise) whose
+        // clock is a turn limit.
+        let table = ChallengeOptions { time_control: None, ..casual(LobbyGame::Chaturaji) };
+        let posted = lobby.create(1, &table, Standing::guest(1500), 2).unwrap();
+        assert_eq!(posted.table, Some(TableView { people: 4, joined: 1, cpu_after_s: 60 }));
+        lobby.cancel(1, posted.id).unwrap();
+        let odd = ChallengeOptions { time_control: Some(BLITZ), ..casual(LobbyGame::Chaturaji) };
         assert_eq!(
-            lobby.create(1, &table, Standing::guest(1500), 2).unwrap_err().code,
-            ErrorCode::Unavailable
+            lobby.create(1, &odd, Standing::guest(1500), 2).unwrap_err().code,
+            ErrorCode::InvalidOptions
         );
         let bad = ChallengeOptions {
             time_control: Some(TimeControl { base_ms: 0, increment_ms: 0 }),

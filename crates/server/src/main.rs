@@ -26,7 +26,9 @@ fn usage() -> String {
          \x20 --idle-timeout-secs N, --hello-timeout-secs N, --max-connections N,\n\
          \x20 --waiting-rooms-per-ip N, --abandoned-room-minutes N,\n\
          \x20 --challenges-per-connection N, --lobby-request-burst N,\n\
-         \x20 --lobby-requests-per-minute N\n\
+         \x20 --lobby-requests-per-minute N, --challenges-per-player N,\n\
+         \x20 --challenges-per-address N, --lobby-requests-per-address N (a minute),\n\
+         \x20 --lookups-per-address N (a minute)\n\
          \x20                limits (see the crate README; connections: open files less 64)\n\
          \x20 --admin ADDR   serve /healthz, /readyz and /metrics over plain HTTP there\n\
          \x20 --trusted-proxy IP   a reverse proxy whose X-Forwarded-For names the client\n\
@@ -71,6 +73,18 @@ fn parse_args() -> Result<(SocketAddr, Option<SocketAddr>, Config), String> {
             "--lobby-request-burst" => config.lobby.request_burst = number(&arg, args.next())?,
             "--lobby-requests-per-minute" => {
                 config.lobby.requests_per_minute = number(&arg, args.next())?;
+            }
+            "--challenges-per-player" => {
+                config.lobby.challenges_per_player = number(&arg, args.next())?;
+            }
+            "--challenges-per-address" => {
+                config.lobby.challenges_per_address = number(&arg, args.next())?;
+            }
+            "--lobby-requests-per-address" => {
+                config.lobby.requests_per_address_per_minute = number(&arg, args.next())?;
+            }
+            "--lookups-per-address" => {
+                config.lobby.lookups_per_address_per_minute = number(&arg, args.next())?;
             }
             "--join-failures-per-minute" => {
                 config.join_failures_per_minute = number(&arg, args.next())?;

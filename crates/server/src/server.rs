@@ -43,6 +43,7 @@ mod chaturaji;
 mod chess;
 mod listing;
 mod lobby;
+mod tables;
 
 /// Server settings. `Default` suits a LAN host: in memory, generous limits.
 #[derive(Clone, Debug)]
@@ -265,6 +266,9 @@ struct Shared {
     waiting_per_ip: Mutex<HashMap<IpAddr, usize>>,
     join_failures: Mutex<HashMap<IpAddr, (Millis, u32)>>,
     creations: Mutex<HashMap<IpAddr, (Millis, u32)>>,
+    /// Lobby requests and lookups per address, in one-minute windows.
+    lobby_requests: Mutex<HashMap<IpAddr, (Millis, u32)>>,
+    lookups: Mutex<HashMap<IpAddr, (Millis, u32)>>,
     /// Open challenges, their subscribers and the quick-pairing queue.
     lobby: lobby::LobbyHub,
     shutdown: Shutdown,
@@ -454,6 +458,8 @@ pub async fn run_with_admin(
         waiting_per_ip: Mutex::new(HashMap::new()),
         join_failures: Mutex::new(HashMap::new()),
         creations: Mutex::new(HashMap::new()),
+        lobby_requests: Mutex::new(HashMap::new()),
+        lookups: Mutex::new(HashMap::new()),
         lobby: lobby::LobbyHub::default(),
         shutdown: Shutdown { rx: stop_rx },
         next_conn: AtomicU64::new(1),

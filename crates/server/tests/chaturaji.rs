@@ -371,6 +371,10 @@ async fn a_rated_table_changes_each_persons_rating_once_and_a_restart_keeps_them
         let mut p = Player::connect(server.addr, &device).await;
         p.patience = Duration::from_secs(20);
         p.identify(secret).await;
+        if i == 0 {
+            p.send(&ClientMsg::RegisterName { name: "chatur0".into() }).await;
+            p.until("named", |m| matches!(m, ServerMsg::Player { .. })).await;
+        }
         match &code {
             None => {
                 p.send(&rated(&device)).await;
@@ -413,6 +417,39 @@ async fn a_rated_table_changes_each_persons_rating_once_and_a_restart_keeps_them
         .filter(|e| matches!(e, ChaturajiEvent::RatingsChanged { .. }))
         .count();
     assert_eq!(seen, 1);
+    // The game is in the first person's profile, from their side, with its record.
+    let mut listed = None;
+    for _ in 0..100 {
+        players[0].send(&ClientMsg::Profile { name: "CHATUR0".into() }).await;
+        let m = players[0]
+            .until("profile", |m| matches!(m, ServerMsg::Lobby(LobbyMsg::Profile { .. })))
+            .await;
+        let ServerMsg::Lobby(LobbyMsg::Profile { profile }) = m else { unreachable!() };
+        if let Some(g) = profile.games.first() {
+            listed = Some(g.clone());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let g = listed.expect("the finished table is in the profile");
+    assert_eq!((g.game, g.rated, g.result), (LobbyGame::Chaturaji, true, None));
+    assert!(matches!(g.place, Some(1..=4)), "{g:?}");
+    assert_eq!(g.rating.map(|r| (r.before, r.after)), Some((1500, after[0])));
+    assert_eq!(g.opponents.len(), 3);
+    assert!(g.opponents.iter().all(|o| !o.cpu && o.name.is_none()), "unnamed people");
+    players[0].send(&ClientMsg::GameRecord { id: g.id }).await;
+    let m = players[0]
+        .until("record", |m| {
+            matches!(m, ServerMsg::Lobby(LobbyMsg::GameRecord { .. }) | ServerMsg::Error { .. })
+        })
+        .await;
+    match m {
+        ServerMsg::Lobby(LobbyMsg::GameRecord { record, pgn, .. }) => {
+            assert!(pgn.is_none() && record.unwrap().contains("chaturaji-record"));
+        }
+        ServerMsg::Error { code, .. } => assert_eq!(code, ErrorCode::Unavailable, "too long"),
+        _ => unreachable!(),
+    }
     drop(players);
     server.stop().await;
 
@@ -427,6 +464,11 @@ async fn a_rated_table_changes_each_persons_rating_once_and_a_restart_keeps_them
             (RatedGame::Chaturaji, SpeedClass::Classical, rating, 1)
         );
     }
+    let mut p = Player::connect(server.addr, "device-again-0000002").await;
+    p.send(&ClientMsg::Profile { name: "chatur0".into() }).await;
+    let m = p.until("profile", |m| matches!(m, ServerMsg::Lobby(LobbyMsg::Profile { .. }))).await;
+    let ServerMsg::Lobby(LobbyMsg::Profile { profile }) = m else { unreachable!() };
+    assert_eq!(profile.games.len(), 1, "the table's game survives the restart");
     server.stop().await;
 }
 

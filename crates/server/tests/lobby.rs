@@ -263,8 +263,9 @@ async fn the_cap_and_the_rate_limit_refuse_with_their_codes() {
     })
     .await;
     assert_eq!(b.until_error().await.0, ErrorCode::NotIdentified);
+    // A Chaturaji table needs the device id its seats are bound to.
     b.send(&challenge(LobbyGame::Chaturaji, ColorChoice::Random)).await;
-    assert_eq!(b.until_error().await.0, ErrorCode::Unavailable);
+    assert_eq!(b.until_error().await.0, ErrorCode::InvalidOptions);
     server.stop().await;
 }
 

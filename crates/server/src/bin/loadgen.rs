@@ -4,8 +4,20 @@
 //!
 //! ```text
 //! maharajah-loadgen [--games N] [--think MIN-MAX] [--duration S] [--plies P] [--procs K]
-//!                   [--addr HOST:PORT [--server-pid PID] | --db PATH]
+//!                   [--lobby] [--addr HOST:PORT [--server-pid PID] | --db PATH]
 //! ```
+//!
+//! `--lobby`: every room comes from the lobby instead of a code passed by hand, a third of the
+//! game pairs each way: a casual challenge posted by one and accepted by the other; quick
+//! pairing (`play_now`, each pair in its own pool: a clock of its own, so the two connections
+//! of a pair meet); and a rated challenge between two identified players (a fresh Ed25519 key
+//! each, signed `identify`).
+//! The first move is played as soon as both are seated, and the time from the request that
+//! makes the pair (`accept_challenge`, or the second `play_now`) to that move's `move_ack` is
+//! reported as pairing-to-first-move p50/p99/max, over every pairing (the initial ones and
+//! those after each game). An external server must allow the lobby traffic of one address:
+//! `--lobby-request-burst`, `--lobby-requests-per-minute`, `--challenges-per-address`,
+//! `--lobby-requests-per-address` (the in-process server lifts them).
 //!
 //! Pacing: every game opens its two connections, creates and joins a room (10+5 clock), then
 //! waits until every game is seated. From then on each player thinks a uniformly random time
@@ -29,9 +41,10 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use maharajah_engine as engine;
+use maharajah_protocol::identity::PlayerSecret;
 use maharajah_protocol::{
-    decode_server, encode, ClientMsg, Color, RoomEvent, RoomOptions, ServerMsg, TimeControl,
-    Variant, PROTOCOL_VERSION,
+    decode_server, encode, ChallengeOptions, ClientMsg, Color, ColorChoice, LobbyGame, LobbyMsg,
+    RoomEvent, RoomOptions, ServerMsg, TimeControl, Variant, PROTOCOL_VERSION,
 };
 use tokio::net::TcpStream;
 use tokio::sync::{watch, Semaphore};
@@ -44,7 +57,7 @@ type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 type Failure = String;
 
 const USAGE: &str = "usage: maharajah-loadgen [--games N] [--think MIN-MAX | --think MS] \
-                     [--duration S] [--plies P] [--procs K] \
+                     [--duration S] [--plies P] [--procs K] [--lobby] \
                      [--addr HOST:PORT [--server-pid PID] | --db PATH]";
 
 #[derive(Clone, Debug)]
@@ -59,6 +72,8 @@ struct Args {
     db: Option<std::path::PathBuf>,
     /// Child mode: index of the first game, clients only, results on stdout.
     worker: Option<usize>,
+    /// Rooms come from the lobby (challenges, quick pairing, rated challenges).
+    lobby: bool,
 }
 
 fn parse_think(v: &str) -> Result<(u64, u64), String> {
@@ -87,6 +102,7 @@ fn parse_args() -> Result<Args, String> {
         server_pid: None,
         db: None,
         worker: None,
+        lobby: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -109,6 +125,7 @@ fn parse_args() -> Result<Args, String> {
             "--server-pid" => a.server_pid = Some(num("--server-pid", value("--server-pid")?)?),
             "--db" => a.db = Some(value("--db")?.into()),
             "--worker" => a.worker = Some(num("--worker", value("--worker")?)?),
+            "--lobby" => a.lobby = true,
             "-h" | "--help" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument {other}\n{USAGE}")),
         }
@@ -173,7 +190,7 @@ async fn idle(
     }
 }
 
-async fn connect(addr: SocketAddr) -> Result<Ws, Failure> {
+async fn connect(addr: SocketAddr, identified: bool) -> Result<Ws, Failure> {
     let (mut ws, _) = tokio_tungstenite::connect_async_with_config(
         format!("ws://{addr}"),
         Some(ws_config()),
@@ -183,7 +200,10 @@ async fn connect(addr: SocketAddr) -> Result<Ws, Failure> {
     .map_err(|e| format!("connect: {e}"))?;
     send(&mut ws, &ClientMsg::Hello { version: PROTOCOL_VERSION, client: "loadgen".into() })
         .await?;
-    recv_until(&mut ws, |m| matches!(m, ServerMsg::Welcome { .. })).await?;
+    let welcome = recv_until(&mut ws, |m| matches!(m, ServerMsg::Welcome { .. })).await?;
+    if identified {
+        identify(&mut ws, &welcome).await?;
+    }
     Ok(ws)
 }
 
@@ -210,6 +230,87 @@ async fn seat(w: &mut Ws, b: &mut Ws) -> Result<(String, String), Failure> {
     // White hears that Black sat down; take that before the first move.
     recv_until(w, |m| matches!(m, ServerMsg::Event { .. })).await?;
     Ok((wt, bt))
+}
+
+/// The clock of lobby games (`offset` ms more for a quick-pairing pool of its own).
+fn lobby_clock(offset: u64) -> TimeControl {
+    TimeControl { base_ms: 600_000 + offset, increment_ms: 5_000 }
+}
+
+/// Identifies the connection as a fresh player (a new Ed25519 key).
+async fn identify(ws: &mut Ws, welcome: &ServerMsg) -> Result<(), Failure> {
+    let ServerMsg::Welcome { challenge: Some(challenge), .. } = welcome else {
+        return Err("the server offers no identities".into());
+    };
+    let nonce = challenge.nonce_bytes().map_err(|e| format!("challenge: {e}"))?;
+    let secret = PlayerSecret::from_bytes(rand::random());
+    let signature = secret.sign_hello(&nonce, &challenge.server);
+    send(ws, &ClientMsg::Identify { key: secret.public(), signature }).await?;
+    recv_until(ws, |m| matches!(m, ServerMsg::Player { .. })).await?;
+    Ok(())
+}
+
+/// `seated` then the snapshot: the seat's colour and token.
+async fn lobby_seated(ws: &mut Ws) -> Result<(Color, String), Failure> {
+    let ServerMsg::Seated { seat, token, .. } =
+        recv_until(ws, |m| matches!(m, ServerMsg::Seated { .. })).await?
+    else {
+        return Err("no seat".into());
+    };
+    recv_until(ws, |m| matches!(m, ServerMsg::Snapshot { .. })).await?;
+    Ok((seat, token))
+}
+
+/// Seats `w` and `b` in a room made by the lobby, the way of the pair `index` (see the module
+/// documentation); swaps them so that `w` plays White. Returns both tokens
+/// and when the pairing request went out.
+async fn lobby_seat(
+    w: &mut Ws,
+    b: &mut Ws,
+    index: usize,
+) -> Result<(String, String, Instant), Failure> {
+    let way = index % 3;
+    let asked = if way == 1 {
+        let clock = lobby_clock(index as u64);
+        let seek = ClientMsg::PlayNow {
+            game: LobbyGame::Chess,
+            time_control: clock,
+            rated: false,
+            cpu_after_s: None,
+            device: None,
+        };
+        send(w, &seek).await?;
+        recv_until(w, |m| matches!(m, ServerMsg::Lobby(LobbyMsg::PairingQueued { .. }))).await?;
+        let asked = Instant::now();
+        send(b, &seek).await?;
+        asked
+    } else {
+        let options = ChallengeOptions {
+            game: LobbyGame::Chess,
+            time_control: Some(lobby_clock(0)),
+            rated: way == 2,
+            color: ColorChoice::White,
+            table: None,
+        };
+        send(w, &ClientMsg::CreateChallenge { options, device: None }).await?;
+        let ServerMsg::Lobby(LobbyMsg::ChallengeCreated { challenge }) =
+            recv_until(w, |m| matches!(m, ServerMsg::Lobby(LobbyMsg::ChallengeCreated { .. })))
+                .await?
+        else {
+            return Err("no challenge".into());
+        };
+        let asked = Instant::now();
+        send(b, &ClientMsg::AcceptChallenge { id: challenge.id, device: None }).await?;
+        asked
+    };
+    let (w_seat, w_token) = lobby_seated(w).await?;
+    let (_, b_token) = lobby_seated(b).await?;
+    if w_seat == Color::White {
+        Ok((w_token, b_token, asked))
+    } else {
+        std::mem::swap(w, b);
+        Ok((b_token, w_token, asked))
+    }
 }
 
 struct Rng(u64);
@@ -240,6 +341,29 @@ struct GameStats {
     rtts: Vec<u64>,
     /// Moves played in all.
     moves: u64,
+    /// Lobby mode: pairing request to the first move's ack (µs), every pairing.
+    pairings: Vec<u64>,
+}
+
+/// Plays White's first move at once after a lobby pairing: the position after it, and the
+/// time since `asked` (µs) once it is acknowledged and Black has it.
+async fn first_move(
+    w: &mut Ws,
+    b: &mut Ws,
+    token: &str,
+    rng: &mut Rng,
+    asked: Instant,
+) -> Result<(engine::Position, u64), Failure> {
+    let pos = engine::Position::from_fen(engine::Variant::Chess, engine::fen::STANDARD_START)
+        .map_err(|e| e.to_string())?;
+    let moves = pos.legal_moves();
+    let mv = moves[rng.below(moves.len() as u64) as usize];
+    send(w, &ClientMsg::Move { token: token.to_owned(), ply: 0, uci: mv.to_string() }).await?;
+    recv_until(w, |m| matches!(m, ServerMsg::MoveAck { .. })).await?;
+    let took = u64::try_from(asked.elapsed().as_micros()).unwrap_or(u64::MAX);
+    recv_until(b, |m| matches!(m, ServerMsg::Event { event: RoomEvent::Moved { ply: 0, .. }, .. }))
+        .await?;
+    Ok((pos.play(mv).map_err(|e| e.to_string())?, took))
 }
 
 /// One game pair: two connections playing room after room until the window closes.
@@ -251,11 +375,25 @@ async fn game(
     ready: tokio::sync::mpsc::Sender<()>,
     mut go: Go,
 ) -> Result<GameStats, Failure> {
+    let mut rng = Rng((index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut stats = GameStats::default();
+    // Lobby mode: the position after the first move, played at once after each pairing.
+    let mut opened: Option<engine::Position> = None;
     let (mut w, mut b, mut tokens) = {
         let _permit = setup.acquire().await.map_err(|e| e.to_string())?;
-        let mut w = connect(addr).await?;
-        let mut b = connect(addr).await?;
-        let tokens = seat(&mut w, &mut b).await?;
+        let rated = args.lobby && index % 3 == 2;
+        let mut w = connect(addr, rated).await?;
+        let mut b = connect(addr, rated).await?;
+        let tokens = if args.lobby {
+            let (wt, bt, asked) = lobby_seat(&mut w, &mut b, index).await?;
+            let (pos, took) = first_move(&mut w, &mut b, &wt, &mut rng, asked).await?;
+            stats.pairings.push(took);
+            stats.moves += 1;
+            opened = Some(pos);
+            (wt, bt)
+        } else {
+            seat(&mut w, &mut b).await?
+        };
         (w, b, tokens)
     };
     let _ = ready.send(()).await;
@@ -267,17 +405,19 @@ async fn game(
     .await?;
     let start = (*go.borrow()).unwrap_or_else(Instant::now);
     let end = start + args.duration;
-    let mut rng = Rng((index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let (lo, hi) = args.think_ms;
     let paced = hi > 0;
-    let mut stats = GameStats::default();
     // Spread the games' first moves over one think time.
     idle(&mut w, &mut b, tokio::time::sleep(Duration::from_millis(rng.below(hi + 1)))).await?;
     'rooms: loop {
-        let mut pos =
-            engine::Position::from_fen(engine::Variant::Chess, engine::fen::STANDARD_START)
-                .map_err(|e| e.to_string())?;
-        let mut ply = 0u32;
+        let (mut pos, mut ply) = match opened.take() {
+            Some(pos) => (pos, 1u32),
+            None => (
+                engine::Position::from_fen(engine::Variant::Chess, engine::fen::STANDARD_START)
+                    .map_err(|e| e.to_string())?,
+                0u32,
+            ),
+        };
         loop {
             if Instant::now() >= end || (!paced && ply >= args.plies) {
                 break 'rooms;
@@ -316,7 +456,19 @@ async fn game(
             break;
         }
         // The game is over: both leave by sitting down in a fresh room.
-        tokens = seat(&mut w, &mut b).await?;
+        if args.lobby {
+            if Instant::now() >= end {
+                break;
+            }
+            let (wt, bt, asked) = lobby_seat(&mut w, &mut b, index).await?;
+            let (pos, took) = first_move(&mut w, &mut b, &wt, &mut rng, asked).await?;
+            stats.pairings.push(took);
+            stats.moves += 1;
+            opened = Some(pos);
+            tokens = (wt, bt);
+        } else {
+            tokens = seat(&mut w, &mut b).await?;
+        }
     }
     let _ = w.close(None).await;
     let _ = b.close(None).await;
@@ -330,6 +482,7 @@ struct Totals {
     failed: usize,
     moves: u64,
     rtts: Vec<u64>,
+    pairings: Vec<u64>,
     first_error: Option<String>,
     /// CPU seconds used and spent waiting for a CPU by the client processes in the window.
     client_cpu: Option<(f64, f64)>,
@@ -374,6 +527,7 @@ async fn collect(tasks: Vec<tokio::task::JoinHandle<Result<GameStats, Failure>>>
                 t.ok += 1;
                 t.moves += s.moves;
                 t.rtts.extend(s.rtts);
+                t.pairings.extend(s.pairings);
             }
             Ok(Err(e)) => {
                 t.failed += 1;
@@ -418,6 +572,12 @@ async fn worker(args: Arc<Args>, first: usize, addr: SocketAddr) -> ExitCode {
         line.push_str(&r.to_string());
     }
     let _ = writeln!(out, "{line}");
+    let mut line = String::from("pairings");
+    for r in t.pairings {
+        line.push(' ');
+        line.push_str(&r.to_string());
+    }
+    let _ = writeln!(out, "{line}");
     ExitCode::SUCCESS
 }
 
@@ -441,6 +601,7 @@ async fn run_children(
             .args(["--games", &n.to_string(), "--plies", &args.plies.to_string()])
             .args(["--think", &format!("{lo}-{hi}")])
             .args(["--duration", &args.duration.as_secs().to_string()])
+            .args(args.lobby.then_some("--lobby"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -504,6 +665,9 @@ async fn run_children(
                     c.1 += wait;
                 }
                 Some("rtts") => totals.rtts.extend(f.filter_map(|x| x.parse::<u64>().ok())),
+                Some("pairings") => {
+                    totals.pairings.extend(f.filter_map(|x| x.parse::<u64>().ok()));
+                }
                 _ => {}
             }
         }
@@ -581,6 +745,13 @@ async fn main() -> ExitCode {
                 // Every simulated player comes from loopback: no per-address room caps.
                 waiting_rooms_per_ip: usize::MAX,
                 db: args.db.clone(),
+                lobby: maharajah_server::lobby::LobbyConfig {
+                    request_burst: u32::MAX,
+                    requests_per_minute: u32::MAX,
+                    challenges_per_address: usize::MAX,
+                    requests_per_address_per_minute: u32::MAX,
+                    ..maharajah_server::lobby::LobbyConfig::default()
+                },
                 ..maharajah_server::Config::default()
             };
             let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -646,6 +817,17 @@ async fn main() -> ExitCode {
         percentile(&rtts, 0.99),
         percentile(&rtts, 1.0)
     );
+    if args.lobby {
+        let mut pairings = totals.pairings;
+        pairings.sort_unstable();
+        println!(
+            "pairing to first move: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms over {} pairings",
+            percentile(&pairings, 0.50),
+            percentile(&pairings, 0.99),
+            percentile(&pairings, 1.0),
+            pairings.len()
+        );
+    }
     match &server_pid {
         Some(pid) => {
             let rss = proc_field(pid, "VmHWM:").unwrap_or_else(|| "?".into());

@@ -3,20 +3,30 @@
 //! messages.
 
 use maharajah_chaturaji::cpu::Level;
+use maharajah_chaturaji::settings::TurnTime;
 use maharajah_chaturaji::{Seat, Settings};
 use maharajah_engine::clock::Millis;
 use maharajah_protocol::identity::PlayerKey;
 use maharajah_protocol::{
-    AccessCode, ChaturajiAction, ChaturajiMsg, ErrorCode, RatingChange, ServerMsg,
+    AccessCode, ChaturajiAction, ChaturajiMsg, ErrorCode, LobbyGame, RatingChange, ServerMsg,
+    TimeControl,
 };
 use rand::TryRngCore;
 
 use super::actor::{RoomLogic, RoomSender, RoomTx};
+use super::listing::LiveRoom;
 use super::{Conn, Flow};
 use crate::chaturaji::{ChaturajiRecord, ChaturajiRoom};
+use crate::history::{diff_of, FinishedGame, FinishedSeat};
+use crate::players::Players;
 use crate::room::RatedEnd;
 use crate::rooms::{Lifetimes, RoomError};
 use crate::store::{Committed, PlayerRow, Store, StoreError};
+
+/// A turn limit as the lobby writes it: the increment on a zero base.
+fn per_turn(turn: TurnTime) -> Option<TimeControl> {
+    turn.seconds().map(|s| TimeControl { base_ms: 0, increment_ms: u64::from(s) * 1000 })
+}
 
 /// What a Chaturaji seat asks its room to do.
 pub(super) enum ChaturajiCmd {
@@ -91,6 +101,71 @@ impl RoomLogic for ChaturajiRoom {
 
     fn record_ratings(&mut self, changes: &[RatingChange]) {
         ChaturajiRoom::record_ratings(self, changes);
+    }
+
+    fn finished_key(&self) -> Option<String> {
+        let over = self.game().is_some_and(|g| g.game().is_over());
+        (over && !self.is_rating_pending())
+            .then(|| format!("{}/{}", self.code(), self.game_number()))
+    }
+
+    fn finished_game(
+        &self,
+        ended_ms: u64,
+        changes: &[RatingChange],
+        _players: &Players,
+    ) -> Option<FinishedGame> {
+        let recorded = self.game()?;
+        let standings = recorded.game().standings();
+        let seats = Seat::ALL
+            .into_iter()
+            .map(|seat| {
+                let state = &self.seats()[seat];
+                FinishedSeat {
+                    player: state.player,
+                    cpu: !state.person,
+                    result: None,
+                    place: standings.iter().find(|l| l.seat == seat).map(|l| l.place),
+                    rating: diff_of(changes, state.player),
+                }
+            })
+            .collect();
+        Some(FinishedGame {
+            id: 0,
+            key: self.finished_key()?,
+            code: self.code().clone(),
+            game: LobbyGame::Chaturaji,
+            hidden_setup: false,
+            time_control: per_turn(self.settings().turn_time),
+            rated: self.is_rated(),
+            seats,
+            ended_ms,
+            pgn: None,
+            record: Some(recorded.record().to_json()),
+        })
+    }
+
+    fn live(&self) -> Option<LiveRoom> {
+        let recorded = self.game()?;
+        if recorded.game().is_over() {
+            return None;
+        }
+        let seats = Seat::ALL
+            .into_iter()
+            .map(|seat| {
+                let state = &self.seats()[seat];
+                (state.player, !state.person)
+            })
+            .collect();
+        Some(LiveRoom {
+            game: LobbyGame::Chaturaji,
+            hidden_setup: false,
+            time_control: per_turn(self.settings().turn_time),
+            rated: self.is_rated(),
+            seats,
+            ply: u32::try_from(recorded.record().actions.len()).unwrap_or(u32::MAX),
+            spectators: 0,
+        })
     }
 
     fn queue_with_players(

@@ -10,7 +10,7 @@ use maharajah_protocol::{
     RatingKey, SpeedClass, TimeControl,
 };
 
-use super::{lock, unix_ms, Conn, Flow};
+use super::{count, lock, unix_ms, within_limit, Conn, Flow};
 use crate::lobby::RequestBucket;
 
 /// A room with a game on, as the "playing now" list shows it; players by key (named when the
@@ -45,6 +45,15 @@ impl Conn {
         if !self.lookup_bucket() {
             return self.refuse(ErrorCode::RateLimited, "too many lookups; wait a little");
         }
+        let limit = self.shared.config.lobby.lookups_per_address_per_minute;
+        let now = self.shared.now();
+        if !within_limit(&self.shared.lookups, self.ip, now, limit) {
+            return self.refuse(
+                ErrorCode::RateLimited,
+                "too many lookups from your address; wait a little",
+            );
+        }
+        count(&self.shared.lookups, self.ip, now);
         self.shared.until_loaded().await;
         match msg {
             ClientMsg::Leaderboard { game, speed } => self.leaderboard(game, speed),
@@ -104,7 +113,15 @@ impl Conn {
                     pgn: g.pgn.clone(),
                     record: g.record.clone(),
                 };
-                self.send(msg.into());
+                let msg: maharajah_protocol::ServerMsg = msg.into();
+                // A long Chaturaji record (every roll's dice links) may not fit one frame.
+                if maharajah_protocol::encode(&msg).len() > maharajah_protocol::MAX_FRAME_BYTES {
+                    return self.refuse(
+                        ErrorCode::Unavailable,
+                        "this game's record is too long to send in one message",
+                    );
+                }
+                self.send(msg);
                 Flow::Continue
             }
             None => self.refuse(ErrorCode::GameNotFound, format!("no finished game {id} is kept")),

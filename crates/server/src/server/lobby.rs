@@ -22,13 +22,14 @@ use tokio::time::Instant;
 use tracing::{info, warn};
 
 use super::actor::{self, RoomLogic, RoomTx, ROOM_QUEUE};
-use super::{lock, unix_ms, Conn, Flow, Link, RoomHandle, Shared};
+use super::{count, lock, unix_ms, within_limit, Conn, Flow, Link, RoomHandle, Shared};
 use crate::codes::new_token;
 use crate::lobby::{
     creator_seat, room_options, ConnId, Lobby, LobbyPlayer, OpenChallenge, Pairing, Pool,
     RequestBucket, Standing,
 };
 use crate::room::Room;
+use crate::rooms::RoomError;
 
 /// The lobby of one server: the pure lobby, its subscribers and the connections in it.
 #[derive(Default)]
@@ -39,27 +40,31 @@ pub(super) struct LobbyHub {
 }
 
 #[derive(Default)]
-struct HubState {
-    lobby: Lobby,
+pub(super) struct HubState {
+    pub(super) lobby: Lobby,
+    /// The people at each Chaturaji challenge's table.
+    pub(super) tables: HashMap<ChallengeId, super::tables::Table>,
     /// Connections subscribed to the list, with the games they want to see (empty: all).
     subscribers: HashMap<ConnId, (Link, Vec<LobbyGame>)>,
     /// Connections with an open challenge or a place in the queue.
     members: HashMap<ConnId, Member>,
+    /// The address of every connection that posted a challenge (for the per-address cap).
+    addresses: HashMap<ConnId, std::net::IpAddr>,
 }
 
 /// What the lobby needs of a connection to seat it.
 #[derive(Clone)]
 pub(super) struct Member {
     pub(super) link: Link,
-    seats: mpsc::UnboundedSender<Seating>,
+    pub(super) seats: mpsc::UnboundedSender<Seating>,
     /// The identified player, if the connection had identified when it joined the lobby.
-    player: Option<PlayerKey>,
+    pub(super) player: Option<PlayerKey>,
 }
 
 /// A room the lobby seated a connection in, for its reader to hold.
 pub(super) struct Seating {
-    code: AccessCode,
-    tx: RoomTx,
+    pub(super) code: AccessCode,
+    pub(super) tx: RoomTx,
 }
 
 /// A connection's side of the lobby.
@@ -85,7 +90,7 @@ pub(super) struct Match {
 }
 
 impl HubState {
-    fn subscribed(&self, game: LobbyGame) -> impl Iterator<Item = &Link> {
+    pub(super) fn subscribed(&self, game: LobbyGame) -> impl Iterator<Item = &Link> {
         self.subscribers
             .values()
             .filter(move |(_, games)| games.is_empty() || games.contains(&game))
@@ -94,7 +99,9 @@ impl HubState {
 
     /// Tells the subscribers, and the challenge's owner (subscribed or not, unless it left),
     /// that `open` left the list.
-    fn announce_removed(&self, open: &OpenChallenge, reason: RemovedReason) {
+    fn announce_removed(&mut self, open: &OpenChallenge, reason: RemovedReason) {
+        // The people waiting at its table (Chaturaji) are told too.
+        self.drop_tables_of(&[open.challenge.id], reason);
         let msg: ServerMsg = LobbyMsg::LobbyRemoved { id: open.challenge.id, reason }.into();
         for link in self.subscribed(open.challenge.game) {
             link.send(msg.clone());
@@ -107,7 +114,7 @@ impl HubState {
     }
 
     /// Forgets `conn` as a member once it has neither a challenge nor a place in the queue.
-    fn tidy(&mut self, conn: ConnId) {
+    pub(super) fn tidy(&mut self, conn: ConnId) {
         if self.lobby.open_by(conn) == 0 && !self.lobby.is_seeking(conn) {
             self.members.remove(&conn);
         }
@@ -150,7 +157,9 @@ impl LobbyHub {
         for open in state.lobby.withdraw(conn) {
             state.announce_removed(&open, RemovedReason::CreatorLeft);
         }
+        state.leave_tables(conn);
         state.members.remove(&conn);
+        state.addresses.remove(&conn);
     }
 }
 
@@ -160,15 +169,23 @@ pub(super) async fn pairing_task(shared: Arc<Shared>) {
     let mut shutdown = shared.shutdown.clone();
     loop {
         let now = shared.now();
-        let (matches, next) = {
+        let (matches, tables, next) = {
             let mut state = lock(&shared.lobby.state);
             let pairings = state.lobby.pair(now);
             let matches: Vec<Match> =
                 pairings.iter().filter_map(|p| state.take_pairing(p)).collect();
-            (matches, state.lobby.next_pairing(now))
+            let tables = state.due_tables(now);
+            let next = match (state.lobby.next_pairing(now), state.next_table()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            (matches, tables, next)
         };
         for m in matches {
             tokio::spawn(open_room(shared.clone(), m));
+        }
+        for (id, table) in tables {
+            tokio::spawn(super::tables::open_table(shared.clone(), id, table));
         }
         let wake = next.map(|t| shared.instant_at(t));
         tokio::select! {
@@ -281,15 +298,34 @@ impl Conn {
         if request && !self.lobby_bucket() {
             return self.refuse(ErrorCode::RateLimited, "too many lobby requests; wait a little");
         }
+        if request {
+            let limit = self.shared.config.lobby.requests_per_address_per_minute;
+            let now = self.shared.now();
+            if !within_limit(&self.shared.lobby_requests, self.ip, now, limit) {
+                return self.refuse(
+                    ErrorCode::RateLimited,
+                    "too many lobby requests from your address; wait a little",
+                );
+            }
+            count(&self.shared.lobby_requests, self.ip, now);
+        }
         match msg {
             ClientMsg::LobbySubscribe { games } => self.subscribe(games),
             ClientMsg::LobbyUnsubscribe => {
                 lock(&self.shared.lobby.state).subscribers.remove(&self.link.id);
                 Flow::Continue
             }
-            ClientMsg::CreateChallenge { options, .. } => self.create_challenge(&options),
+            ClientMsg::CreateChallenge { options, device } => {
+                self.create_challenge(&options, device)
+            }
             ClientMsg::CancelChallenge { id } => self.cancel_challenge(id),
-            ClientMsg::AcceptChallenge { id, .. } => self.accept_challenge(id).await,
+            ClientMsg::AcceptChallenge { id, device } => {
+                if lock(&self.shared.lobby.state).tables.contains_key(&id) {
+                    self.join_table(id, device)
+                } else {
+                    self.accept_challenge(id).await
+                }
+            }
             ClientMsg::PlayNow { game, time_control, rated, .. } => {
                 self.play_now(game, time_control, rated)
             }
@@ -330,6 +366,60 @@ impl Conn {
         }
     }
 
+    /// `accept_challenge` of a Chaturaji challenge: a seat at its table; the table starts when
+    /// full, or at once when its wait is over and it has two people.
+    fn join_table(&mut self, id: ChallengeId, device: Option<String>) -> Flow {
+        let device = match super::tables::device_of(device) {
+            Ok(d) => d,
+            Err(e) => return self.refuse(e.code, e.message),
+        };
+        let me = self.member();
+        let now = self.shared.now();
+        let conn = self.link.id;
+        let taken = {
+            let mut state = lock(&self.shared.lobby.state);
+            let Some(table) = state.tables.get_mut(&id) else {
+                drop(state);
+                return self.refuse(ErrorCode::ChallengeNotFound, "this table has started or gone");
+            };
+            let refusal = if table.members.iter().any(|(m, d)| m.link.id == conn || *d == device) {
+                Some((ErrorCode::WrongPhase, "you already sit at this table"))
+            } else if table.rated && me.player.is_none() {
+                Some((ErrorCode::NotIdentified, "this table is rated: identify first"))
+            } else if table.rated
+                && table.members.iter().any(|(m, _)| m.player.is_some() && m.player == me.player)
+            {
+                Some((ErrorCode::Forbidden, "you already sit at this table"))
+            } else {
+                None
+            };
+            if let Some((code, message)) = refusal {
+                drop(state);
+                return self.refuse(code, message);
+            }
+            table.members.push((me.clone(), device));
+            let joined = table.members.len();
+            let full = joined >= usize::from(table.people) || now >= table.deadline;
+            state.members.insert(conn, me);
+            let joined = u8::try_from(joined).unwrap_or(u8::MAX);
+            if full {
+                state.take_table(id)
+            } else {
+                if let Some(challenge) = state.lobby.set_joined(id, joined) {
+                    self.send(LobbyMsg::TableJoined { challenge }.into());
+                }
+                state.announce_table(id, joined);
+                None
+            }
+        };
+        if let Some((id, table)) = taken {
+            tokio::spawn(super::tables::open_table(self.shared.clone(), id, table));
+        } else {
+            self.shared.lobby.wake.notify_one();
+        }
+        Flow::Continue
+    }
+
     pub(super) fn member(&mut self) -> Member {
         let (tx, _) = self.lobby.seats.get_or_insert_with(mpsc::unbounded_channel);
         Member { link: self.link.clone(), seats: tx.clone(), player: self.player }
@@ -361,13 +451,59 @@ impl Conn {
         Flow::Continue
     }
 
-    fn create_challenge(&mut self, options: &ChallengeOptions) -> Flow {
+    fn create_challenge(&mut self, options: &ChallengeOptions, device: Option<String>) -> Flow {
+        let table = if options.game == LobbyGame::Chaturaji {
+            let device = match super::tables::device_of(device) {
+                Ok(d) => d,
+                Err(e) => return self.refuse(e.code, e.message),
+            };
+            let turn = match crate::lobby::turn_time(options.time_control) {
+                Ok(t) => t,
+                Err(e) => return self.refuse(e.code, e.message),
+            };
+            Some((device, turn))
+        } else {
+            None
+        };
         let standing = self.standing(options.game, options.time_control);
         let cap = self.shared.config.lobby.challenges_per_connection;
         let member = self.member();
+        let config = &self.shared.config.lobby;
+        let (per_player, per_address) =
+            (config.challenges_per_player, config.challenges_per_address);
+        let player = standing.player;
         let created = {
             let mut state = lock(&self.shared.lobby.state);
-            let created = state.lobby.create(self.link.id, options, standing, cap);
+            let ip = self.ip;
+            let from_here = state.lobby.open_by_any(|c| state.addresses.get(&c) == Some(&ip));
+            let by_player = player.map_or(0, |p| state.lobby.open_by_player(p));
+            let created = if by_player >= per_player {
+                Err(RoomError::new(
+                    ErrorCode::TooManyChallenges,
+                    format!("you already have {per_player} open challenges; cancel one first"),
+                ))
+            } else if from_here >= per_address {
+                Err(RoomError::new(
+                    ErrorCode::TooManyChallenges,
+                    format!("{per_address} challenges are open from your address; try later"),
+                ))
+            } else {
+                state.lobby.create(self.link.id, options, standing, cap)
+            };
+            if let Ok(challenge) = &created {
+                state.addresses.insert(self.link.id, ip);
+                if let (Some((device, turn)), Some(view)) = (table, challenge.table) {
+                    let wait = u64::from(view.cpu_after_s) * 1000;
+                    let t = super::tables::Table {
+                        people: view.people,
+                        deadline: self.shared.now() + wait,
+                        settings: super::tables::settings_for(4, turn),
+                        rated: challenge.rated,
+                        members: vec![(member.clone(), device)],
+                    };
+                    state.tables.insert(challenge.id, t);
+                }
+            }
             if let Ok(challenge) = &created {
                 state.members.insert(self.link.id, member);
                 self.send(LobbyMsg::ChallengeCreated { challenge: challenge.clone() }.into());

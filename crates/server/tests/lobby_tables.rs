@@ -1,0 +1,162 @@
+//! Chaturaji tables in the lobby over real WebSockets on 127.0.0.1: a challenge's table fills
+//! with the people who accept it and starts when full, or with CPUs in the empty seats once
+//! its wait is over; the list follows how full it is; a table needs device ids, a rated one
+//! identities, and it goes with its creator.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Client, TestServer};
+use maharajah_chaturaji::settings::Player as SeatPlayer;
+use maharajah_chaturaji::Seat;
+use maharajah_protocol::*;
+use maharajah_server::Config;
+
+fn table(people: u8, cpu_after_s: u32, device: Option<&str>) -> ClientMsg {
+    ClientMsg::CreateChallenge {
+        options: ChallengeOptions {
+            game: LobbyGame::Chaturaji,
+            time_control: Some(TimeControl { base_ms: 0, increment_ms: 30_000 }),
+            rated: false,
+            color: ColorChoice::Random,
+            table: Some(TableOptions { people, cpu_after_s }),
+        },
+        device: device.map(str::to_owned),
+    }
+}
+
+fn device(i: usize) -> String {
+    format!("device-table-{i:06}")
+}
+
+async fn lobby(c: &mut Client, what: &str, f: impl Fn(&LobbyMsg) -> bool) -> LobbyMsg {
+    match c.until(what, |m| matches!(m, ServerMsg::Lobby(l) if f(l))).await {
+        ServerMsg::Lobby(l) => l,
+        _ => unreachable!(),
+    }
+}
+
+/// `lobby_matched`, `chaturaji_seated` and the snapshot: the seat and the table.
+async fn seated(c: &mut Client) -> (Seat, ChaturajiSnapshot) {
+    lobby(c, "lobby_matched", |m| matches!(m, LobbyMsg::LobbyMatched { .. })).await;
+    let m = c
+        .until("seated", |m| {
+            matches!(m, ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiSeated { .. }))
+        })
+        .await;
+    let ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiSeated { seat, .. }) = m else {
+        unreachable!()
+    };
+    let m = c
+        .until("snapshot", |m| {
+            matches!(m, ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiSnapshot { .. }))
+        })
+        .await;
+    let ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiSnapshot { snapshot }) = m else {
+        unreachable!()
+    };
+    (seat, *snapshot)
+}
+
+fn people(s: &ChaturajiSnapshot) -> usize {
+    Seat::ALL.into_iter().filter(|&x| s.settings.players[x] == SeatPlayer::Person).count()
+}
+
+#[tokio::test]
+async fn a_table_starts_when_full_and_the_list_follows_it() {
+    let server = TestServer::start(Config::default()).await;
+    let mut watcher = Client::connect(server.addr).await;
+    watcher.send(&ClientMsg::LobbySubscribe { games: vec![LobbyGame::Chaturaji] }).await;
+    lobby(&mut watcher, "list", |m| matches!(m, LobbyMsg::LobbyList { .. })).await;
+
+    let mut a = Client::connect(server.addr).await;
+    a.send(&table(3, 300, None)).await;
+    assert_eq!(a.until_error().await.0, ErrorCode::InvalidOptions, "a device id is needed");
+    a.send(&table(5, 300, Some(&device(0)))).await;
+    assert_eq!(a.until_error().await.0, ErrorCode::InvalidOptions, "2 to 4 people");
+    a.send(&table(3, 300, Some(&device(0)))).await;
+    let LobbyMsg::ChallengeCreated { challenge } =
+        lobby(&mut a, "created", |m| matches!(m, LobbyMsg::ChallengeCreated { .. })).await
+    else {
+        unreachable!()
+    };
+    assert_eq!(challenge.table, Some(TableView { people: 3, joined: 1, cpu_after_s: 300 }));
+    lobby(&mut watcher, "added", |m| matches!(m, LobbyMsg::LobbyAdded { .. })).await;
+
+    let mut b = Client::connect(server.addr).await;
+    b.send(&ClientMsg::AcceptChallenge { id: challenge.id, device: Some(device(1)) }).await;
+    let LobbyMsg::TableJoined { challenge: joined } =
+        lobby(&mut b, "joined", |m| matches!(m, LobbyMsg::TableJoined { .. })).await
+    else {
+        unreachable!()
+    };
+    assert_eq!(joined.table.unwrap().joined, 2);
+    let LobbyMsg::LobbyUpdated { challenge: updated } =
+        lobby(&mut watcher, "updated", |m| matches!(m, LobbyMsg::LobbyUpdated { .. })).await
+    else {
+        unreachable!()
+    };
+    assert_eq!(updated.table.unwrap().joined, 2);
+    b.send(&ClientMsg::AcceptChallenge { id: challenge.id, device: Some(device(2)) }).await;
+    assert_eq!(b.until_error().await.0, ErrorCode::WrongPhase, "one seat per person");
+
+    let mut c = Client::connect(server.addr).await;
+    c.send(&ClientMsg::AcceptChallenge { id: challenge.id, device: Some(device(2)) }).await;
+    let mut seats = Vec::new();
+    for p in [&mut a, &mut b, &mut c] {
+        let (seat, snap) = seated(p).await;
+        assert_eq!(people(&snap), 3, "three people and a CPU");
+        assert_eq!(snap.settings.turn_time, maharajah_chaturaji::settings::TurnTime::Seconds30);
+        seats.push(seat);
+    }
+    assert_eq!(seats, [Seat::Red, Seat::Blue, Seat::Yellow], "the creator first");
+    let removed = lobby(&mut watcher, "removed", |m| matches!(m, LobbyMsg::LobbyRemoved { .. }));
+    assert_eq!(
+        removed.await,
+        LobbyMsg::LobbyRemoved { id: challenge.id, reason: RemovedReason::Accepted }
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn cpus_take_the_empty_seats_after_the_wait_and_a_table_goes_with_its_creator() {
+    let server = TestServer::start(Config::default()).await;
+    let mut a = Client::connect(server.addr).await;
+    a.send(&table(4, 5, Some(&device(0)))).await;
+    let LobbyMsg::ChallengeCreated { challenge } =
+        lobby(&mut a, "created", |m| matches!(m, LobbyMsg::ChallengeCreated { .. })).await
+    else {
+        unreachable!()
+    };
+    let mut b = Client::connect(server.addr).await;
+    b.send(&ClientMsg::AcceptChallenge { id: challenge.id, device: Some(device(1)) }).await;
+    lobby(&mut b, "joined", |m| matches!(m, LobbyMsg::TableJoined { .. })).await;
+    a.patience = Duration::from_secs(10);
+    b.patience = Duration::from_secs(10);
+    let started = std::time::Instant::now();
+    let (_, snap) = seated(&mut a).await;
+    assert!(started.elapsed() >= Duration::from_secs(3), "the table waited for more people");
+    assert_eq!(people(&snap), 2, "two people, two CPUs");
+    seated(&mut b).await;
+
+    // Another table goes when its creator leaves: the person waiting there is told.
+    let mut c = Client::connect(server.addr).await;
+    c.send(&table(4, 300, Some(&device(2)))).await;
+    let LobbyMsg::ChallengeCreated { challenge } =
+        lobby(&mut c, "created", |m| matches!(m, LobbyMsg::ChallengeCreated { .. })).await
+    else {
+        unreachable!()
+    };
+    let mut d = Client::connect(server.addr).await;
+    d.send(&ClientMsg::AcceptChallenge { id: challenge.id, device: Some(device(3)) }).await;
+    lobby(&mut d, "joined", |m| matches!(m, LobbyMsg::TableJoined { .. })).await;
+    c.close().await;
+    let removed = lobby(&mut d, "removed", |m| matches!(m, LobbyMsg::LobbyRemoved { .. })).await;
+    assert_eq!(
+        removed,
+        LobbyMsg::LobbyRemoved { id: challenge.id, reason: RemovedReason::CreatorLeft }
+    );
+    server.stop().await;
+}
