@@ -262,4 +262,23 @@ async fn play_now_pairs_two_players_and_a_spectator_watches_their_game() {
     .await;
     assert!(!seen.my_turn);
     assert!(eve_net.play("e7e5").await.is_err(), "a spectator acts for no seat");
+    // The spectator's link drops: it watches again by itself and sees the next move.
+    eve_net.current_connection().expect("the watch").drop_link();
+    until("the drop seen", || {
+        eve_net
+            .view()
+            .filter(|v| matches!(v.link, maharajah_app::chess::online::Link::Reconnecting { .. }))
+    })
+    .await;
+    until("back", || {
+        eve_net.view().filter(|v| v.link == maharajah_app::chess::online::Link::Connected)
+    })
+    .await;
+    let black = if std::ptr::eq(white, &ann_net) { &cy_net } else { &ann_net };
+    until("Black's turn", || black.view().filter(|v| v.my_turn)).await;
+    black.play("e7e5").await.expect("a reply");
+    until("the spectator, back, sees e5", || {
+        eve_net.view().filter(|v| v.game.as_ref().is_some_and(|g| g.history.len() == 2))
+    })
+    .await;
 }

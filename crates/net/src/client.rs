@@ -86,6 +86,8 @@ pub struct RoomState {
     pub game: Option<Game>,
     /// The moves of `game` as shown (SAN, captures), one per move, in order.
     pub played: Vec<PlayedMove>,
+    /// The room watched as a spectator (no seat); watched again after a reconnection.
+    pub watching: Option<AccessCode>,
 }
 
 impl RoomState {
@@ -572,7 +574,8 @@ impl Connection {
     }
 
     /// Watches room `code` as a spectator: its snapshot is in the replica before this returns,
-    /// then every event follows. (A watch is not taken back after a reconnection.)
+    /// then every event follows; after a reconnection the room is watched again (a fresh
+    /// snapshot).
     ///
     /// # Errors
     ///
@@ -581,7 +584,9 @@ impl Connection {
         if let Some(seat) = lock(&self.state).seat.as_ref() {
             return Err(NetError::AlreadySeated(seat.code.clone()));
         }
-        self.lobby(ClientMsg::Watch { code }).await
+        self.lobby(ClientMsg::Watch { code: code.clone() }).await?;
+        lock(&self.state).watching = Some(code);
+        Ok(())
     }
 
     /// After a finished game: offers (or accepts) a rematch with colours swapped. When both
@@ -765,7 +770,12 @@ impl Flavour for Chess {
         // Without a replica, the events since `last_seq` cannot be folded: ask for a snapshot
         // (a number beyond the room's newest event always gets one).
         let last_seq = if st.room.is_some() { st.last_seq } else { u64::MAX };
-        st.seat.clone().map(|s| ClientMsg::Rejoin { code: s.code, token: s.token, last_seq })
+        match (st.seat.clone(), st.watching.clone()) {
+            (Some(s), _) => Some(ClientMsg::Rejoin { code: s.code, token: s.token, last_seq }),
+            // A spectator watches again; the room answers with a snapshot.
+            (None, Some(code)) => Some(ClientMsg::Watch { code }),
+            (None, None) => None,
+        }
     }
     fn apply_snapshot(&self, snapshot: &Box<Snapshot>) -> Result<(), String> {
         let mut st = lock(&self.state);

@@ -794,6 +794,12 @@ impl<F: Flavour> Task<F> {
                 }
             }
             Incoming::Snapshot(snapshot) => {
+                if *awaiting_rejoin {
+                    // A spectator's `watch` is answered by the snapshot alone.
+                    *awaiting_rejoin = false;
+                    self.settled = true;
+                    self.emit(LinkEvent::Rejoined { last_seq: self.flavour.last_seq() });
+                }
                 if let Err(problem) = self.flavour.apply_snapshot(&snapshot) {
                     self.emit(LinkEvent::ProtocolViolation(problem.clone()));
                     return Err(End::Dropped(problem));
