@@ -104,6 +104,36 @@ export const netLeave = () => call('net_leave');
 export const netKept = () => call('net_kept');
 /** Takes that seat back. */
 export const netRejoin = () => call('net_rejoin');
+/** Watches room `code` on the server at `url` as a spectator: answers the NetView (watching, no seat). */
+export const netWatch = (url, code) => call('net_watch', { url, code });
+// The online lobby. Each answers the LobbyView; changes are also pushed as 'lobby' events. A match
+// (a challenge of ours taken, a pairing made) continues as the 'net' game.
+/** Opens the lobby of the server at `url` (the player's key is made on first use). */
+export const lobbyOpen = (url) => call('lobby_open', { url });
+export const lobbyView = () => call('lobby_view');
+export const lobbyClose = () => call('lobby_close');
+export const lobbyRegisterName = (name) => call('lobby_register_name', { name });
+/** options: { game, time_control: {base_ms, increment_ms}|null, rated, color: 'white'|'black'|'random' }. */
+export const lobbyCreate = (options) => call('lobby_create', { options });
+export const lobbyCancel = (id) => call('lobby_cancel', { id });
+/** Accepts challenge `id`: answers the NetView of the game made. */
+export const lobbyAccept = (id) => call('lobby_accept', { id });
+export const lobbyPlayNow = (game, timeControl, rated) => call('lobby_play_now', { game, timeControl, rated });
+export const lobbyCancelPlayNow = () => call('lobby_cancel_play_now');
+/** The best players of a game and speed class: [{ name, rating, deviation, provisional, games }]. */
+export const lobbyLeaderboard = (game, speed) => call('lobby_leaderboard', { game, speed });
+/** A player's profile: { name, ratings, games: [{ id, code, game, time_control, rated, opponents, result, rating, ended_ms }] }. */
+export const lobbyProfile = (name) => call('lobby_profile', { name });
+/** The games being played now: [{ code, game, time_control, rated, players, ply, spectators, full }]. */
+export const lobbyPlayingNow = () => call('lobby_playing_now');
+/** Saves finished online game `id` as a PGN file; answers its path. */
+export const lobbySavePgn = (id) => call('lobby_save_pgn', { id });
+/** Offers (or accepts) a rematch of the finished network game, colours swapped. */
+export const netRematch = () => call('net_rematch');
+/** The recovery code of the player's identity (asked for after a confirmation). */
+export const identityRecoveryCode = () => call('identity_recovery_code');
+/** Takes over the identity of a recovery code (replacing this device's; after a confirmation). */
+export const identityRecover = (code) => call('identity_recover', { code });
 
 /** What this build can do on its device: { mobile, haptics, share_sheet }. */
 export const deviceInfo = () => call('device_info');

@@ -267,7 +267,7 @@ async function effects(action) {
     analysisEffects(action, store);
     return;
   }
-  if (action.type.startsWith('net/') || action.type.startsWith('online/') || (action.type === 'navigate' && action.screen === 'online')) {
+  if (action.type.startsWith('net/') || action.type.startsWith('online/') || action.type.startsWith('lobby/') || action.type.startsWith('identity/') || (action.type === 'navigate' && action.screen === 'online')) {
     netEffects(action, store);
     return;
   }
@@ -557,7 +557,7 @@ store.subscribe((state, action) => {
     if (state.screen === 'netgame') patchNetClocks(root, state);
     return;
   }
-  if (action.type === 'online/change' && action.key !== 'variant' && action.key !== 'timeControl' && action.key !== 'color') return;
+  if (action.type === 'online/change' && !['variant', 'timeControl', 'color', 'rated', 'boardGame', 'boardSpeed'].includes(action.key)) return;
   render(state);
 });
 render(store.state);

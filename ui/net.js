@@ -8,8 +8,86 @@ export const NET_VARIANTS = ['chess', 'maharajah', 'horde'];
 export const NET_TIME_CONTROLS = ['none', '3+2', '5+3', '10+5', '15+10'];
 export const NET_COLORS = ['random', 'white', 'black'];
 
+/** The Online screen's tabs, in order. */
+export const ONLINE_TABS = ['lobby', 'play', 'watch', 'code'];
+/** Clocks offered for quick pairing (it needs one). */
+export const PAIRING_TIME_CONTROLS = ['3+2', '5+3', '10+5', '15+10'];
+
 export function newOnline() {
-  return { url: '', code: '', variant: 'chess', timeControl: '5+3', color: 'random', busy: false, error: null, kept: null, linked: null };
+  return {
+    url: '', code: '', variant: 'chess', timeControl: '5+3', color: 'random', busy: false, error: null, kept: null, linked: null,
+    // The lobby: the tab shown, the backend's LobbyView, the forms of the tabs.
+    tab: 'lobby', lobby: null, name: '', rated: false, watchCode: '', recovery: null, recoverCode: '',
+    // The lists: the leaderboard shown ({game, speed, players}), a profile open, the games playing now.
+    boardGame: 'chess', boardSpeed: 'blitz', board: null, profile: null, pgnSaved: null, live: null,
+  };
+}
+
+/** {base_ms, increment_ms} of a form's '5+3', or null for 'none'. */
+export function timeControlOf(text) {
+  if (!text || text === 'none') return null;
+  const [minutes, increment] = text.split('+').map(Number);
+  return { base_ms: minutes * 60000, increment_ms: increment * 1000 };
+}
+
+/** '5+3' of a {base_ms, increment_ms} (minutes may be fractional), '∞' for none. */
+export function timeControlText(tc) {
+  if (!tc) return '∞';
+  return `${tc.base_ms / 60000}+${tc.increment_ms / 1000}`;
+}
+
+/** The speed class of a clock, as the server rates it: base + 40 × increment (lichess's estimate). */
+export function speedOf(tc) {
+  if (!tc) return 'classical';
+  const seconds = (tc.base_ms + 40 * tc.increment_ms) / 1000;
+  if (seconds < 179) return 'bullet';
+  if (seconds < 479) return 'blitz';
+  if (seconds < 1499) return 'rapid';
+  return 'classical';
+}
+
+/** The backend's ChallengeOptions from the form (the variant is the lobby's game). */
+export function challengeArgs(online) {
+  return { game: online.variant, time_control: timeControlOf(online.timeControl), rated: online.rated, color: online.color };
+}
+
+/** The backend's quick-pairing arguments from the form (a clock is needed: untimed becomes 5+3). */
+export function playNowArgs(online) {
+  return { game: online.variant, timeControl: timeControlOf(online.timeControl) ?? timeControlOf('5+3'), rated: online.rated };
+}
+
+/** The player's rating for a game and clock: {rating, provisional, games}, 1500 provisional when unplayed. */
+export function ratingOf(player, game, tc) {
+  const speed = speedOf(tc);
+  const found = player && player.ratings ? player.ratings.find((r) => r.game === game && r.speed === speed) : null;
+  return found ? { rating: found.rating, provisional: found.provisional, games: found.games } : { rating: 1500, provisional: true, games: 0 };
+}
+
+/** The open challenges worth listing: not ours first, then ours; each as the view shows it. */
+export function lobbyRows(lobby) {
+  if (!lobby) return [];
+  const rows = lobby.challenges ?? [];
+  return [...rows.filter((c) => !c.mine), ...rows.filter((c) => c.mine)];
+}
+
+/** A profile's game as one line's parts: { game, tc, opponents, result ('win'|'loss'|'draw'|'annulled'|null), diff ('+12'|null) }. */
+export function profileGameRow(g) {
+  const diff = g.rating ? signed(g.rating.after - g.rating.before) : null;
+  const opponents = (g.opponents ?? []).map((o) => o.name ?? (o.cpu ? 'CPU' : '?')).join(', ');
+  return { game: g.game, tc: timeControlText(g.time_control), opponents, result: g.result ?? null, diff };
+}
+
+function signed(delta) {
+  return delta > 0 ? `+${delta}` : delta < 0 ? `−${-delta}` : '±0';
+}
+
+/** Our seat's rating change at the end of a rated game: {before, after, diff ('+12', '−8', '±0'), provisional}, or null. */
+export function myRatingChange(view) {
+  if (!view || !view.ratings_changed || !view.seat) return null;
+  const change = view.ratings_changed[view.seat];
+  if (!change) return null;
+  const diff = signed(change.after - change.before);
+  return { before: change.before, after: change.after, diff, provisional: change.provisional };
 }
 
 /** The server address the form shows: what was typed, else the saved setting, else the default. */
@@ -40,11 +118,13 @@ const other = (color) => (color === 'white' ? 'black' : 'white');
  * a NetView: the server's clock and result, the opponent as `{kind: 'net', color}`.
  */
 export function netGame(view) {
-  if (!view || !view.game || !view.seat) return null;
+  // A spectator sees the board from White's side.
+  const seat = view && (view.seat ?? (view.watching ? 'white' : null));
+  if (!view || !view.game || !seat) return null;
   return {
     ...view.game,
     id: `net:${view.code}`,
-    opponent: { kind: 'net', color: other(view.seat) },
+    opponent: { kind: 'net', color: other(seat) },
     clock: view.clock,
     result: view.result,
   };
@@ -61,8 +141,11 @@ export function reduceNet(state, action) {
   switch (action.type) {
     case 'online/open':
       return { ...state, screen: 'online', online: { ...state.online, busy: false, error: null }, error: null };
-    case 'online/change':
-      return { ...state, online: { ...state.online, [action.key]: action.value, error: null } };
+    case 'online/change': {
+      // A room code (typed, or filled in by a join link) belongs to the Join by code tab.
+      const tab = action.key === 'code' ? 'code' : state.online.tab;
+      return { ...state, online: { ...state.online, [action.key]: action.value, error: null, tab } };
+    }
     case 'online/linked':
       // A link named a room on another server: the form holds both, the person presses Join.
       return { ...state, online: { ...state.online, linked: { code: action.code, server: action.server } } };
@@ -72,6 +155,27 @@ export function reduceNet(state, action) {
       return { ...state, online: { ...state.online, busy: true, error: null, linked: null } };
     case 'online/error':
       return { ...state, online: { ...state.online, busy: false, error: action.error } };
+    case 'online/tab':
+      return { ...state, online: { ...state.online, tab: action.tab, error: null } };
+    case 'online/idle':
+      return { ...state, online: { ...state.online, busy: false } };
+    case 'lobby/view': {
+      const old = state.online.lobby;
+      // An answer overtaken by a pushed view keeps the newer one.
+      if (old && action.view.revision < old.revision) return { ...state, online: { ...state.online, busy: false } };
+      return { ...state, online: { ...state.online, lobby: action.view, busy: false } };
+    }
+    case 'lobby/board':
+      return { ...state, online: { ...state.online, board: action.board, busy: false } };
+    case 'lobby/profile':
+      return { ...state, online: { ...state.online, profile: action.profile, pgnSaved: null, busy: false } };
+    case 'lobby/pgn':
+      return { ...state, online: { ...state.online, pgnSaved: action.path, busy: false } };
+    case 'lobby/live':
+      return { ...state, online: { ...state.online, live: action.games, busy: false } };
+    case 'lobby/recovery':
+      // The recovery code, shown until the dialog is closed (null); never kept elsewhere.
+      return { ...state, online: { ...state.online, recovery: action.code, busy: false } };
     case 'net/view': {
       const view = action.view;
       const previous = state.net;

@@ -6,7 +6,7 @@ import { buzz } from './haptics.js';
 import { shareFrom } from './share.js';
 import { t as translate } from './i18n.js';
 import { newBuild, soundFor } from './store.js';
-import { createArgs, netGame, serverUrlOf } from './net.js';
+import { challengeArgs, createArgs, netGame, playNowArgs, serverUrlOf } from './net.js';
 
 function viewLoaded(store, view, open = false) {
   const sound = soundFor(store.state.game, netGame(view));
@@ -56,8 +56,148 @@ async function enter(store, promise) {
   }
 }
 
+/** Opens the lobby of the server in the form (its failure shows in the lobby's view). */
+async function openLobby(store) {
+  const url = serverUrlOf(store.state);
+  try {
+    store.dispatch({ type: 'lobby/view', view: await api.lobbyOpen(url) });
+    // A server that answered is kept as the one to use.
+    if (store.state.settings.serverUrl !== url) {
+      store.dispatch({ type: 'setting', key: 'serverUrl', value: url });
+      api.setSetting('serverUrl', url).catch(() => {});
+    }
+  } catch {
+    // The pushed view says `unreachable` with the reason; fetch it in case the push came first.
+    try {
+      store.dispatch({ type: 'lobby/view', view: await api.lobbyView() });
+    } catch {
+      // No backend: nothing to show.
+    }
+  }
+}
+
+/** Asks for the games playing now (shown in the Watch tab). */
+async function loadPlayingNow(store) {
+  try {
+    store.dispatch({ type: 'lobby/live', games: await api.lobbyPlayingNow() });
+  } catch (error) {
+    store.dispatch({ type: 'online/error', error });
+  }
+}
+
+/** Runs a lobby call answering with a LobbyView; a refusal shows on the Online screen. */
+async function lobbyCall(store, promise) {
+  store.dispatch({ type: 'online/busy' });
+  try {
+    store.dispatch({ type: 'lobby/view', view: await promise });
+  } catch (error) {
+    store.dispatch({ type: 'online/error', error });
+  }
+}
+
+const lobbyLinked = (state) => {
+  const link = state.online.lobby && state.online.lobby.link;
+  return Boolean(link && (link.state === 'connected' || link.state === 'reconnecting'));
+};
+
+/** The lobby's actions: open, name, challenges, quick pairing, watching, the recovery code. */
+async function lobbyEffects(action, store) {
+  const state = store.state;
+  switch (action.type) {
+    case 'online/tab':
+      if ((action.tab === 'lobby' || action.tab === 'play') && !lobbyLinked(state)) await openLobby(store);
+      if (action.tab === 'watch' && lobbyLinked(state)) await loadPlayingNow(store);
+      break;
+    case 'lobby/open':
+      await openLobby(store);
+      break;
+    case 'lobby/name':
+      await lobbyCall(store, api.lobbyRegisterName(state.online.name));
+      break;
+    case 'lobby/create':
+      await lobbyCall(store, api.lobbyCreate(challengeArgs(state.online)));
+      break;
+    case 'lobby/cancel':
+      await lobbyCall(store, api.lobbyCancel(action.id));
+      break;
+    case 'lobby/play-now': {
+      const { game, timeControl, rated } = playNowArgs(state.online);
+      await lobbyCall(store, api.lobbyPlayNow(game, timeControl, rated));
+      break;
+    }
+    case 'lobby/cancel-play-now':
+      await lobbyCall(store, api.lobbyCancelPlayNow());
+      break;
+    case 'lobby/accept':
+      await enter(store, () => api.lobbyAccept(action.id));
+      break;
+    case 'lobby/leaderboard': {
+      const { boardGame: game, boardSpeed: speed } = state.online;
+      store.dispatch({ type: 'online/busy' });
+      try {
+        store.dispatch({ type: 'lobby/board', board: { game, speed, players: await api.lobbyLeaderboard(game, speed) } });
+      } catch (error) {
+        store.dispatch({ type: 'online/error', error });
+      }
+      break;
+    }
+    case 'lobby/open-profile':
+      store.dispatch({ type: 'online/busy' });
+      try {
+        store.dispatch({ type: 'lobby/profile', profile: await api.lobbyProfile(action.name) });
+      } catch (error) {
+        store.dispatch({ type: 'online/error', error });
+      }
+      break;
+    case 'lobby/save-pgn':
+      try {
+        store.dispatch({ type: 'lobby/pgn', path: await api.lobbySavePgn(action.id) });
+      } catch (error) {
+        store.dispatch({ type: 'online/error', error });
+      }
+      break;
+    case 'lobby/playing-now':
+      await loadPlayingNow(store);
+      break;
+    case 'online/watch-room':
+      store.dispatch({ type: 'online/change', key: 'watchCode', value: action.code });
+      await enter(store, (url) => api.netWatch(url, action.code));
+      break;
+    case 'online/watch':
+      await enter(store, (url) => api.netWatch(url, state.online.watchCode));
+      break;
+    case 'identity/show-code':
+      store.dispatch({ type: 'dialog', dialog: null });
+      try {
+        store.dispatch({ type: 'lobby/recovery', code: await api.identityRecoveryCode() });
+        store.dispatch({ type: 'lobby/view', view: await api.lobbyView() });
+      } catch (error) {
+        store.dispatch({ type: 'online/error', error });
+      }
+      break;
+    case 'identity/recover':
+      store.dispatch({ type: 'dialog', dialog: null });
+      try {
+        await api.identityRecover(state.online.recoverCode);
+        store.dispatch({ type: 'online/change', key: 'recoverCode', value: '' });
+        // The connection identified with the old key: open the lobby again with the new one.
+        await api.lobbyClose();
+        await openLobby(store);
+      } catch (error) {
+        store.dispatch({ type: 'online/error', error });
+      }
+      break;
+    default:
+      break;
+  }
+}
+
 export async function netEffects(action, store) {
   const state = store.state;
+  if (action.type.startsWith('lobby/') || action.type.startsWith('identity/') || ['online/tab', 'online/watch', 'online/watch-room'].includes(action.type)) {
+    await lobbyEffects(action, store);
+    return;
+  }
   switch (action.type) {
     case 'online/create':
       await enter(store, (url) => api.netCreate(url, createArgs(state.online)));
@@ -69,6 +209,10 @@ export async function netEffects(action, store) {
       await enter(store, () => api.netRejoin());
       break;
     case 'navigate':
+      // With a server saved, the lobby opens with the screen.
+      if (state.settings.serverUrl && !state.net && !lobbyLinked(state) && (state.online.tab === 'lobby' || state.online.tab === 'play')) {
+        openLobby(store);
+      }
       // The Online screen offers the room this device held a seat in when the app was closed.
       if (!state.net) {
         try {
@@ -91,6 +235,9 @@ export async function netEffects(action, store) {
     case 'net/offer-draw':
       if (store.state.ui.dialog === 'net-draw') store.dispatch({ type: 'dialog', dialog: null });
       netCall(store, api.netOfferDraw());
+      break;
+    case 'net/rematch':
+      netCall(store, api.netRematch());
       break;
     case 'net/decline-draw':
       netCall(store, api.netDeclineDraw());
@@ -131,6 +278,10 @@ export async function netEffects(action, store) {
       }
       store.dispatch({ type: 'net/closed' });
       store.dispatch({ type: 'online/kept', kept: null });
+      // Back on the Online screen from a game: the lobby opens again.
+      if (store.state.screen === 'online' && store.state.settings.serverUrl && (store.state.online.tab === 'lobby' || store.state.online.tab === 'play')) {
+        openLobby(store);
+      }
       break;
     default:
       break;
@@ -157,4 +308,10 @@ export function subscribeNet(store) {
     if (store.state.net || store.state.online.busy || store.state.screen === 'netgame') viewLoaded(store, view);
   });
   api.subscribe('net-clock', (tick) => store.dispatch({ type: 'net/tick', tick }));
+  api.subscribe('lobby', (view) => {
+    const before = store.state.online.lobby;
+    store.dispatch({ type: 'lobby/view', view });
+    // A challenge of ours taken, or a pairing made: the game screen takes over.
+    if (view.matched && !(before && before.matched === view.matched) && store.state.screen === 'online') openNetGame(store, 'online');
+  });
 }

@@ -504,7 +504,7 @@ export function reduce(state, action) {
       if (action.type.startsWith('chaturaji/')) return reduceChaturaji(state, action);
       if (action.type.startsWith('analysis/')) return reduceAnalysis(state, action);
       if (action.type.startsWith('lan/')) return { ...state, lan: reduceLan(state.lan, action) };
-      if (action.type.startsWith('net/') || action.type.startsWith('online/')) return reduceNet(state, action);
+      if (action.type.startsWith('net/') || action.type.startsWith('online/') || action.type.startsWith('lobby/')) return reduceNet(state, action);
       return state;
   }
 }

@@ -35,7 +35,7 @@ use tokio_tungstenite::tungstenite::Message;
 /// The page's half: the `__TAURI__` surface over the WebSocket.
 const SHIM: &str = include_str!("web_shell.js");
 /// Every event name the app pushes (`maharajah_app::Push::event`).
-const EVENTS: [&str; 12] = [
+const EVENTS: [&str; 13] = [
     "game",
     "clock",
     "net",
@@ -48,6 +48,7 @@ const EVENTS: [&str; 12] = [
     "analysis",
     "analysis-engine",
     "join-link",
+    "lobby",
 ];
 /// The longest request head read before the connection is refused.
 const MAX_HEAD: usize = 16 * 1024;

@@ -5,6 +5,7 @@
 //! - [`chess`]: local games, saved games, settings, the army builder, the Learn board.
 //! - [`device`]: the join link the app was opened with; the device's facilities (haptics).
 //! - [`online`]: a network game (online server or LAN host).
+//! - [`lobby`]: the online lobby, quick pairing, watching, the player's identity.
 //! - [`lan`]: hosting, browsing and joining on the Wi-Fi.
 //! - [`chaturaji`]: local, network and Wi-Fi Chaturaji tables.
 
@@ -13,4 +14,5 @@ pub mod chaturaji;
 pub mod chess;
 pub mod device;
 pub mod lan;
+pub mod lobby;
 pub mod online;

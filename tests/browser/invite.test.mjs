@@ -43,6 +43,7 @@ test('the online room code screen shows its QR code and join link, whole, at 360
   await page.tap('#menu-online');
   await page.waitForSelector('#server-url');
   await page.fill('#server-url', serverUrl);
+  await page.tap('#online-tab-code');
   await page.tap('#create-room');
   await page.waitForSelector('#net-qr', { timeout: 20000 });
   const code = (await page.textContent('#room-code')).trim();

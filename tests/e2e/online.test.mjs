@@ -90,6 +90,9 @@ async function onlineScreen() {
   const field = await d.find('#server-url');
   await d.wd('POST', `/session/${d.session}/element/${field}/clear`, {});
   await d.typeInto('#server-url', serverUrl);
+  // Rooms by code live under their own tab (the lobby comes first).
+  await d.tap('#online-tab-code');
+  await waitFor('the Join by code tab', () => exists('#create-room'));
 }
 
 async function createRoom(choose) {
@@ -188,7 +191,7 @@ test('a timed room: the opponent joins by code, moves both ways, pause and resum
   await d.tap('#net-return');
   await waitFor('the finished game again', () => exists('#board'));
   await d.tap('#back');
-  await waitFor('the Online screen after leaving', () => exists('#create-room'));
+  await waitFor('the Online screen after leaving', () => exists('#screen-online'));
   assert.equal(await exists('#net-return'), false, 'the game was left');
 });
 
@@ -252,7 +255,7 @@ test('the opponent drops while its clock runs: shown disconnected, and its one p
   assert.equal(await exists('#net-resume'), false, 'only the one who paused resumes early');
   await d.screenshot('online-opponent-dropped-390x844.png');
   await d.tap('#back');
-  await waitFor('the Online screen after leaving', () => exists('#create-room'));
+  await waitFor('the Online screen after leaving', () => exists('#screen-online'));
 });
 
 test('the app closes mid-game; opened again, it takes its seat back and plays on', async () => {
@@ -272,7 +275,7 @@ test('the app closes mid-game; opened again, it takes its seat back and plays on
   await move('g1', 'f3');
   await black.waitLine('the bot sees Nf3', /^moved 2 g1f3$/);
   await d.tap('#back');
-  await waitFor('the Online screen after leaving', () => exists('#create-room'));
+  await waitFor('the Online screen after leaving', () => exists('#screen-online'));
   assert.equal(await exists('#net-rejoin'), false, 'a left room is no longer offered');
 });
 
@@ -295,7 +298,7 @@ test('a premove in the opponent\'s time is played the moment our turn comes (iss
   assert.equal(await waitFor('the result', () => textOf('#net-result-title')), 'White wins');
   await d.tap('#net-result-close');
   await d.tap('#back');
-  await waitFor('the Online screen after leaving', () => exists('#create-room'));
+  await waitFor('the Online screen after leaving', () => exists('#screen-online'));
 });
 
 test('a finished online game opens on the analysis board with an evaluation and a best line', async () => {

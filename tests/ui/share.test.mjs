@@ -215,6 +215,7 @@ test('a join link becomes the typed-code intents: LAN code to the LAN join, room
   let s = other.reduce(reduce, state);
   assert.equal(s.screen, 'online');
   assert.equal(s.online.code, 'ABCD2345');
+  assert.equal(s.online.tab, 'code', 'the Join by code tab shows the filled-in code');
   assert.equal(s.online.url, 'wss://elsewhere.example');
   assert.deepEqual(s.online.linked, { code: 'ABCD2345', server: 'wss://elsewhere.example' });
   s = reduce(s, { type: 'online/busy' });

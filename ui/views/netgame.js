@@ -6,7 +6,7 @@ import { renderBoard } from './board.js';
 import { confirmBar } from './game.js';
 import { pieceIcon } from '../pieces.js';
 import { confirmsActions, formatClock, isFlipped, plyLabels } from '../store.js';
-import { formatCountdown, pauseControl } from '../net.js';
+import { formatCountdown, myRatingChange, pauseControl } from '../net.js';
 import { errorText } from './errors.js';
 import { flashLine, shareLabel } from './flash.js';
 import { qrCode } from './qr.js';
@@ -26,7 +26,7 @@ function playerStrip(state, color, t) {
   return h('div', { class: `player${game && game.board.turn === color && !net.result ? ' to-move' : ''}`, id: `player-${color}`, 'data-color': color },
     h('span', { class: `swatch ${color}`, 'aria-hidden': 'true' }),
     h('div', { class: 'who' },
-      h('span', { class: 'name' }, mine ? t('net.you', { color: t(`color.${color}`) }) : t('net.opponent', { color: t(`color.${color}`) })),
+      h('span', { class: 'name' }, net.watching ? t(`color.${color}`) : mine ? t('net.you', { color: t(`color.${color}`) }) : t('net.opponent', { color: t(`color.${color}`) })),
       h('span', { class: `presence ${online ? 'on' : 'off'}`, id: `presence-${color}`, 'data-connected': String(online) },
         online ? t('net.presence.on') : seat.taken ? t('net.presence.off') : t('net.presence.empty')),
       h('span', { class: 'captured', 'aria-label': t('game.captured', { count: taken.length }) },
@@ -110,9 +110,33 @@ function moveList(state, t) {
       : h('p', { class: 'muted' }, t('game.noMoves')));
 }
 
+/** "Rating +12 → 1512" at the end of a rated game, or null. */
+function ratingChange(net, t, id = 'net-rating-change') {
+  const change = myRatingChange(net);
+  if (!change) return null;
+  return h('p', { class: 'rating-change', id, 'data-diff': change.diff },
+    t('net.rating.change', { diff: change.diff, after: change.after }),
+    change.provisional ? ` ${t('net.rating.provisional')}` : '');
+}
+
+/** After the end: Rematch (colours swapped), or the standing offer's state. */
+function rematch(net, { t, intent }, id = 'net-rematch') {
+  if (!net.result || net.watching || !net.seat) return null;
+  const offer = net.rematch_offer;
+  if (offer === net.seat) return h('p', { class: 'muted', id: `${id}-waiting`, role: 'status' }, t('net.rematch.waiting'));
+  return h('div', { class: 'rematch' },
+    offer ? h('p', { id: `${id}-offered`, role: 'status' }, t('net.rematch.offered')) : null,
+    h('button', { type: 'button', class: 'action accent', id, onclick: () => intent({ type: 'net/rematch' }) }, offer ? t('net.rematch.accept') : t('net.rematch.offer')));
+}
+
 function actions(state, { t, intent }) {
   const net = state.net;
   const game = state.game;
+  // A spectator turns the board and opens the analysis, nothing else.
+  if (net.watching) {
+    return h('div', { class: 'actions', role: 'toolbar', 'aria-label': t('game.actions') },
+      h('button', { type: 'button', class: 'action', id: 'flip', onclick: () => intent({ type: 'flip' }) }, t('game.flip')));
+  }
   const over = Boolean(net.result);
   const btn = (id, label, action, extra = {}) =>
     h('button', { type: 'button', class: `action${extra.accent ? ' accent' : ''}`, id, disabled: extra.disabled, onclick: () => intent(action) }, label);
@@ -173,6 +197,8 @@ function overlays(state, { t, intent }) {
   if (state.ui.dialog === 'net-result' && net.result) {
     return dialog('net-result', netResultTitle(net.result, t),
       h('p', { id: 'net-result-reason' }, t(`reason.${net.result.reason}`)),
+      ratingChange(net, t, 'net-result-rating'),
+      rematch(net, { t, intent }, 'net-result-rematch'),
       h('div', { class: 'dialog-actions' },
         h('button', { type: 'button', class: 'action', id: 'net-result-close', onclick: () => intent({ type: 'dialog', dialog: null }) }, t('dialog.viewBoard')),
         h('button', { type: 'button', class: 'action accent', id: 'net-result-leave', onclick: () => intent({ type: 'net/leave' }) }, t('net.leave'))));
@@ -219,6 +245,8 @@ export function renderNetGame(state, ctx) {
         playerStrip(state, bottom, t),
         confirmBar(state, ctx),
         status,
+        net.result ? ratingChange(net, t) : null,
+        rematch(net, ctx),
         state.ui.error ? h('p', { class: 'error', id: 'game-error', role: 'alert' }, errorText(state.ui.error, t)) : null),
       h('div', { class: 'side-column' },
         pauseBanner(net, ctx),
@@ -229,7 +257,7 @@ export function renderNetGame(state, ctx) {
   const body = screen('netgame', title, t('net.leave'), leave,
     linkBanner(net, t),
     net.notice && net.setup !== 'refused' ? h('p', { class: 'error', id: 'net-notice', role: 'alert' }, errorText(net.notice, t)) : null,
-    h('p', { class: 'muted small', id: 'net-room' }, t('net.room', { code: net.code ?? '' })),
+    h('p', { class: 'muted small', id: 'net-room' }, t('net.room', { code: net.code ?? '' }), net.watching ? h('span', { id: 'net-watching' }, ` · ${t('net.watching')}`) : null),
     main);
   body.classList.add('game-screen');
   const overlay = overlays(state, ctx);

@@ -8,6 +8,10 @@
 //!   ([`chess::army`]), the computer ([`chess::computer`]), network games ([`chess::online`]).
 //! - [`analysis`]: the analysis board and game review (the engine on background threads).
 //! - [`lan`]: two devices on one Wi-Fi: host, browse, join (the game itself is [`chess::online`]).
+//! - [`identity`]: the online player's key pair (kept in the store, never shown), its recovery
+//!   code, and taking an identity over from another device.
+//! - [`lobby`]: the online lobby (challenges, quick pairing, the player's name and ratings); a
+//!   match becomes a [`chess::online`] game.
 //! - [`link`]: `maharajah://join/…` links and their QR codes, for LAN hosts and online rooms;
 //!   which join a link (from the system, a deep link) asks for.
 //! - [`chaturaji`]: the local Chaturaji table, a seat of a network table, a table hosted over the
@@ -24,8 +28,10 @@ pub mod analysis;
 pub mod chaturaji;
 pub mod chess;
 pub mod error;
+pub mod identity;
 pub mod lan;
 pub mod link;
+pub mod lobby;
 pub mod multicast;
 pub mod push;
 pub mod record;
@@ -62,6 +68,8 @@ pub struct Services {
     pub chess: AppState,
     /// The network game (online server or LAN host).
     pub net: NetPlay,
+    /// The online lobby (and the player's identity it signs with).
+    pub lobby: lobby::Lobby,
     /// Hosting, browsing and joining on the Wi-Fi.
     pub lan: Lan,
     /// The local Chaturaji table.
@@ -125,6 +133,9 @@ impl App {
         let (aid_sender, aid_receiver) = mpsc::channel();
         let net_sink = Arc::clone(&sink);
         let lan_sink = Arc::clone(&sink);
+        let lobby_sink = Arc::clone(&sink);
+        let identity = identity::Identity::new(store.clone(), Arc::clone(&time));
+        let lobby_store = store.clone();
         let chess = AppState::new(
             Core::new(store),
             sender,
@@ -133,9 +144,21 @@ impl App {
             Arc::clone(&scheduler),
         );
         chess.set_aids(aid_sender);
+        let net = NetPlay::with_time(move |update| net_sink.push(update.into()), Arc::clone(&time));
+        net.keep_seats_in(lobby_store.clone());
+        let lobby = lobby::Lobby::new(
+            identity,
+            net.clone(),
+            lobby_store,
+            export_dir.to_owned(),
+            move |view| {
+                lobby_sink.push(Push::Lobby(Box::new(view)));
+            },
+        );
         Ok(App(Arc::new(Services {
             chess,
-            net: NetPlay::with_time(move |update| net_sink.push(update.into()), Arc::clone(&time)),
+            net,
+            lobby,
             lan: Lan::new(lan, Arc::new(move |push: LanPush| lan_sink.push(push.into()))),
             tables,
             table_net,
@@ -246,6 +269,15 @@ impl Services {
         let view = self.net.join(url, code).await?;
         keep_seat(self.chess.core().store(), self.net.saved_seat())?;
         Ok(view)
+    }
+
+    /// Watches room `code` on the server at `url` as a spectator (identified as the player).
+    ///
+    /// # Errors
+    /// `bad_code`, `bad_url`, `connect_failed`, `room_not_found`, `too_many_spectators`, `storage`.
+    pub async fn net_watch(&self, url: &str, code: &str) -> Result<NetView, AppError> {
+        let options = self.lobby.identity().connect_options()?;
+        Ok(self.net.watch(url, code, options).await?)
     }
 
     /// Leaves the network game and forgets its kept seat.

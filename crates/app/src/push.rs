@@ -11,6 +11,7 @@ use crate::chess::online::{NetTick, NetUpdate, NetView};
 use crate::chess::session::{ClockView, GameView};
 use crate::lan::{HostList, HostedView, LanPush, LanStatus};
 use crate::link::OpenedLink;
+use crate::lobby::LobbyView;
 
 /// Something the UI is told without asking. It serialises as its payload alone (the event name
 /// says what it is), so the JSON is the payload's own.
@@ -43,6 +44,8 @@ pub enum Push {
     /// The system opened the app with a join link (`join-link`); the UI takes it with
     /// [`Services::take_link`](crate::Services::take_link), so a link is followed once.
     JoinLink(OpenedLink),
+    /// The online lobby changed (event `lobby`).
+    Lobby(Box<LobbyView>),
 }
 
 impl Push {
@@ -62,6 +65,7 @@ impl Push {
             Push::Analysis(_) => "analysis",
             Push::AnalysisEngine(_) => "analysis-engine",
             Push::JoinLink(_) => "join-link",
+            Push::Lobby(_) => "lobby",
         }
     }
 }

@@ -94,6 +94,12 @@ CREATE TABLE IF NOT EXISTS saved_armies (
 CREATE TABLE IF NOT EXISTS chaturaji_device (
     id TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS player_identity (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    secret BLOB NOT NULL,
+    code_shown INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS chaturaji_tables (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     record TEXT NOT NULL,
@@ -177,6 +183,54 @@ impl Store {
         let id = made();
         connection.execute("INSERT INTO chaturaji_device (id) VALUES (?1)", params![id])?;
         Ok(id)
+    }
+
+    /// The online player's secret key (32 bytes) and whether its recovery code has been shown,
+    /// if one was made. It never leaves the app core (no command returns it).
+    ///
+    /// # Errors
+    /// [`StoreError`] when it cannot be read, or the kept bytes are not 32.
+    pub fn player_secret(&self) -> Result<Option<([u8; 32], bool)>, StoreError> {
+        let row: Option<(Vec<u8>, bool)> = self
+            .conn()
+            .query_row("SELECT secret, code_shown FROM player_identity WHERE id = 1", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()?;
+        row.map(|(bytes, shown)| {
+            let bytes: [u8; 32] = bytes
+                .try_into()
+                .map_err(|_| StoreError("the kept player key is damaged".into()))?;
+            Ok((bytes, shown))
+        })
+        .transpose()
+    }
+
+    /// Keeps `secret` as the online player's key, replacing any other (a recovered identity);
+    /// `code_shown` says whether its recovery code is already known to the player.
+    ///
+    /// # Errors
+    /// [`StoreError`] when it cannot be written.
+    pub fn set_player_secret(
+        &self,
+        secret: &[u8; 32],
+        code_shown: bool,
+        now_unix: i64,
+    ) -> Result<(), StoreError> {
+        self.conn().execute(
+            "INSERT OR REPLACE INTO player_identity (id, secret, code_shown, created_at) VALUES (1, ?1, ?2, ?3)",
+            params![secret.as_slice(), code_shown, now_unix],
+        )?;
+        Ok(())
+    }
+
+    /// Notes that the player has seen the recovery code of the kept key.
+    ///
+    /// # Errors
+    /// [`StoreError`] when it cannot be written.
+    pub fn mark_recovery_code_shown(&self) -> Result<(), StoreError> {
+        self.conn().execute("UPDATE player_identity SET code_shown = 1 WHERE id = 1", [])?;
+        Ok(())
     }
 
     /// The newest unfinished Chaturaji table: its id and record (JSON).

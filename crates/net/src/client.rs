@@ -22,8 +22,9 @@ use std::time::Duration;
 
 use maharajah_engine::{Game, Position, Role};
 use maharajah_protocol::{
-    decode_server, AccessCode, ClientMsg, Color, ErrorCode, GameResult, Move, Phase, RoomEvent,
-    RoomOptions, ServerMsg, Snapshot,
+    decode_server, AccessCode, Challenge, ChallengeId, ChallengeOptions, ClientMsg, Color,
+    ErrorCode, GameId, GameResult, LeaderboardEntry, LiveGame, LobbyGame, LobbyMsg, Move, Phase,
+    PlayerView, Profile, RoomEvent, RoomOptions, ServerMsg, Snapshot, SpeedClass, TimeControl,
 };
 use tokio::sync::mpsc;
 
@@ -85,6 +86,8 @@ pub struct RoomState {
     pub game: Option<Game>,
     /// The moves of `game` as shown (SAN, captures), one per move, in order.
     pub played: Vec<PlayedMove>,
+    /// The room watched as a spectator (no seat); watched again after a reconnection.
+    pub watching: Option<AccessCode>,
 }
 
 impl RoomState {
@@ -166,6 +169,98 @@ fn play(game: &mut Game, played: &mut Vec<PlayedMove>, uci: &str) -> Result<(), 
     Ok(())
 }
 
+/// Our place in the quick-pairing queue, as the server confirmed it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seeking {
+    /// The game.
+    pub game: LobbyGame,
+    /// The clock.
+    pub time_control: TimeControl,
+    /// Rated or casual.
+    pub rated: bool,
+    /// The rating the pairing uses.
+    pub rating: u32,
+}
+
+/// What the client knows of the lobby and of its player, folded from the server's messages as
+/// they come (before they are reported, so a request's answer reads them as they stand).
+#[derive(Clone, Debug, Default)]
+pub struct LobbyState {
+    /// The connection's player (from `welcome`'s identify, then every `player`).
+    pub player: Option<PlayerView>,
+    /// Why the server refused the identity at the last (re)connection, if it did.
+    pub refused: Option<String>,
+    /// The open challenges of the subscription, oldest first.
+    pub challenges: Vec<Challenge>,
+    /// The ones this connection posted.
+    pub mine: Vec<ChallengeId>,
+    /// Our wait for quick pairing.
+    pub seeking: Option<Seeking>,
+    /// The room a lobby match made for us.
+    pub matched: Option<AccessCode>,
+    /// The last leaderboard asked for: its game, speed class and players.
+    pub leaderboard: Option<(LobbyGame, SpeedClass, Vec<LeaderboardEntry>)>,
+    /// The last profile asked for.
+    pub profile: Option<Profile>,
+    /// The last game record asked for: its number and PGN (chess family).
+    pub record: Option<(GameId, Option<String>)>,
+    /// The last "playing now" list asked for.
+    pub playing_now: Vec<LiveGame>,
+    /// A rematch offered in our finished room: the room and who offered.
+    pub rematch: Option<(AccessCode, Color)>,
+}
+
+impl LobbyState {
+    /// Folds one lobby message.
+    pub fn apply(&mut self, msg: &LobbyMsg) {
+        match msg {
+            LobbyMsg::LobbyList { challenges } => self.challenges.clone_from(challenges),
+            LobbyMsg::LobbyAdded { challenge } | LobbyMsg::ChallengeCreated { challenge } => {
+                if matches!(msg, LobbyMsg::ChallengeCreated { .. }) {
+                    self.mine.push(challenge.id);
+                }
+                if !self.challenges.iter().any(|c| c.id == challenge.id) {
+                    self.challenges.push(challenge.clone());
+                }
+            }
+            LobbyMsg::LobbyRemoved { id, .. } => {
+                self.challenges.retain(|c| c.id != *id);
+                self.mine.retain(|m| m != id);
+            }
+            LobbyMsg::PairingQueued { game, time_control, rated, rating } => {
+                self.seeking = Some(Seeking {
+                    game: *game,
+                    time_control: *time_control,
+                    rated: *rated,
+                    rating: *rating,
+                });
+            }
+            LobbyMsg::PairingCancelled => self.seeking = None,
+            LobbyMsg::LobbyMatched { code, .. } => {
+                self.matched = Some(code.clone());
+                self.seeking = None;
+                self.mine.clear();
+                self.rematch = None;
+            }
+            LobbyMsg::LobbyUpdated { challenge } => {
+                if let Some(c) = self.challenges.iter_mut().find(|c| c.id == challenge.id) {
+                    *c = challenge.clone();
+                }
+            }
+            LobbyMsg::Leaderboard { game, speed, players } => {
+                self.leaderboard = Some((*game, *speed, players.clone()));
+            }
+            LobbyMsg::Profile { profile } => self.profile = Some((**profile).clone()),
+            LobbyMsg::GameRecord { id, pgn, .. } => self.record = Some((*id, pgn.clone())),
+            LobbyMsg::PlayingNow { games } => self.playing_now.clone_from(games),
+            LobbyMsg::RematchOffered { code, by } => self.rematch = Some((code.clone(), *by)),
+            LobbyMsg::RematchWithdrawn { .. } => self.rematch = None,
+            // Chaturaji tables from the lobby are not this client's.
+            LobbyMsg::TableJoined { .. } => {}
+        }
+    }
+}
+
 /// A move accepted and stored by the server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MoveAcked {
@@ -184,9 +279,17 @@ enum Req {
     Join(AccessCode),
     Move(String),
     Commit(String),
-    Reveal { army: String, nonce: String },
+    Reveal {
+        army: String,
+        nonce: String,
+    },
     Action(Action),
     Ping,
+    /// A lobby or player request answered by messages the events carry (`lobby_list`,
+    /// `challenge_created`, `pairing_queued`, `player`…) or an `error`, before a barrier `pong`.
+    Lobby(ClientMsg),
+    /// Accepts a challenge: answered by the `seated` of the room made.
+    Accept(ChallengeId),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -197,6 +300,7 @@ enum Action {
     OfferDraw,
     DeclineDraw,
     ClaimDraw,
+    Rematch,
 }
 
 #[derive(Debug)]
@@ -213,6 +317,7 @@ enum Reply {
 pub struct Connection {
     link: Handle<Req, Reply>,
     state: Arc<Mutex<RoomState>>,
+    lobby: Arc<Mutex<LobbyState>>,
 }
 
 fn lock(state: &Mutex<RoomState>) -> MutexGuard<'_, RoomState> {
@@ -259,8 +364,10 @@ impl Connection {
         state: RoomState,
     ) -> Result<(Connection, mpsc::UnboundedReceiver<NetEvent>), NetError> {
         let state = Arc::new(Mutex::new(state));
-        let (link, events) = link::start(url, options, Chess { state: state.clone() }).await?;
-        Ok((Connection { link, state }, events))
+        let lobby = Arc::new(Mutex::new(LobbyState::default()));
+        let chess = Chess { state: state.clone(), lobby: lobby.clone() };
+        let (link, events) = link::start(url, options, chess).await?;
+        Ok((Connection { link, state, lobby }, events))
     }
 
     async fn request(&self, req: Req) -> Result<Reply, NetError> {
@@ -384,6 +491,171 @@ impl Connection {
         self.action(Action::ClaimDraw).await
     }
 
+    async fn lobby(&self, msg: ClientMsg) -> Result<(), NetError> {
+        self.request(Req::Lobby(msg)).await.map(drop)
+    }
+
+    /// Subscribes to the lobby's open challenges of `games` (empty: all): the list and its
+    /// changes arrive as [`NetEvent::Lobby`].
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`rate_limited`…), [`NetError::Interrupted`], [`NetError::Closed`].
+    pub async fn lobby_subscribe(&self, games: Vec<LobbyGame>) -> Result<(), NetError> {
+        self.lobby(ClientMsg::LobbySubscribe { games }).await
+    }
+
+    /// Posts a challenge; `challenge_created` arrives as a [`NetEvent::Lobby`] before this
+    /// returns, and once someone accepts it the connection is seated ([`NetEvent::Seated`]).
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`not_identified` for a rated one, `too_many_challenges`,
+    /// `unavailable`, `rate_limited`…).
+    pub async fn create_challenge(&self, options: ChallengeOptions) -> Result<(), NetError> {
+        self.lobby(ClientMsg::CreateChallenge { options, device: None }).await
+    }
+
+    /// Withdraws one of this connection's challenges.
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`challenge_not_found`).
+    pub async fn cancel_challenge(&self, id: ChallengeId) -> Result<(), NetError> {
+        self.lobby(ClientMsg::CancelChallenge { id }).await
+    }
+
+    /// Accepts a challenge and takes the seat of the room made for it.
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`challenge_not_found`, `not_identified`…),
+    /// [`NetError::AlreadySeated`].
+    pub async fn accept_challenge(&self, id: ChallengeId) -> Result<SeatCredentials, NetError> {
+        match self.request(Req::Accept(id)).await? {
+            Reply::Seated(s) => Ok(s),
+            other => Err(NetError::Protocol(format!("unexpected answer {other:?}"))),
+        }
+    }
+
+    /// Quick pairing: queues for an opponent; the match seats the connection later
+    /// ([`NetEvent::Seated`]).
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`not_identified` for rated, `unavailable`, `rate_limited`…).
+    pub async fn play_now(
+        &self,
+        game: LobbyGame,
+        time_control: TimeControl,
+        rated: bool,
+    ) -> Result<(), NetError> {
+        let msg = ClientMsg::PlayNow { game, time_control, rated, cpu_after_s: None, device: None };
+        self.lobby(msg).await
+    }
+
+    /// Leaves the quick-pairing queue.
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Closed`], [`NetError::Interrupted`].
+    pub async fn cancel_play_now(&self) -> Result<(), NetError> {
+        self.lobby(ClientMsg::CancelPlayNow).await
+    }
+
+    /// Gives the identified player a display name; the new [`NetEvent::Player`] arrives before
+    /// this returns.
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] with `invalid_name`, `name_taken`, `not_identified`, `wrong_phase`.
+    pub async fn register_name(&self, name: &str) -> Result<(), NetError> {
+        self.lobby(ClientMsg::RegisterName { name: name.to_owned() }).await
+    }
+
+    /// Watches room `code` as a spectator: its snapshot is in the replica before this returns,
+    /// then every event follows; after a reconnection the room is watched again (a fresh
+    /// snapshot).
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`room_not_found`, `too_many_spectators`), [`NetError::AlreadySeated`].
+    pub async fn watch(&self, code: AccessCode) -> Result<(), NetError> {
+        if let Some(seat) = lock(&self.state).seat.as_ref() {
+            return Err(NetError::AlreadySeated(seat.code.clone()));
+        }
+        self.lobby(ClientMsg::Watch { code: code.clone() }).await?;
+        lock(&self.state).watching = Some(code);
+        Ok(())
+    }
+
+    /// After a finished game: offers (or accepts) a rematch with colours swapped. When both
+    /// have offered, the lobby seats this connection in the new room ([`NetEvent::Seated`],
+    /// then its snapshot); the old room's replica is dropped.
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`wrong_phase` before the end…), [`NetError::NotSeated`].
+    pub async fn rematch(&self) -> Result<(), NetError> {
+        self.action(Action::Rematch).await
+    }
+
+    fn lobby_answer<T>(
+        &self,
+        what: &str,
+        f: impl FnOnce(&LobbyState) -> Option<T>,
+    ) -> Result<T, NetError> {
+        self.with_lobby(f).ok_or_else(|| NetError::Protocol(format!("no {what} came")))
+    }
+
+    /// The best players of `game` in speed class `speed`.
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`rate_limited`…), [`NetError::Closed`].
+    pub async fn leaderboard(
+        &self,
+        game: LobbyGame,
+        speed: SpeedClass,
+    ) -> Result<Vec<LeaderboardEntry>, NetError> {
+        self.lobby(ClientMsg::Leaderboard { game, speed }).await?;
+        self.lobby_answer("leaderboard", |l| {
+            l.leaderboard.as_ref().filter(|b| b.0 == game && b.1 == speed).map(|b| b.2.clone())
+        })
+    }
+
+    /// The profile of the player named `name` (look-alike-insensitive).
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`player_not_found`, `rate_limited`…), [`NetError::Closed`].
+    pub async fn profile(&self, name: &str) -> Result<Profile, NetError> {
+        self.lobby(ClientMsg::Profile { name: name.to_owned() }).await?;
+        self.lobby_answer("profile", |l| l.profile.clone())
+    }
+
+    /// The PGN of finished game `id` (chess family; `None` for a Chaturaji game).
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`game_not_found`…), [`NetError::Closed`].
+    pub async fn game_record(&self, id: GameId) -> Result<Option<String>, NetError> {
+        self.lobby(ClientMsg::GameRecord { id }).await?;
+        self.lobby_answer("game record", |l| {
+            l.record.as_ref().filter(|r| r.0 == id).map(|r| r.1.clone())
+        })
+    }
+
+    /// The games being played now of `games` (empty: all), the most watched first.
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`rate_limited`…), [`NetError::Closed`].
+    pub async fn playing_now(&self, games: Vec<LobbyGame>) -> Result<Vec<LiveGame>, NetError> {
+        self.lobby(ClientMsg::PlayingNow { games }).await?;
+        Ok(self.with_lobby(|l| l.playing_now.clone()))
+    }
+
     /// Measures one round trip to the server now.
     ///
     /// # Errors
@@ -408,6 +680,11 @@ impl Connection {
         f(&lock(&self.state))
     }
 
+    /// Reads what the client knows of the lobby and its player now (see [`LobbyState`]).
+    pub fn with_lobby<T>(&self, f: impl FnOnce(&LobbyState) -> T) -> T {
+        f(&self.lobby.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
     /// Drops the socket as a Wi-Fi loss would; the connection reconnects and resyncs by itself.
     pub fn drop_link(&self) {
         self.link.drop_link();
@@ -422,6 +699,7 @@ impl Connection {
 /// The chess client's side of the shared driver.
 struct Chess {
     state: Arc<Mutex<RoomState>>,
+    lobby: Arc<Mutex<LobbyState>>,
 }
 
 impl Flavour for Chess {
@@ -444,6 +722,8 @@ impl Flavour for Chess {
             ServerMsg::MoveAck { ply, seq } => Incoming::Ack { at: ply, seq },
             ServerMsg::SetupAck { .. } => Incoming::SetupAck,
             ServerMsg::Error { code, message } => Incoming::Error { code, message },
+            ServerMsg::Lobby(msg) => Incoming::Lobby(msg),
+            ServerMsg::Player { player } => Incoming::Player(player),
             // A second `welcome`, or messages of other room kinds: nothing to do here.
             _ => Incoming::Ignored,
         })
@@ -451,6 +731,32 @@ impl Flavour for Chess {
 
     fn seat_code(&self) -> Option<AccessCode> {
         lock(&self.state).seat.as_ref().map(|s| s.code.clone())
+    }
+    fn on_welcome(&self, welcome: &link::Welcome) {
+        let mut lobby = self.lobby.lock().unwrap_or_else(|e| e.into_inner());
+        // A new connection: the server forgot the subscription, challenges and pairing wait.
+        *lobby = LobbyState {
+            player: welcome.player.clone(),
+            refused: welcome.refused.clone(),
+            ..LobbyState::default()
+        };
+    }
+    fn on_lobby(&self, msg: Option<&LobbyMsg>, player: Option<&PlayerView>) {
+        let mut lobby = self.lobby.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(msg) = msg {
+            lobby.apply(msg);
+            // A rematch moves the seated connection to a new room: its `seated` and snapshot
+            // follow, and the finished room's replica is done with.
+            if let LobbyMsg::LobbyMatched { rematch_of: Some(_), .. } = msg {
+                let mut st = lock(&self.state);
+                st.seat = None;
+                st.last_seq = 0;
+                st.reset();
+            }
+        }
+        if let Some(player) = player {
+            lobby.player = Some(player.clone());
+        }
     }
     fn set_seat(&self, seat: SeatCredentials) {
         lock(&self.state).seat = Some(seat);
@@ -464,7 +770,12 @@ impl Flavour for Chess {
         // Without a replica, the events since `last_seq` cannot be folded: ask for a snapshot
         // (a number beyond the room's newest event always gets one).
         let last_seq = if st.room.is_some() { st.last_seq } else { u64::MAX };
-        st.seat.clone().map(|s| ClientMsg::Rejoin { code: s.code, token: s.token, last_seq })
+        match (st.seat.clone(), st.watching.clone()) {
+            (Some(s), _) => Some(ClientMsg::Rejoin { code: s.code, token: s.token, last_seq }),
+            // A spectator watches again; the room answers with a snapshot.
+            (None, Some(code)) => Some(ClientMsg::Watch { code }),
+            (None, None) => None,
+        }
     }
     fn apply_snapshot(&self, snapshot: &Box<Snapshot>) -> Result<(), String> {
         let mut st = lock(&self.state);
@@ -494,6 +805,8 @@ impl Flavour for Chess {
                 ClientMsg::CreateRoom { options: options.clone(), rated: false }
             }
             Req::Join(code) => ClientMsg::JoinRoom { code: code.clone() },
+            Req::Accept(id) => ClientMsg::AcceptChallenge { id: *id, device: None },
+            Req::Lobby(msg) => return Wire { msgs: vec![msg.clone()], barrier: true },
             Req::Move(uci) => {
                 let ply = *at.get_or_insert(next_ply);
                 ClientMsg::Move { token, ply, uci: uci.clone() }
@@ -511,6 +824,7 @@ impl Flavour for Chess {
                     Action::OfferDraw => ClientMsg::OfferDraw { token },
                     Action::DeclineDraw => ClientMsg::DeclineDraw { token },
                     Action::ClaimDraw => ClientMsg::ClaimDraw { token },
+                    Action::Rematch => ClientMsg::Rematch { token },
                 };
                 return Wire { msgs: vec![msg], barrier: true };
             }
@@ -518,10 +832,10 @@ impl Flavour for Chess {
         Wire { msgs: vec![msg], barrier: false }
     }
     fn takes_seat(req: &Req) -> bool {
-        matches!(req, Req::Create(_) | Req::Join(_))
+        matches!(req, Req::Create(_) | Req::Join(_) | Req::Accept(_))
     }
     fn needs_seat(req: &Req) -> bool {
-        !matches!(req, Req::Create(_) | Req::Join(_) | Req::Ping)
+        !matches!(req, Req::Create(_) | Req::Join(_) | Req::Accept(_) | Req::Ping | Req::Lobby(_))
     }
     fn resendable(req: &Req) -> bool {
         matches!(req, Req::Move(_) | Req::Commit(_) | Req::Reveal { .. } | Req::Ping)
@@ -577,6 +891,42 @@ mod tests {
         assert_eq!(played[5].color, Color::Black);
         assert!(play(&mut game, &mut played, "e1e2").is_err(), "in check, Ke2 is refused");
         assert_eq!((played.len(), game.moves().len()), (6, 6), "a refused move is not recorded");
+    }
+
+    #[test]
+    fn the_lobby_state_follows_its_messages() {
+        let challenge = |id| Challenge {
+            id,
+            game: LobbyGame::Chess,
+            time_control: None,
+            rated: false,
+            color: maharajah_protocol::ColorChoice::Random,
+            creator: None,
+            rating: 1500,
+            provisional: true,
+            table: None,
+        };
+        let mut l = LobbyState::default();
+        l.apply(&LobbyMsg::LobbyList { challenges: vec![challenge(1)] });
+        l.apply(&LobbyMsg::ChallengeCreated { challenge: challenge(2) });
+        l.apply(&LobbyMsg::LobbyAdded { challenge: challenge(2) });
+        assert_eq!(l.challenges.iter().map(|c| c.id).collect::<Vec<_>>(), [1, 2], "no twice");
+        assert_eq!(l.mine, [2]);
+        let removed = maharajah_protocol::RemovedReason::Cancelled;
+        l.apply(&LobbyMsg::LobbyRemoved { id: 2, reason: removed });
+        assert!(l.mine.is_empty());
+        let blitz = TimeControl { base_ms: 180_000, increment_ms: 2_000 };
+        let queued = LobbyMsg::PairingQueued {
+            game: LobbyGame::Horde,
+            time_control: blitz,
+            rated: true,
+            rating: 1612,
+        };
+        l.apply(&queued);
+        assert_eq!(l.seeking.map(|s| s.rating), Some(1612));
+        let code: AccessCode = "ABCD2345".parse().expect("a code");
+        l.apply(&LobbyMsg::LobbyMatched { code: code.clone(), challenge: None, rematch_of: None });
+        assert_eq!((l.seeking, l.matched), (None, Some(code)));
     }
 
     #[test]

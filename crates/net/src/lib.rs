@@ -37,7 +37,8 @@ pub use chaturaji::{
     ActAck, ChaturajiClient, ChaturajiNetEvent, ChaturajiSeat, DiceAlarm, TableState,
 };
 pub use client::{
-    ConnectOptions, Connection, NetError, NetEvent, PlayedMove, RoomState, SeatCredentials,
+    ConnectOptions, Connection, LobbyState, NetError, NetEvent, PlayedMove, RoomState,
+    SeatCredentials, Seeking,
 };
 pub use discovery::{
     Advertiser, BrowseFailure, Browser, Compatibility, Discovery, DiscoveryError, HostAd,

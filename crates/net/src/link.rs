@@ -10,8 +10,10 @@ use std::time::{Duration, Instant};
 
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
+use maharajah_protocol::identity::PlayerSecret;
 use maharajah_protocol::{
-    decode_server, encode, AccessCode, ClientMsg, ErrorCode, ServerMsg, PROTOCOL_VERSION,
+    decode_server, encode, AccessCode, ClientMsg, ErrorCode, LobbyMsg, PlayerView, ServerMsg,
+    PROTOCOL_VERSION,
 };
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
@@ -43,6 +45,10 @@ pub struct ConnectOptions {
     /// `MAHARAJAH_EXTRA_CA` ([`EXTRA_CA_ENV`]), if set. (Used with the `tls` feature, on by
     /// default; without it a `wss://` address is refused.)
     pub extra_ca: Option<std::path::PathBuf>,
+    /// The player this client acts for: with it, every connection (and every reconnection)
+    /// answers the `welcome` challenge with a signed `identify` before anything else. `None`
+    /// plays as a guest.
+    pub identity: Option<PlayerSecret>,
 }
 
 impl Default for ConnectOptions {
@@ -55,6 +61,7 @@ impl Default for ConnectOptions {
             ping_interval: Duration::from_secs(2),
             silence_timeout: Duration::from_secs(7),
             extra_ca: std::env::var_os(EXTRA_CA_ENV).map(Into::into),
+            identity: None,
         }
     }
 }
@@ -130,6 +137,10 @@ pub struct Welcome {
     pub server_version: String,
     /// The rules engine's version on the server.
     pub engine_version: String,
+    /// The player the connection acts for, once identified (see [`ConnectOptions::identity`]).
+    pub player: Option<PlayerView>,
+    /// Why the identity was refused, if it was (the connection then plays as a guest).
+    pub refused: Option<String>,
 }
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -198,6 +209,10 @@ pub(crate) enum Incoming<F: Flavour> {
     Pong(u64),
     /// `error`.
     Error { code: ErrorCode, message: String },
+    /// A lobby message.
+    Lobby(LobbyMsg),
+    /// `player`.
+    Player(PlayerView),
     /// Anything else (a second `welcome`, other room kinds).
     Ignored,
 }
@@ -219,8 +234,11 @@ pub enum LinkEvent<S, Snap, E> {
         server_version: String,
         /// The rules engine's version on the server.
         engine_version: String,
+        /// The identified player (with [`ConnectOptions::identity`] and a server that knows
+        /// identities); `None` for a guest.
+        player: Option<Box<PlayerView>>,
     },
-    /// The client acts for this seat (after create or join).
+    /// The client acts for this seat (after create or join, or a match the lobby made).
     Seated(S),
     /// The whole room (on join, or after a gap too old for the event ring).
     Snapshot(Snap),
@@ -246,6 +264,11 @@ pub enum LinkEvent<S, Snap, E> {
     },
     /// A measured round trip (periodic `ping`).
     Rtt(Duration),
+    /// News of the lobby: the list of open challenges and its changes, answers to challenge
+    /// and pairing requests, a match made (its `seated` and `snapshot` follow).
+    Lobby(LobbyMsg),
+    /// The connection's player changed (a name registered).
+    Player(Box<PlayerView>),
     /// A refusal that answered no request of ours.
     ServerError {
         /// For programs.
@@ -262,7 +285,11 @@ pub enum LinkEvent<S, Snap, E> {
 
 impl<S, Snap, E> LinkEvent<S, Snap, E> {
     fn connected(w: Welcome) -> Self {
-        LinkEvent::Connected { server_version: w.server_version, engine_version: w.engine_version }
+        LinkEvent::Connected {
+            server_version: w.server_version,
+            engine_version: w.engine_version,
+            player: w.player.map(Box::new),
+        }
     }
 }
 
@@ -303,6 +330,11 @@ pub(crate) trait Flavour: Sized + Send + 'static {
     fn apply_snapshot(&self, snapshot: &Self::Snapshot) -> Result<(), String>;
     /// Applies the next event to the state; `Err` names why it cannot (the client resyncs).
     fn apply_event(&self, seq: u64, event: &Self::RoomEvent) -> Result<(), String>;
+    /// Notes what the server's `welcome` said (the identified player), before it is reported.
+    fn on_welcome(&self, _welcome: &Welcome) {}
+    /// Folds a lobby or player message into the client's state, before it is reported (so a
+    /// request's answer is never older than the news that came before it).
+    fn on_lobby(&self, _msg: Option<&LobbyMsg>, _player: Option<&PlayerView>) {}
     /// Messages the client sends by itself, unasked and unanswered (Chaturaji's dice
     /// commitments and reveals); taken after every frame handled.
     fn outgoing(&self) -> Vec<ClientMsg> {
@@ -343,6 +375,7 @@ pub(crate) async fn start<F: Flavour>(
 ) -> Result<(Handle<F::Req, F::Reply>, mpsc::UnboundedReceiver<EventOf<F>>), NetError> {
     let (ws, welcome) = establish(url, &options).await?;
     let (events, events_rx) = mpsc::unbounded_channel();
+    flavour.on_welcome(&welcome);
     let _ = events.send(LinkEvent::connected(welcome));
     let (cmds, cmds_rx) = mpsc::unbounded_channel();
     let task = Task {
@@ -401,8 +434,13 @@ pub(crate) async fn establish(
                 _ => continue,
             };
             return match decode_server(text.as_str()) {
-                Ok(ServerMsg::Welcome { server_version, engine_version, .. }) => {
-                    Ok((ws, Welcome { server_version, engine_version }))
+                Ok(ServerMsg::Welcome { server_version, engine_version, challenge, .. }) => {
+                    let mut welcome =
+                        Welcome { server_version, engine_version, player: None, refused: None };
+                    if let (Some(secret), Some(challenge)) = (&options.identity, challenge) {
+                        identify(url, &mut ws, secret, &challenge, &mut welcome).await?;
+                    }
+                    Ok((ws, welcome))
                 }
                 Ok(ServerMsg::Error { code: ErrorCode::VersionMismatch, message }) => {
                     Err(NetError::VersionMismatch(message))
@@ -415,6 +453,44 @@ pub(crate) async fn establish(
     tokio::time::timeout(options.connect_timeout, attempt)
         .await
         .map_err(|_| connect_err("timed out".into()))?
+}
+
+/// Answers the `welcome` challenge with a signed `identify` and waits for the `player` (or the
+/// refusal, which leaves the connection a guest).
+async fn identify(
+    url: &str,
+    ws: &mut Ws,
+    secret: &PlayerSecret,
+    challenge: &maharajah_protocol::identity::Challenge,
+    welcome: &mut Welcome,
+) -> Result<(), NetError> {
+    let dropped = |reason: String| NetError::Connect { url: url.to_owned(), reason };
+    let nonce = challenge.nonce_bytes().map_err(|e| NetError::Protocol(e.to_string()))?;
+    let msg = ClientMsg::Identify {
+        key: secret.public(),
+        signature: secret.sign_hello(&nonce, &challenge.server),
+    };
+    ws.send(Message::text(encode(&msg))).await.map_err(|e| dropped(e.to_string()))?;
+    loop {
+        let frame = ws
+            .next()
+            .await
+            .ok_or_else(|| dropped("closed during identify".into()))?
+            .map_err(|e| dropped(e.to_string()))?;
+        let Message::Text(text) = frame else { continue };
+        match decode_server(text.as_str()) {
+            Ok(ServerMsg::Player { player }) => {
+                welcome.player = Some(player);
+                return Ok(());
+            }
+            Ok(ServerMsg::Error { message, .. }) => {
+                welcome.refused = Some(message);
+                return Ok(());
+            }
+            Ok(_) => {}
+            Err(e) => return Err(NetError::Protocol(e.to_string())),
+        }
+    }
 }
 
 struct InFlight<Q, R> {
@@ -467,6 +543,7 @@ impl<F: Flavour> Task<F> {
                 Some(s) => s,
                 None => match establish(&self.url, &self.options).await {
                     Ok((s, welcome)) => {
+                        self.flavour.on_welcome(&welcome);
                         self.emit(LinkEvent::connected(welcome));
                         s
                     }
@@ -710,9 +787,19 @@ impl<F: Flavour> Task<F> {
                     self.flavour.set_seat(seat.clone());
                     self.emit(LinkEvent::Seated(seat.clone()));
                     self.complete(Ok(F::seated_reply(seat)));
+                } else if self.flavour.seat_code().is_none() {
+                    // A seat given unasked: the lobby matched a challenge or a pairing of ours.
+                    self.flavour.set_seat(seat.clone());
+                    self.emit(LinkEvent::Seated(seat));
                 }
             }
             Incoming::Snapshot(snapshot) => {
+                if *awaiting_rejoin {
+                    // A spectator's `watch` is answered by the snapshot alone.
+                    *awaiting_rejoin = false;
+                    self.settled = true;
+                    self.emit(LinkEvent::Rejoined { last_seq: self.flavour.last_seq() });
+                }
                 if let Err(problem) = self.flavour.apply_snapshot(&snapshot) {
                     self.emit(LinkEvent::ProtocolViolation(problem.clone()));
                     return Err(End::Dropped(problem));
@@ -765,6 +852,14 @@ impl<F: Flavour> Task<F> {
                     }
                     _ => self.emit(LinkEvent::ServerError { code, message }),
                 }
+            }
+            Incoming::Lobby(msg) => {
+                self.flavour.on_lobby(Some(&msg), None);
+                self.emit(LinkEvent::Lobby(msg));
+            }
+            Incoming::Player(player) => {
+                self.flavour.on_lobby(None, Some(&player));
+                self.emit(LinkEvent::Player(Box::new(player)));
             }
             Incoming::Ignored => {}
         }

@@ -35,7 +35,7 @@ use maharajah_net::{
 use maharajah_protocol::army::army_text;
 use maharajah_protocol::{
     AccessCode, ByColor, ClockView, Color, EndReason, GameResult, Outcome, PauseReason, PauseView,
-    Phase, RoomEvent, RoomOptions, SeatView, TimeControl, Variant,
+    Phase, RatingChange, RoomEvent, RoomOptions, SeatView, TimeControl, Variant,
 };
 use serde::Serialize;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -290,6 +290,13 @@ pub struct NetView {
     pub setup: SetupStage,
     /// The last message that answered no request.
     pub notice: Option<Notice>,
+    /// A rated game's rating changes at its end, per seat (`None` before it, or for a casual
+    /// game).
+    pub ratings_changed: Option<ByColor<RatingChange>>,
+    /// We watch this room as a spectator (no seat, no actions); `code` is the room's.
+    pub watching: bool,
+    /// A rematch offer standing in this finished room, and whose it is.
+    pub rematch_offer: Option<Color>,
 }
 
 /// The fresh clock and pause, pushed a few times a second while they run.
@@ -354,10 +361,18 @@ struct Live {
     /// A room on an online server (created, joined or taken back here), whose view invites
     /// the opponent with a link; false for a LAN host's game adopted from `Lan`.
     online: bool,
+    /// The rated game's rating changes, once announced.
+    ratings_changed: Option<ByColor<RatingChange>>,
+    /// The room watched as a spectator (no seat).
+    watching: Option<AccessCode>,
+    /// The room of the seat last seen (a new one is a rematch's).
+    seat_code: Option<AccessCode>,
 }
 
 struct Shared {
     live: Mutex<Option<Live>>,
+    /// Where a rematch's new seat is kept.
+    keeper: Mutex<Option<Store>>,
     emit: Box<Emit>,
     generations: std::sync::atomic::AtomicU64,
     time: Time,
@@ -515,7 +530,10 @@ impl Live {
             server_version: self.server_version.clone(),
             engine_version: self.engine_version.clone(),
             rtt_ms: self.rtt_ms,
-            code: seat.as_ref().map(|s| s.code.as_str().to_owned()),
+            code: seat
+                .as_ref()
+                .map(|s| s.code.as_str().to_owned())
+                .or_else(|| self.watching.as_ref().map(|c| c.as_str().to_owned())),
             invite: seat
                 .as_ref()
                 .filter(|_| {
@@ -536,6 +554,14 @@ impl Live {
             my_turn,
             setup: self.stage,
             notice: self.notice.clone(),
+            ratings_changed: self.ratings_changed,
+            watching: self.watching.is_some(),
+            rematch_offer: self.conn.with_lobby(|l| {
+                l.rematch
+                    .as_ref()
+                    .filter(|r| Some(&r.0) == seat.as_ref().map(|s| &s.code))
+                    .map(|r| r.1)
+            }),
         }
     }
 
@@ -600,6 +626,7 @@ impl NetPlay {
         NetPlay {
             shared: Arc::new(Shared {
                 live: Mutex::new(None),
+                keeper: Mutex::new(None),
                 emit: Box::new(emit),
                 generations: std::sync::atomic::AtomicU64::new(0),
                 time,
@@ -746,7 +773,12 @@ impl NetPlay {
             stage: SetupStage::None,
             notice: None,
             online,
+            ratings_changed: None,
+            watching: None,
+            seat_code: None,
         };
+        let mut live = live;
+        live.seat_code = live.conn.with_room(|r| r.seat.as_ref().map(|s| s.code.clone()));
         let old = self.lock().replace(live);
         if let Some(old) = old {
             old.changed.notify_one();
@@ -757,6 +789,87 @@ impl NetPlay {
         let view = self.view().unwrap_or_else(|| unreachable_view(url));
         (self.shared.emit)(NetUpdate::View(Box::new(view.clone())));
         view
+    }
+
+    /// Keeps the seat of a room a rematch moves the game to in `store` (as the commands keep
+    /// the seats they take).
+    pub fn keep_seats_in(&self, store: Store) {
+        *self.shared.keeper.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(store);
+    }
+
+    fn keep_seat_now(&self) {
+        let store =
+            self.shared.keeper.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        if let Some(store) = store {
+            if let Err(e) = keep_seat(&store, self.saved_seat()) {
+                eprintln!("the rematch's seat is not kept: {e}");
+            }
+        }
+    }
+
+    /// After a finished game: offers a rematch with colours swapped, or accepts the
+    /// opponent's. With both offers in, the game moves to the new room by itself.
+    ///
+    /// # Errors
+    /// `no_game`, `wrong_phase` (the game is not over), `closed`…
+    pub async fn rematch(&self) -> Result<NetView, NetPlayError> {
+        let conn = self.connection()?;
+        conn.rematch().await?;
+        self.answer()
+    }
+
+    /// Takes over a connection of an online server the lobby has just seated (a challenge
+    /// accepted, a pairing made); its events continue here.
+    /// `versions` are the server's and its engine's, from the `welcome` the lobby saw.
+    pub fn adopt_online(
+        &self,
+        url: &str,
+        conn: Connection,
+        events: UnboundedReceiver<NetEvent>,
+        versions: Option<(String, String)>,
+    ) -> NetView {
+        self.adopt_as(url, conn, events, true);
+        if let Some((server, engine)) = versions {
+            self.with_live_now(|live| {
+                live.server_version = Some(server);
+                live.engine_version = Some(engine);
+            });
+        }
+        self.push();
+        self.answer().unwrap_or_else(|_| unreachable_view(url))
+    }
+
+    /// Connects to `url` and watches room `code` as a spectator: board, clocks, moves and
+    /// presence, no actions (every action is refused `no_game`-like by the server: no seat).
+    ///
+    /// # Errors
+    /// `bad_code`, `bad_url`, `connect_failed`, `room_not_found`, `too_many_spectators`…
+    pub async fn watch(
+        &self,
+        url: &str,
+        code: &str,
+        options: ConnectOptions,
+    ) -> Result<NetView, NetPlayError> {
+        let code: AccessCode = code.parse().map_err(|e: maharajah_protocol::AccessCodeError| {
+            NetPlayError::BadCode(e.to_string())
+        })?;
+        let url = normalize_url(url)?;
+        self.leave().await;
+        let (conn, events) = Connection::connect(&url, options).await?;
+        if let Err(e) = conn.watch(code.clone()).await {
+            conn.close().await;
+            return Err(e.into());
+        }
+        self.adopt_as(&url, conn, events, false);
+        self.with_live_now(|live| live.watching = Some(code));
+        self.push();
+        self.answer()
+    }
+
+    fn with_live_now(&self, f: impl FnOnce(&mut Live)) {
+        if let Some(live) = self.lock().as_mut() {
+            f(live);
+        }
     }
 
     /// Runs `f` on the live game of `generation` (none if it was replaced meanwhile).
@@ -771,22 +884,38 @@ impl NetPlay {
     fn handle(&self, generation: u64, event: NetEvent) -> bool {
         let mut reveal = None;
         let mut conn = None;
+        let mut rematched = false;
         let alive = self.with_live(generation, |live| {
             live.changed.notify_one();
             match event {
-                NetEvent::Connected { server_version, engine_version } => {
+                NetEvent::Connected { server_version, engine_version, .. } => {
                     live.server_version = Some(server_version);
                     live.engine_version = Some(engine_version);
                     live.link = Link::Connected;
                 }
                 // The replica holds the seat and the room already; the view reads them there.
-                NetEvent::Seated(_) => {}
+                // A seat while one was held is a rematch's new room: nothing of the old stays.
+                NetEvent::Seated(seat) => {
+                    if live.seat_code.as_ref().is_some_and(|c| *c != seat.code) {
+                        rematched = true;
+                    }
+                    live.seat_code = Some(seat.code);
+                    live.ratings_changed = None;
+                    live.notice = None;
+                    live.hidden = None;
+                    live.stage = SetupStage::None;
+                    live.clock_seen = None;
+                    live.pause_seen = None;
+                }
                 NetEvent::Snapshot(_) => {
                     live.link = Link::Connected;
                     live.setup_stage_from_room();
                     reveal = live.observe_setup(None);
                 }
                 NetEvent::Room { event, .. } => {
+                    if let RoomEvent::RatingsChanged { ratings } = &event {
+                        live.ratings_changed = Some(**ratings);
+                    }
                     if matches!(event, RoomEvent::SetupStarted) && live.hidden.is_none() {
                         live.stage = SetupStage::Build;
                     }
@@ -803,6 +932,9 @@ impl NetPlay {
                     };
                 }
                 NetEvent::Rejoined { .. } => live.link = Link::Connected,
+                // Rematch offers are read from the connection's lobby state; the rest of the
+                // lobby's news is the lobby's ([`crate::lobby`]).
+                NetEvent::Lobby(_) | NetEvent::Player(_) => {}
                 NetEvent::Rtt(d) => {
                     live.rtt_ms = Some(u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
                 }
@@ -827,6 +959,9 @@ impl NetPlay {
         });
         if alive.is_none() {
             return false;
+        }
+        if rematched {
+            self.keep_seat_now();
         }
         if let (Some((army, nonce)), Some(conn)) = (reveal, conn) {
             let me = self.clone();
@@ -1012,6 +1147,9 @@ fn unreachable_view(url: &str) -> NetView {
         my_turn: false,
         setup: SetupStage::None,
         notice: None,
+        ratings_changed: None,
+        watching: false,
+        rematch_offer: None,
     }
 }
 

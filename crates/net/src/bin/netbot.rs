@@ -1,21 +1,31 @@
 //! `maharajah-netbot URL CODE`: a scripted second player for end-to-end tests of the app.
+//! `maharajah-netbot URL --lobby NAME`: the same player in the lobby, identified with a fresh key
+//! and registered as `NAME`.
 //!
-//! Joins the room `CODE` on the server at `URL` with [`maharajah_net::Connection`], then reads
-//! commands from standard input, one per line, and answers each on standard output:
+//! Joins the room `CODE` on the server at `URL` with [`maharajah_net::Connection`] (or, in the
+//! lobby, subscribes to the open challenges), then reads commands from standard input, one per
+//! line, and answers each on standard output:
 //!
 //! - `play UCI`, `pause`, `resume`, `resign`, `offer_draw`, `decline_draw`, `drop` (the link
 //!   drops and comes back by itself), `army TEXT` (hidden setup: commit now, reveal when both
 //!   armies are locked in), `quit`;
+//! - in the lobby: `challenge GAME CLOCK rated|casual COLOR` (e.g. `challenge chess 5+0 rated
+//!   black`; `none` for no clock), `accept ID`, `rematch` (after the end: colours swapped);
 //! - answers `ok CMD` or `err CMD CODE MESSAGE`.
 //!
 //! Room events are printed as they come: `seated COLOR CODE`, `started`, `moved PLY UCI`,
-//! `paused BY`, `resumed`, `draw_offered BY`, `over OUTCOME REASON`, `disconnected`, `rejoined`.
+//! `paused BY`, `resumed`, `draw_offered BY`, `over OUTCOME REASON`, `ratings WHITE_BEFORE
+//! WHITE_AFTER BLACK_BEFORE BLACK_AFTER`, `disconnected`, `rejoined`; in the lobby also
+//! `named NAME`, `lobby_added ID GAME CREATOR`, `challenge_created ID`, `matched CODE`.
 
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use maharajah_net::{ConnectOptions, Connection, HiddenSetup, NetError, NetEvent};
-use maharajah_protocol::{AccessCode, RoomEvent};
+use maharajah_protocol::identity::PlayerSecret;
+use maharajah_protocol::{
+    AccessCode, ChallengeOptions, ColorChoice, LobbyGame, LobbyMsg, RoomEvent, TimeControl,
+};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 fn say(line: &str) {
@@ -33,21 +43,50 @@ fn failed(cmd: &str, e: &NetError) -> String {
     format!("err {cmd} {code} {e}")
 }
 
+/// `chess 5+0 rated black` as challenge options.
+fn challenge_options(arg: &str) -> Option<ChallengeOptions> {
+    let words: Vec<&str> = arg.split_whitespace().collect();
+    let [game, clock, kind, color] = words.as_slice() else { return None };
+    let game: LobbyGame = serde_json::from_value(serde_json::Value::from(*game)).ok()?;
+    let color: ColorChoice = serde_json::from_value(serde_json::Value::from(*color)).ok()?;
+    let time_control = match *clock {
+        "none" => None,
+        text => {
+            let (minutes, increment) = text.split_once('+')?;
+            Some(TimeControl {
+                base_ms: minutes.parse::<u64>().ok()? * 60_000,
+                increment_ms: increment.parse::<u64>().ok()? * 1000,
+            })
+        }
+    };
+    let rated = match *kind {
+        "rated" => true,
+        "casual" => false,
+        _ => return None,
+    };
+    Some(ChallengeOptions { game, time_control, rated, color, table: None })
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [url, code] = args.as_slice() else {
-        eprintln!("usage: maharajah-netbot URL CODE");
-        return ExitCode::from(2);
-    };
-    let code: AccessCode = match code.parse() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("maharajah-netbot: {e}");
+    let (url, room, name) = match args.as_slice() {
+        [url, flag, name] if flag == "--lobby" => (url, None, Some(name)),
+        [url, code] => match code.parse::<AccessCode>() {
+            Ok(c) => (url, Some(c), None),
+            Err(e) => {
+                eprintln!("maharajah-netbot: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        _ => {
+            eprintln!("usage: maharajah-netbot URL CODE | maharajah-netbot URL --lobby NAME");
             return ExitCode::from(2);
         }
     };
-    let options = ConnectOptions { client_name: "maharajah-netbot".into(), ..Default::default() };
+    let identity = name.map(|_| PlayerSecret::from_bytes(rand::random()));
+    let options =
+        ConnectOptions { client_name: "maharajah-netbot".into(), identity, ..Default::default() };
     let (conn, mut events) = match Connection::connect(url, options).await {
         Ok(c) => c,
         Err(e) => {
@@ -55,14 +94,28 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let seat = match conn.join_room(code).await {
-        Ok(s) => s,
-        Err(e) => {
+    if let Some(code) = room {
+        match conn.join_room(code).await {
+            Ok(seat) => {
+                say(&format!("seated {:?} {}", seat.seat, seat.code.as_str()).to_lowercase());
+            }
+            Err(e) => {
+                eprintln!("maharajah-netbot: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    if let Some(name) = name {
+        if let Err(e) = conn.register_name(name).await {
             eprintln!("maharajah-netbot: {e}");
             return ExitCode::FAILURE;
         }
-    };
-    say(&format!("seated {:?} {}", seat.seat, seat.code.as_str()).to_lowercase());
+        say(&format!("named {name}"));
+        if let Err(e) = conn.lobby_subscribe(Vec::new()).await {
+            eprintln!("maharajah-netbot: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
 
     // The hidden setup once `army` is given, and every room event seen before it (the app may
     // have committed first).
@@ -71,6 +124,7 @@ async fn main() -> ExitCode {
     let watcher = {
         let hidden = hidden.clone();
         let conn = conn.clone();
+        let name = name.cloned();
         tokio::spawn(async move {
             while let Some(e) = events.recv().await {
                 let line = match &e {
@@ -83,8 +137,30 @@ async fn main() -> ExitCode {
                         RoomEvent::GameOver { result, .. } => {
                             Some(format!("over {:?} {:?}", result.outcome, result.reason))
                         }
+                        RoomEvent::RatingsChanged { ratings } => Some(format!(
+                            "ratings {} {} {} {}",
+                            ratings.white.before,
+                            ratings.white.after,
+                            ratings.black.before,
+                            ratings.black.after
+                        )),
                         _ => None,
                     },
+                    NetEvent::Seated(seat) if name.is_some() => {
+                        Some(format!("seated {:?} {}", seat.seat, seat.code.as_str()))
+                    }
+                    NetEvent::Lobby(LobbyMsg::LobbyAdded { challenge }) => Some(format!(
+                        "lobby_added {} {:?} {}",
+                        challenge.id,
+                        challenge.game,
+                        challenge.creator.as_deref().unwrap_or("-")
+                    )),
+                    NetEvent::Lobby(LobbyMsg::ChallengeCreated { challenge }) => {
+                        Some(format!("challenge_created {}", challenge.id))
+                    }
+                    NetEvent::Lobby(LobbyMsg::LobbyMatched { code, .. }) => {
+                        Some(format!("matched {}", code.as_str()))
+                    }
                     NetEvent::Disconnected { .. } => Some("disconnected".to_owned()),
                     NetEvent::Rejoined { .. } => Some("rejoined".to_owned()),
                     NetEvent::Closed(reason) => Some(format!("closed {reason:?}")),
@@ -146,22 +222,43 @@ async fn main() -> ExitCode {
                 conn.drop_link();
                 Ok(())
             }
-            "army" => match HiddenSetup::new(seat.seat, arg) {
-                Ok(mut setup) => {
-                    let commitment = setup.commitment().to_owned();
-                    {
-                        let mut guard = hidden.lock().unwrap_or_else(|p| p.into_inner());
-                        for event in &guard.1 {
-                            let _ = setup.observe(event);
-                        }
-                        guard.0 = Some(setup);
-                    }
-                    conn.commit(&commitment).await
-                }
-                Err(e) => {
-                    say(&format!("err army invalid {e}"));
+            "challenge" => match challenge_options(arg) {
+                Some(options) => conn.create_challenge(options).await,
+                None => {
+                    say("err challenge usage GAME CLOCK rated|casual COLOR");
                     continue;
                 }
+            },
+            "rematch" => conn.rematch().await,
+            "accept" => match arg.parse() {
+                Ok(id) => conn.accept_challenge(id).await.map(drop),
+                Err(_) => {
+                    say("err accept usage ID");
+                    continue;
+                }
+            },
+            "army" => match conn.with_room(|r| r.seat.as_ref().map(|s| s.seat)) {
+                None => {
+                    say("err army not_seated");
+                    continue;
+                }
+                Some(color) => match HiddenSetup::new(color, arg) {
+                    Ok(mut setup) => {
+                        let commitment = setup.commitment().to_owned();
+                        {
+                            let mut guard = hidden.lock().unwrap_or_else(|p| p.into_inner());
+                            for event in &guard.1 {
+                                let _ = setup.observe(event);
+                            }
+                            guard.0 = Some(setup);
+                        }
+                        conn.commit(&commitment).await
+                    }
+                    Err(e) => {
+                        say(&format!("err army invalid {e}"));
+                        continue;
+                    }
+                },
             },
             other => {
                 say(&format!("err {other} unknown_command"));

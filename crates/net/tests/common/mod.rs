@@ -60,6 +60,7 @@ pub fn fast() -> ConnectOptions {
         ping_interval: Duration::from_millis(300),
         silence_timeout: Duration::from_millis(1500),
         extra_ca: None,
+        identity: None,
     }
 }
 
