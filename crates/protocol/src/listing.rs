@@ -18,8 +18,47 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::lobby::LobbyGame;
-use crate::{AccessCode, RatingView, TimeControl};
+use crate::{AccessCode, RatedGame, RatingView, TimeControl, Variant};
+
+/// The games the lobby offers. A Chaturaji challenge or pairing fills a table of 2–4 people
+/// (see [`crate::lobby::TableOptions`]); a server without Chaturaji tables in the lobby refuses it with
+/// `unavailable`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LobbyGame {
+    /// Standard chess.
+    Chess,
+    /// Maharajah (hidden army setup).
+    Maharajah,
+    /// Horde.
+    Horde,
+    /// Four-player dice chess: a table of 2–4 people, CPUs in the empty seats.
+    Chaturaji,
+}
+
+impl LobbyGame {
+    /// The chess variant of the game, if it is one (not Chaturaji).
+    #[must_use]
+    pub const fn variant(self) -> Option<Variant> {
+        match self {
+            LobbyGame::Chess => Some(Variant::Chess),
+            LobbyGame::Maharajah => Some(Variant::Maharajah),
+            LobbyGame::Horde => Some(Variant::Horde),
+            LobbyGame::Chaturaji => None,
+        }
+    }
+
+    /// The game whose ratings a rated game of this kind changes.
+    #[must_use]
+    pub const fn rated_game(self) -> RatedGame {
+        match self {
+            LobbyGame::Chess => RatedGame::Chess,
+            LobbyGame::Maharajah => RatedGame::Maharajah,
+            LobbyGame::Horde => RatedGame::Horde,
+            LobbyGame::Chaturaji => RatedGame::Chaturaji,
+        }
+    }
+}
 
 /// Most players on a leaderboard.
 pub const LEADERBOARD_SIZE: usize = 50;

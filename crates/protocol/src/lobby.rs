@@ -50,48 +50,9 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::listing::LobbyGame;
 use crate::listing::{GameId, LeaderboardEntry, LiveGame, Profile};
-use crate::{AccessCode, Color, RatedGame, ServerMsg, SpeedClass, TimeControl, Variant};
-
-/// The games the lobby offers. A Chaturaji challenge or pairing fills a table of 2–4 people
-/// (see [`TableOptions`]); a server without Chaturaji tables in the lobby refuses it with
-/// `unavailable`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LobbyGame {
-    /// Standard chess.
-    Chess,
-    /// Maharajah (hidden army setup).
-    Maharajah,
-    /// Horde.
-    Horde,
-    /// Four-player dice chess: a table of 2–4 people, CPUs in the empty seats.
-    Chaturaji,
-}
-
-impl LobbyGame {
-    /// The chess variant of the game, if it is one (not Chaturaji).
-    #[must_use]
-    pub const fn variant(self) -> Option<Variant> {
-        match self {
-            LobbyGame::Chess => Some(Variant::Chess),
-            LobbyGame::Maharajah => Some(Variant::Maharajah),
-            LobbyGame::Horde => Some(Variant::Horde),
-            LobbyGame::Chaturaji => None,
-        }
-    }
-
-    /// The game whose ratings a rated game of this kind changes.
-    #[must_use]
-    pub const fn rated_game(self) -> RatedGame {
-        match self {
-            LobbyGame::Chess => RatedGame::Chess,
-            LobbyGame::Maharajah => RatedGame::Maharajah,
-            LobbyGame::Horde => RatedGame::Horde,
-            LobbyGame::Chaturaji => RatedGame::Chaturaji,
-        }
-    }
-}
+use crate::{AccessCode, Color, ServerMsg, SpeedClass, TimeControl};
 
 /// The challenger's colour.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -357,6 +318,7 @@ impl From<LobbyMsg> for ServerMsg {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Variant;
     use crate::{decode_client, decode_server, encode, ClientMsg};
 
     #[test]

@@ -377,6 +377,14 @@ fn count(map: &Mutex<HashMap<IpAddr, (Millis, u32)>>, ip: IpAddr, now: Millis) {
 }
 
 impl Shared {
+    /// Makes the room of a match made outside the lobby's queue (a rematch) and seats both
+    /// players; the room's task cannot call the lobby itself (the lobby starts room tasks).
+    fn open_match(self: &Arc<Self>, m: actor::Match) {
+        tokio::spawn(lobby::open_room(self.clone(), m));
+    }
+}
+
+impl Shared {
     /// Whether the stored rooms are back, connections are accepted and no shutdown began.
     fn is_ready(&self) -> bool {
         self.stats.ready.load(Ordering::Relaxed) && !self.shutdown.is_shutdown()

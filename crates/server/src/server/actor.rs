@@ -18,8 +18,9 @@ use std::future::Future;
 use std::sync::Arc;
 
 use maharajah_engine::clock::Millis;
+use maharajah_protocol::identity::PlayerKey;
 use maharajah_protocol::{
-    AccessCode, Color, ErrorCode, LobbyMsg, RatingChange, RoomOptions, ServerMsg,
+    AccessCode, ChallengeId, Color, ErrorCode, LobbyMsg, RatingChange, RoomOptions, ServerMsg,
 };
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
@@ -27,12 +28,39 @@ use tracing::{debug, error, info, warn};
 
 use super::admin::Stats;
 use super::listing::LiveRoom;
-use super::lobby::{Match, Member};
 use super::{lock, pong, unix_ms, IpGuard, Link, Out, Shared};
 use crate::history::FinishedGame;
 use crate::room::RatedEnd;
 use crate::rooms::{Lifetimes, RoomError};
 use crate::store::{Committed, PlayerRow, Records, Store, StoreError};
+
+/// What the lobby needs of a connection to seat it.
+#[derive(Clone)]
+pub(super) struct Member {
+    pub(super) link: Link,
+    pub(super) seats: mpsc::UnboundedSender<Seating>,
+    /// The identified player, if the connection had identified when it joined the lobby.
+    pub(super) player: Option<PlayerKey>,
+}
+
+/// A room the lobby seated a connection in, for its reader to hold.
+pub(super) struct Seating {
+    pub(super) code: AccessCode,
+    pub(super) tx: RoomTx,
+}
+
+/// Two players to seat in a new room: the challenger (or the longer-waiting seeker, or the
+/// rematch's new White) first.
+pub(super) struct Match {
+    pub(super) options: RoomOptions,
+    /// A rated game: both members are identified players (the lobby checked).
+    pub(super) rated: bool,
+    pub(super) first: Member,
+    pub(super) second: Member,
+    pub(super) challenge: Option<ChallengeId>,
+    /// A rematch: the room whose game it follows.
+    pub(super) rematch_of: Option<AccessCode>,
+}
 
 /// How many commands wait for a room before senders wait.
 pub(super) const ROOM_QUEUE: usize = 64;
@@ -550,7 +578,7 @@ impl<R: RoomLogic> RoomActor<R> {
         // leaving, which would come after the new room's first events).
         self.links.retain(|(_, l)| l.id != first.link.id && l.id != second.link.id);
         let m = Match { options, rated, first, second, challenge: None, rematch_of: Some(code) };
-        tokio::spawn(super::lobby::open_room(self.shared.clone(), m));
+        self.shared.open_match(m);
     }
 
     /// Rematch offers of connection `conn` lapse (it left the room).

@@ -12,16 +12,17 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use maharajah_protocol::identity::PlayerKey;
+use maharajah_engine::clock::Millis;
 use maharajah_protocol::{
-    AccessCode, ChallengeId, ChallengeOptions, ClientMsg, Color, ErrorCode, LobbyGame, LobbyMsg,
-    RatingKey, RemovedReason, RoomOptions, ServerMsg, SpeedClass, TimeControl,
+    ChallengeId, ChallengeOptions, ClientMsg, Color, ErrorCode, LobbyGame, LobbyMsg, RatingKey,
+    RemovedReason, RoomOptions, ServerMsg, SpeedClass, TimeControl,
 };
 use tokio::sync::{mpsc, Notify};
 use tokio::time::Instant;
 use tracing::{info, warn};
 
-use super::actor::{self, RoomLogic, RoomTx, ROOM_QUEUE};
+use super::actor::{self, Match, Member, RoomLogic, RoomTx, Seating, ROOM_QUEUE};
+use super::tables::{settings_for, Table, TableSeeker};
 use super::{count, lock, unix_ms, within_limit, Conn, Flow, Link, RoomHandle, Shared};
 use crate::codes::new_token;
 use crate::lobby::{
@@ -54,21 +55,6 @@ pub(super) struct HubState {
     addresses: HashMap<ConnId, std::net::IpAddr>,
 }
 
-/// What the lobby needs of a connection to seat it.
-#[derive(Clone)]
-pub(super) struct Member {
-    pub(super) link: Link,
-    pub(super) seats: mpsc::UnboundedSender<Seating>,
-    /// The identified player, if the connection had identified when it joined the lobby.
-    pub(super) player: Option<PlayerKey>,
-}
-
-/// A room the lobby seated a connection in, for its reader to hold.
-pub(super) struct Seating {
-    pub(super) code: AccessCode,
-    pub(super) tx: RoomTx,
-}
-
 /// A connection's side of the lobby.
 #[derive(Default)]
 pub(super) struct LobbyConn {
@@ -76,19 +62,6 @@ pub(super) struct LobbyConn {
     bucket: Option<RequestBucket>,
     /// Where the lobby sends the rooms it seats this connection in; made at the first request.
     seats: Option<(mpsc::UnboundedSender<Seating>, mpsc::UnboundedReceiver<Seating>)>,
-}
-
-/// Two players to seat in a new room: the challenger (or the longer-waiting seeker, or the
-/// rematch's new White) first.
-pub(super) struct Match {
-    pub(super) options: RoomOptions,
-    /// A rated game: both members are identified players (the lobby checked).
-    pub(super) rated: bool,
-    pub(super) first: Member,
-    pub(super) second: Member,
-    pub(super) challenge: Option<ChallengeId>,
-    /// A rematch: the room whose game it follows.
-    pub(super) rematch_of: Option<AccessCode>,
 }
 
 impl HubState {
@@ -716,5 +689,136 @@ impl Conn {
             rx.close();
         }
         self.adopt_seats().await;
+    }
+}
+
+impl HubState {
+    /// Tables whose wait is over and that have two people or more: taken out of the lobby.
+    pub(super) fn due_tables(&mut self, now: Millis) -> Vec<(ChallengeId, Table)> {
+        let due: Vec<ChallengeId> = self
+            .tables
+            .iter()
+            .filter(|(_, t)| t.members.len() >= 2 && now >= t.deadline)
+            .map(|(id, _)| *id)
+            .collect();
+        due.into_iter().filter_map(|id| self.take_table(id)).collect()
+    }
+
+    /// The next moment a table's wait ends (tables and pools of two people or more).
+    pub(super) fn next_table(&self) -> Option<Millis> {
+        let tables = self.tables.values().filter(|t| t.members.len() >= 2).map(|t| t.deadline);
+        let seekers = self
+            .table_queue
+            .iter()
+            .filter(|s| {
+                let same = |o: &&TableSeeker| o.turn == s.turn && o.rated == s.rated;
+                self.table_queue.iter().filter(same).count() >= 2
+            })
+            .map(|s| s.deadline);
+        tables.chain(seekers).min()
+    }
+
+    /// Tables of the quick-pairing queue: four people of a pool at once, or two or three once
+    /// the longest-waiting one's wait is over (the longest-waiting first).
+    pub(super) fn pair_tables(&mut self, now: Millis) -> Vec<Table> {
+        let mut out = Vec::new();
+        loop {
+            let mut chosen = None;
+            for (i, s) in self.table_queue.iter().enumerate() {
+                let pool: Vec<usize> = self
+                    .table_queue
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, o)| o.turn == s.turn && o.rated == s.rated)
+                    .map(|(j, _)| j)
+                    .take(4)
+                    .collect();
+                if pool.len() == 4 || (pool.len() >= 2 && now >= s.deadline) {
+                    chosen = Some((i, pool));
+                    break;
+                }
+            }
+            let Some((_, pool)) = chosen else { break };
+            let mut taken = Vec::new();
+            for j in pool.into_iter().rev() {
+                taken.push(self.table_queue.remove(j));
+            }
+            taken.reverse();
+            let first = &taken[0];
+            let (turn, rated) = (first.turn, first.rated);
+            for s in &taken {
+                self.members.remove(&s.member.link.id);
+            }
+            out.push(Table {
+                people: 4,
+                deadline: now,
+                settings: settings_for(4, turn),
+                rated,
+                members: taken.into_iter().map(|s| (s.member, s.device)).collect(),
+            });
+        }
+        out
+    }
+
+    /// Takes table `id` and its challenge out of the lobby for a room.
+    pub(super) fn take_table(&mut self, id: ChallengeId) -> Option<(ChallengeId, Table)> {
+        let table = self.tables.remove(&id)?;
+        let owner = table.members.first().map(|(m, _)| m.link.id)?;
+        if let Ok(challenge) = self.lobby.cancel(owner, id) {
+            let msg: ServerMsg =
+                LobbyMsg::LobbyRemoved { id, reason: RemovedReason::Accepted }.into();
+            for link in self.subscribed(challenge.game) {
+                link.send(msg.clone());
+            }
+        }
+        for (m, _) in &table.members {
+            self.tidy(m.link.id);
+        }
+        Some((id, table))
+    }
+
+    /// Connection `conn` leaves every table it sits at (not as creator: its challenge goes
+    /// with it, see [`HubState::drop_tables_of`]).
+    pub(super) fn leave_tables(&mut self, conn: u64) {
+        let ids: Vec<ChallengeId> = self.tables.keys().copied().collect();
+        for id in ids {
+            let Some(table) = self.tables.get_mut(&id) else { continue };
+            let before = table.members.len();
+            table.members.retain(|(m, _)| m.link.id != conn);
+            if table.members.len() != before {
+                let joined = u8::try_from(table.members.len()).unwrap_or(u8::MAX);
+                self.announce_table(id, joined);
+            }
+        }
+    }
+
+    /// Forgets the tables of challenges that are gone, telling the people there.
+    pub(super) fn drop_tables_of(&mut self, ids: &[ChallengeId], reason: RemovedReason) {
+        for id in ids {
+            if let Some(table) = self.tables.remove(id) {
+                let msg: ServerMsg = LobbyMsg::LobbyRemoved { id: *id, reason }.into();
+                for (m, _) in table.members.iter().skip(1) {
+                    m.link.send(msg.clone());
+                }
+            }
+        }
+    }
+
+    /// Tells subscribers and the people at table `id` that it has `joined` people now.
+    pub(super) fn announce_table(&mut self, id: ChallengeId, joined: u8) {
+        let Some(challenge) = self.lobby.set_joined(id, joined) else { return };
+        let msg: ServerMsg = LobbyMsg::LobbyUpdated { challenge: challenge.clone() }.into();
+        let mut told = Vec::new();
+        for link in self.subscribed(challenge.game) {
+            link.send(msg.clone());
+            told.push(link.id);
+        }
+        if let Some(t) = self.tables.get(&id) {
+            for (m, _) in &t.members {
+                if !told.contains(&m.link.id) {
+                    m.link.send(msg.clone());
+                }
+            }
+        }
     }
 }

@@ -9,12 +9,12 @@ use maharajah_chaturaji::cpu::Level;
 use maharajah_chaturaji::settings::Player;
 use maharajah_chaturaji::{BySeat, Seat, Settings};
 use maharajah_engine::clock::Millis;
-use maharajah_protocol::{ChallengeId, ErrorCode, LobbyMsg, RemovedReason, ServerMsg};
+use maharajah_protocol::{ChallengeId, ErrorCode, LobbyMsg, ServerMsg};
 use rand::TryRngCore;
 use tracing::{info, warn};
 
 use super::actor::{self, RoomLogic, RoomTx, ROOM_QUEUE};
-use super::lobby::{HubState, Member, Seating};
+use super::actor::{Member, Seating};
 use super::{lock, Shared};
 use crate::chaturaji::{ChaturajiRoom, DEVICE_ID_LEN};
 use crate::codes::new_token;
@@ -66,137 +66,6 @@ pub(super) fn settings_for(
         players[seat] = Player::Person;
     }
     Settings { players, turn_time: turn, ..Settings::default() }
-}
-
-impl HubState {
-    /// Tables whose wait is over and that have two people or more: taken out of the lobby.
-    pub(super) fn due_tables(&mut self, now: Millis) -> Vec<(ChallengeId, Table)> {
-        let due: Vec<ChallengeId> = self
-            .tables
-            .iter()
-            .filter(|(_, t)| t.members.len() >= 2 && now >= t.deadline)
-            .map(|(id, _)| *id)
-            .collect();
-        due.into_iter().filter_map(|id| self.take_table(id)).collect()
-    }
-
-    /// The next moment a table's wait ends (tables and pools of two people or more).
-    pub(super) fn next_table(&self) -> Option<Millis> {
-        let tables = self.tables.values().filter(|t| t.members.len() >= 2).map(|t| t.deadline);
-        let seekers = self
-            .table_queue
-            .iter()
-            .filter(|s| {
-                let same = |o: &&TableSeeker| o.turn == s.turn && o.rated == s.rated;
-                self.table_queue.iter().filter(same).count() >= 2
-            })
-            .map(|s| s.deadline);
-        tables.chain(seekers).min()
-    }
-
-    /// Tables of the quick-pairing queue: four people of a pool at once, or two or three once
-    /// the longest-waiting one's wait is over (the longest-waiting first).
-    pub(super) fn pair_tables(&mut self, now: Millis) -> Vec<Table> {
-        let mut out = Vec::new();
-        loop {
-            let mut chosen = None;
-            for (i, s) in self.table_queue.iter().enumerate() {
-                let pool: Vec<usize> = self
-                    .table_queue
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, o)| o.turn == s.turn && o.rated == s.rated)
-                    .map(|(j, _)| j)
-                    .take(4)
-                    .collect();
-                if pool.len() == 4 || (pool.len() >= 2 && now >= s.deadline) {
-                    chosen = Some((i, pool));
-                    break;
-                }
-            }
-            let Some((_, pool)) = chosen else { break };
-            let mut taken = Vec::new();
-            for j in pool.into_iter().rev() {
-                taken.push(self.table_queue.remove(j));
-            }
-            taken.reverse();
-            let first = &taken[0];
-            let (turn, rated) = (first.turn, first.rated);
-            for s in &taken {
-                self.members.remove(&s.member.link.id);
-            }
-            out.push(Table {
-                people: 4,
-                deadline: now,
-                settings: settings_for(4, turn),
-                rated,
-                members: taken.into_iter().map(|s| (s.member, s.device)).collect(),
-            });
-        }
-        out
-    }
-
-    /// Takes table `id` and its challenge out of the lobby for a room.
-    pub(super) fn take_table(&mut self, id: ChallengeId) -> Option<(ChallengeId, Table)> {
-        let table = self.tables.remove(&id)?;
-        let owner = table.members.first().map(|(m, _)| m.link.id)?;
-        if let Ok(challenge) = self.lobby.cancel(owner, id) {
-            let msg: ServerMsg =
-                LobbyMsg::LobbyRemoved { id, reason: RemovedReason::Accepted }.into();
-            for link in self.subscribed(challenge.game) {
-                link.send(msg.clone());
-            }
-        }
-        for (m, _) in &table.members {
-            self.tidy(m.link.id);
-        }
-        Some((id, table))
-    }
-
-    /// Connection `conn` leaves every table it sits at (not as creator: its challenge goes
-    /// with it, see [`HubState::drop_tables_of`]).
-    pub(super) fn leave_tables(&mut self, conn: u64) {
-        let ids: Vec<ChallengeId> = self.tables.keys().copied().collect();
-        for id in ids {
-            let Some(table) = self.tables.get_mut(&id) else { continue };
-            let before = table.members.len();
-            table.members.retain(|(m, _)| m.link.id != conn);
-            if table.members.len() != before {
-                let joined = u8::try_from(table.members.len()).unwrap_or(u8::MAX);
-                self.announce_table(id, joined);
-            }
-        }
-    }
-
-    /// Forgets the tables of challenges that are gone, telling the people there.
-    pub(super) fn drop_tables_of(&mut self, ids: &[ChallengeId], reason: RemovedReason) {
-        for id in ids {
-            if let Some(table) = self.tables.remove(id) {
-                let msg: ServerMsg = LobbyMsg::LobbyRemoved { id: *id, reason }.into();
-                for (m, _) in table.members.iter().skip(1) {
-                    m.link.send(msg.clone());
-                }
-            }
-        }
-    }
-
-    /// Tells subscribers and the people at table `id` that it has `joined` people now.
-    pub(super) fn announce_table(&mut self, id: ChallengeId, joined: u8) {
-        let Some(challenge) = self.lobby.set_joined(id, joined) else { return };
-        let msg: ServerMsg = LobbyMsg::LobbyUpdated { challenge: challenge.clone() }.into();
-        let mut told = Vec::new();
-        for link in self.subscribed(challenge.game) {
-            link.send(msg.clone());
-            told.push(link.id);
-        }
-        if let Some(t) = self.tables.get(&id) {
-            for (m, _) in &t.members {
-                if !told.contains(&m.link.id) {
-                    m.link.send(msg.clone());
-                }
-            }
-        }
-    }
 }
 
 /// Makes the room of a table (of challenge `id`, or of quick pairing): the creator (or the
