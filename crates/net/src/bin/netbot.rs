@@ -12,7 +12,8 @@
 //! - in the lobby: `challenge GAME CLOCK rated|casual COLOR` (e.g. `challenge chess 5+0 rated
 //!   black`; `none` for no clock), `accept ID`, `rematch` (after the end: colours swapped),
 //!   `table PEOPLE WAIT TURN rated|casual` (a Chaturaji table for 2–4 people, CPUs after `WAIT`
-//!   seconds, `TURN` seconds a turn or `none`; the bot's own device id sits at it);
+//!   seconds, `TURN` seconds a turn or `none`; the bot's own device id sits at it),
+//!   `seek GAME CLOCK rated|casual` (quick pairing, e.g. `seek chess 5+3 casual`);
 //! - answers `ok CMD` or `err CMD CODE MESSAGE`.
 //!
 //! Room events are printed as they come: `seated COLOR CODE`, `started`, `moved PLY UCI`,
@@ -264,6 +265,15 @@ async fn main() -> ExitCode {
                 }
                 None => {
                     say("err table usage PEOPLE WAIT TURN rated|casual");
+                    continue;
+                }
+            },
+            "seek" => match challenge_options(&format!("{arg} random")) {
+                Some(ChallengeOptions { game, time_control: Some(tc), rated, .. }) => {
+                    conn.play_now(game, tc, rated).await
+                }
+                _ => {
+                    say("err seek usage GAME CLOCK rated|casual");
                     continue;
                 }
             },
