@@ -129,6 +129,11 @@ export function serverUrlOf(state) {
   return state.online.url || state.settings.serverUrl || DEFAULT_SERVER_URL;
 }
 
+/** The variant a room by code is made for: the form's game, chess when Chaturaji was picked in the lobby (its tables by code are on the Chaturaji screen). */
+export function roomVariant(online) {
+  return NET_VARIANTS.includes(online.variant) ? online.variant : 'chess';
+}
+
 /** The backend's arguments for creating a room from the form. */
 export function createArgs(online) {
   let timeControl = null;
@@ -137,7 +142,7 @@ export function createArgs(online) {
     timeControl = { base_ms: minutes * 60000, increment_ms: increment * 1000 };
   }
   return {
-    variant: online.variant,
+    variant: roomVariant(online),
     timeControl,
     // A Maharajah room is always built in secret: that is how the variant is played on two devices.
     hiddenSetup: online.variant === 'maharajah',

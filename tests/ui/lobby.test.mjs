@@ -324,3 +324,11 @@ test('a lobby table that starts opens the Chaturaji screen on it', () => {
   assert.equal(next.chaturaji.table.remote.code, 'ABCD2345');
   assert.equal(next.chaturaji.facing, 'blue', 'the board faces our seat');
 });
+
+test('Chaturaji picked in the lobby leaves rooms by code to the chess variants', () => {
+  const online = { ...net.newOnline(), variant: 'chaturaji' };
+  assert.equal(net.createArgs(online).variant, 'chess');
+  const page = renderOnline(onlineState(lobbyView(), { variant: 'chaturaji', tab: 'code' }), { t, intent: () => {} });
+  assert.equal(find(page, 'online-variant-chess').attrs.checked, '');
+  assert.equal(find(page, 'online-variant-chaturaji'), null);
+});

@@ -6,7 +6,7 @@ import { segmented } from './forms.js';
 import {
   LOBBY_GAMES, NET_COLORS, NET_TIME_CONTROLS, NET_VARIANTS, ONLINE_TABS, PAIRING_TIME_CONTROLS,
   TABLE_PEOPLE, TABLE_TURN_TIMES, TABLE_WAITS,
-  lobbyRows, profileGameRow, ratingOf, serverUrlOf, timeControlOf, timeControlText, turnSeconds,
+  lobbyRows, profileGameRow, ratingOf, roomVariant, serverUrlOf, timeControlOf, timeControlText, turnSeconds,
 } from '../net.js';
 import { errorText } from './errors.js';
 
@@ -258,7 +258,7 @@ function codeTab(state, { t, intent }) {
       h('button', { type: 'submit', class: 'action accent', id: 'join-room', disabled: online.busy }, t('online.join.go')))),
     h('section', { class: 'online-create', 'aria-labelledby': 'create-title' },
       h('h2', { id: 'create-title' }, t('online.create.title')),
-      radios('variant', NET_VARIANTS.map((v) => [v, t(`variant.${v}`)]), online.variant, t('online.variant'), change('variant')),
+      radios('variant', NET_VARIANTS.map((v) => [v, t(`variant.${v}`)]), roomVariant(online), t('online.variant'), change('variant')),
       online.variant === 'maharajah' ? h('p', { class: 'muted hint' }, t('online.hidden.hint')) : null,
       radios('time', NET_TIME_CONTROLS.map((tc) => [tc, t(`time.${tc}`, { tc })]), online.timeControl, t('setup.time'), change('timeControl')),
       radios('color', NET_COLORS.map((c) => [c, c === 'random' ? t('setup.random') : t(`color.${c}`)]), online.color, t('setup.color'), change('color')),
