@@ -78,10 +78,10 @@ test('a Chaturaji table from the lobby: joined from the list, started with a com
   await waitFor('the table listed', () => exists(`#lobby-join-${id}`), 15000);
   assert.match(await textOf(`li[data-id="${id}"]`), /Chaturaji 30 s a turn.*Tabler.*1 of 3 people · computers after 5 s/);
 
-  // Joined: the bot's table has two people; the app's row offers to leave instead.
+  // Joined: the bot's table has two people; the app's row says we sit there.
   await d.tap(`#lobby-join-${id}`);
   await bot.waitLine('the app at the table', new RegExp(`^lobby_updated ${id} 2$`));
-  await waitFor('our seat at the table', () => exists(`#lobby-leave-${id}`));
+  await waitFor('our seat at the table', () => exists(`#lobby-seated-${id}`));
   assert.match(await textOf(`#lobby-table-${id}`), /2 of 3 people/);
   await d.screenshot('lobby-table-joined-390x844.png');
 

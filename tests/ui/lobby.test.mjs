@@ -256,7 +256,7 @@ test('after the end: Rematch, the opponent\'s offer to accept, our own offer wai
   assert.equal(find(open({ result: null, phase: 'playing' }), 'net-rematch'), null, 'not during the game');
 });
 
-test('Chaturaji tables in the lobby: people joined of wanted and the wait; join, leave or cancel by our seat', () => {
+test('Chaturaji tables in the lobby: people joined of wanted and the wait; join, ours marked, or cancel', () => {
   const { seen, intent } = recorder();
   const table = (id, joined, over = {}) => ({
     id, game: 'chaturaji', time_control: { base_ms: 0, increment_ms: 30000 }, rated: false, color: 'random',
@@ -269,11 +269,11 @@ test('Chaturaji tables in the lobby: people joined of wanted and the wait; join,
   assert.match(text(list.children[1]), /Chaturaji no turn limit.*3 of 4 people/);
   assert.equal(find(page, 'lobby-accept-3'), null, 'a table is joined, not accepted as a chess challenge');
   find(page, 'lobby-join-3').click();
-  find(page, 'lobby-leave-4').click();
+  assert.equal(text(find(page, 'lobby-seated-4')), 'You sit here');
   assert.equal(find(page, 'lobby-join-4'), null, 'no second seat at a table we sit at');
   find(page, 'lobby-cancel-5').click();
-  assert.equal(find(page, 'lobby-leave-5'), null, 'our own table is cancelled for all');
-  assert.deepEqual(seen, [{ type: 'lobby/join-table', id: 3 }, { type: 'lobby/cancel', id: 4 }, { type: 'lobby/cancel', id: 5 }]);
+  assert.equal(find(page, 'lobby-seated-5'), null, 'our own table is cancelled for all');
+  assert.deepEqual(seen, [{ type: 'lobby/join-table', id: 3 }, { type: 'lobby/cancel', id: 5 }]);
   // Spanish too.
   const es = (key, params) => translate('es', key, params);
   assert.match(text(find(renderOnline(onlineState(view), { t: es, intent }), 'lobby-table-3')), /2 de 4 personas · ordenador a los 60 s/);

@@ -444,7 +444,7 @@ export default {
   'lobby.table.seconds': '{seconds} s',
   'lobby.table.line': '{joined} de {people} personas · ordenador a los {seconds} s',
   'lobby.table.join': 'Sentarse',
-  'lobby.table.leave': 'Dejar la mesa',
+  'lobby.table.seated': 'Estás en esta mesa',
   'lobby.table.playNowHint': 'Compartes mesa con 1 a 3 personas más; a los {seconds} s el ordenador ocupa los asientos libres.',
   'lobby.table.seeking': 'Esperando personas para una mesa de Chaturaji ({tc})…',
   'lobby.watch.title': 'Mirar una partida',

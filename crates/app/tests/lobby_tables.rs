@@ -217,3 +217,48 @@ async fn without_a_device_table_the_lobby_refuses_chaturaji() {
     let refused = lobby.create(table_for(2, 5)).await.expect_err("no device");
     assert_eq!(refused.code, "unavailable");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_cancelled_by_its_creator_goes_from_the_person_waiting_there() {
+    let server = Server::start().await;
+    let apps: Vec<App> = (20..22).map(app).collect();
+    for a in &apps {
+        a.lobby.open(&server.url).await.expect("the lobby opens");
+    }
+    let posted = apps[0].lobby.create(table_for(4, 300)).await.expect("posted");
+    let id = posted.challenges.iter().find(|c| c.mine).expect("ours").challenge.id;
+    until("the table listed", || {
+        apps[1].lobby.view().challenges.iter().any(|c| c.challenge.id == id).then_some(())
+    })
+    .await;
+    let joined = apps[1].lobby.join_table(id).await.expect("joined");
+    assert!(joined.challenges.iter().any(|c| c.challenge.id == id && c.seated));
+    until("two people", || {
+        let v = apps[0].lobby.view();
+        v.challenges
+            .iter()
+            .find(|c| c.challenge.id == id)?
+            .challenge
+            .table?
+            .joined
+            .eq(&2)
+            .then_some(())
+    })
+    .await;
+    let cancelled = apps[0].lobby.cancel(id).await.expect("the creator cancels");
+    assert!(cancelled.challenges.iter().all(|c| c.challenge.id != id));
+    until("the table gone for the person waiting there", || {
+        apps[1].lobby.view().challenges.iter().all(|c| c.challenge.id != id).then_some(())
+    })
+    .await;
+    // No longer at a table: another one may be joined; a table for two starts when full.
+    let again = apps[0].lobby.create(table_for(2, 300)).await.expect("another table");
+    let other = again.challenges.iter().find(|c| c.mine).expect("ours").challenge.id;
+    until("the new table listed", || {
+        apps[1].lobby.view().challenges.iter().any(|c| c.challenge.id == other).then_some(())
+    })
+    .await;
+    apps[1].lobby.join_table(other).await.expect("joined the new table");
+    let (code, _) = seated(&apps[1]).await;
+    assert_eq!(seated(&apps[0]).await.0, code, "both at one table");
+}

@@ -203,6 +203,9 @@ pub struct LobbyState {
     pub matched_game: Option<LobbyGame>,
     /// The Chaturaji table we wait at (posted or joined), as it is now.
     pub table: Option<Challenge>,
+    /// A Chaturaji table we asked to join: when our seat fills it, it starts at once (no
+    /// `table_joined`), and its match is known by this.
+    pub joining: Option<ChallengeId>,
     /// The last leaderboard asked for: its game, speed class and players.
     pub leaderboard: Option<(LobbyGame, SpeedClass, Vec<LeaderboardEntry>)>,
     /// The last profile asked for.
@@ -255,12 +258,15 @@ impl LobbyState {
                     None
                 } else if let Some(t) = table {
                     Some(t.game)
+                } else if challenge.is_some() && *challenge == self.joining {
+                    Some(LobbyGame::Chaturaji)
                 } else if let Some(id) = challenge {
                     self.challenges.iter().find(|c| c.id == *id).map(|c| c.game)
                 } else {
                     self.seeking.map(|s| s.game)
                 };
                 self.matched = Some(code.clone());
+                self.joining = None;
                 self.seeking = None;
                 self.mine.clear();
                 self.rematch = None;
@@ -564,7 +570,12 @@ impl Connection {
     /// [`NetError::Server`] (`challenge_not_found`, `wrong_phase` when already there,
     /// `not_identified` for a rated one, `invalid_options`…).
     pub async fn join_table(&self, id: ChallengeId, device: String) -> Result<(), NetError> {
-        self.lobby(ClientMsg::AcceptChallenge { id, device: Some(device) }).await
+        self.with_lobby_mut(|l| l.joining = Some(id));
+        let joined = self.lobby(ClientMsg::AcceptChallenge { id, device: Some(device) }).await;
+        if joined.is_err() {
+            self.with_lobby_mut(|l| l.joining = l.joining.filter(|j| *j != id));
+        }
+        joined
     }
 
     /// Withdraws one of this connection's challenges.
@@ -758,6 +769,10 @@ impl Connection {
     /// Reads what the client knows of the lobby and its player now (see [`LobbyState`]).
     pub fn with_lobby<T>(&self, f: impl FnOnce(&LobbyState) -> T) -> T {
         f(&self.lobby.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    fn with_lobby_mut<T>(&self, f: impl FnOnce(&mut LobbyState) -> T) -> T {
+        f(&mut self.lobby.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Drops the socket as a Wi-Fi loss would; the connection reconnects and resyncs by itself.
@@ -1030,6 +1045,14 @@ mod tests {
         let code: AccessCode = "ABCD2345".parse().expect("a code");
         l.apply(&LobbyMsg::LobbyMatched { code, challenge: Some(7), rematch_of: None });
         assert_eq!((l.matched_game, l.table.is_some()), (Some(LobbyGame::Chaturaji), false));
+
+        // A table our seat fills starts at once: no `table_joined`, and it may leave the list
+        // first; the table we asked to join says what the match is.
+        l.joining = Some(8);
+        l.apply(&LobbyMsg::LobbyRemoved { id: 8, reason: accepted });
+        let code: AccessCode = "ABCD2346".parse().expect("a code");
+        l.apply(&LobbyMsg::LobbyMatched { code, challenge: Some(8), rematch_of: None });
+        assert_eq!((l.matched_game, l.joining), (Some(LobbyGame::Chaturaji), None));
 
         // A table that goes without starting is forgotten.
         l.apply(&LobbyMsg::TableJoined { challenge: table(2) });
