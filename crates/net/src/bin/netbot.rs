@@ -13,7 +13,9 @@
 //!   black`; `none` for no clock), `accept ID`, `rematch` (after the end: colours swapped),
 //!   `table PEOPLE WAIT TURN rated|casual` (a Chaturaji table for 2–4 people, CPUs after `WAIT`
 //!   seconds, `TURN` seconds a turn or `none`; the bot's own device id sits at it),
-//!   `seek GAME CLOCK rated|casual` (quick pairing, e.g. `seek chess 5+3 casual`);
+//!   `seek GAME CLOCK rated|casual` (quick pairing, e.g. `seek chess 5+3 casual`),
+//!   `seek_table WAIT TURN rated|casual` (quick pairing for a Chaturaji table, CPUs after `WAIT`
+//!   seconds);
 //! - answers `ok CMD` or `err CMD CODE MESSAGE`.
 //!
 //! Room events are printed as they come: `seated COLOR CODE`, `started`, `moved PLY UCI`,
@@ -274,6 +276,17 @@ async fn main() -> ExitCode {
                 }
                 _ => {
                     say("err seek usage GAME CLOCK rated|casual");
+                    continue;
+                }
+            },
+            "seek_table" => match table_options(&format!("2 {arg}")) {
+                Some(ChallengeOptions { time_control, rated, table: Some(table), .. }) => {
+                    let device = format!("maharajah-netbot-{}", std::process::id());
+                    let tc = time_control.unwrap_or(TimeControl { base_ms: 0, increment_ms: 0 });
+                    conn.play_now_table(tc, rated, table.cpu_after_s, device).await
+                }
+                _ => {
+                    say("err seek_table usage WAIT TURN rated|casual");
                     continue;
                 }
             },
