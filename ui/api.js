@@ -118,7 +118,11 @@ export const lobbyCreate = (options) => call('lobby_create', { options });
 export const lobbyCancel = (id) => call('lobby_cancel', { id });
 /** Accepts challenge `id`: answers the NetView of the game made. */
 export const lobbyAccept = (id) => call('lobby_accept', { id });
-export const lobbyPlayNow = (game, timeControl, rated) => call('lobby_play_now', { game, timeControl, rated });
+/** Sits this device at a Chaturaji table from the list; the table screen opens when it starts. */
+export const lobbyJoinTable = (id) => call('lobby_join_table', { id });
+/** Quick pairing; for Chaturaji `cpuAfterS` is the wait before CPUs take the empty seats. */
+export const lobbyPlayNow = (game, timeControl, rated, cpuAfterS = null) =>
+  call('lobby_play_now', { game, timeControl, rated, cpuAfterS });
 export const lobbyCancelPlayNow = () => call('lobby_cancel_play_now');
 /** The best players of a game and speed class: [{ name, rating, deviation, provisional, games }]. */
 export const lobbyLeaderboard = (game, speed) => call('lobby_leaderboard', { game, speed });

@@ -262,6 +262,9 @@ export function reduceChaturaji(state, action) {
   switch (action.type) {
     case 'chaturaji/open':
       return { ...state, screen: 'chaturaji', error: null, chaturaji: fresh(cj) };
+    case 'chaturaji/entered':
+      // A table found elsewhere (a lobby table that started): the screen opens on it.
+      return reduceChaturaji({ ...state, screen: 'chaturaji', error: null, chaturaji: fresh(cj) }, { type: 'chaturaji/loaded', table: action.table });
     case 'chaturaji/setup':
       return put({ page: 'setup', table: null, selected: null, die: null, dialog: null, error: null, setup: action.setup ?? cj.setup });
     case 'chaturaji/seat':

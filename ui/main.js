@@ -557,7 +557,7 @@ store.subscribe((state, action) => {
     if (state.screen === 'netgame') patchNetClocks(root, state);
     return;
   }
-  if (action.type === 'online/change' && !['variant', 'timeControl', 'color', 'rated', 'boardGame', 'boardSpeed'].includes(action.key)) return;
+  if (action.type === 'online/change' && !['variant', 'timeControl', 'color', 'rated', 'boardGame', 'boardSpeed', 'turnTime', 'people', 'cpuAfter'].includes(action.key)) return;
   render(state);
 });
 render(store.state);

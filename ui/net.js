@@ -12,6 +12,14 @@ export const NET_COLORS = ['random', 'white', 'black'];
 export const ONLINE_TABS = ['lobby', 'play', 'watch', 'code'];
 /** Clocks offered for quick pairing (it needs one). */
 export const PAIRING_TIME_CONTROLS = ['3+2', '5+3', '10+5', '15+10'];
+/** The games of the lobby and Play now: the chess variants and Chaturaji tables. */
+export const LOBBY_GAMES = [...NET_VARIANTS, 'chaturaji'];
+/** A Chaturaji table's time per turn, seconds ('none': no limit); the server takes these. */
+export const TABLE_TURN_TIMES = ['none', '30', '60'];
+/** How many people a lobby table waits for. */
+export const TABLE_PEOPLE = [2, 3, 4];
+/** The waits offered before CPUs take a table's empty seats, seconds (the server takes 5–300). */
+export const TABLE_WAITS = [15, 30, 60, 120, 300];
 
 export function newOnline() {
   return {
@@ -20,6 +28,8 @@ export function newOnline() {
     tab: 'lobby', lobby: null, name: '', rated: false, watchCode: '', recovery: null, recoverCode: '',
     // The lists: the leaderboard shown ({game, speed, players}), a profile open, the games playing now.
     boardGame: 'chess', boardSpeed: 'blitz', board: null, profile: null, pgnSaved: null, live: null,
+    // A Chaturaji table's form: time per turn, people wanted, the wait before CPUs fill it.
+    turnTime: 'none', people: 4, cpuAfter: 60,
   };
 }
 
@@ -46,14 +56,38 @@ export function speedOf(tc) {
   return 'classical';
 }
 
+/** A Chaturaji table's clock as the protocol encodes it: the time per turn is the increment on a zero base; null for no limit. */
+export function turnTimeOf(seconds) {
+  if (!seconds || seconds === 'none') return null;
+  return { base_ms: 0, increment_ms: Number(seconds) * 1000 };
+}
+
+/** The seconds per turn of a table's clock, or null for no limit. */
+export function turnSeconds(tc) {
+  return tc && tc.increment_ms ? tc.increment_ms / 1000 : null;
+}
+
 /** The backend's ChallengeOptions from the form (the variant is the lobby's game). */
 export function challengeArgs(online) {
+  if (online.variant === 'chaturaji') {
+    return {
+      game: 'chaturaji', time_control: turnTimeOf(online.turnTime), rated: online.rated, color: 'random',
+      table: { people: Number(online.people), cpu_after_s: Number(online.cpuAfter) },
+    };
+  }
   return { game: online.variant, time_control: timeControlOf(online.timeControl), rated: online.rated, color: online.color };
 }
 
-/** The backend's quick-pairing arguments from the form (a clock is needed: untimed becomes 5+3). */
+/**
+ * The backend's quick-pairing arguments from the form (a clock is needed: untimed becomes 5+3;
+ * a table without a turn limit is {0, 0}). Chaturaji adds the wait before CPUs take empty seats.
+ */
 export function playNowArgs(online) {
-  return { game: online.variant, timeControl: timeControlOf(online.timeControl) ?? timeControlOf('5+3'), rated: online.rated };
+  if (online.variant === 'chaturaji') {
+    const timeControl = turnTimeOf(online.turnTime) ?? { base_ms: 0, increment_ms: 0 };
+    return { game: 'chaturaji', timeControl, rated: online.rated, cpuAfterS: Number(online.cpuAfter) };
+  }
+  return { game: online.variant, timeControl: timeControlOf(online.timeControl) ?? timeControlOf('5+3'), rated: online.rated, cpuAfterS: null };
 }
 
 /** The player's rating for a game and clock: {rating, provisional, games}, 1500 provisional when unplayed. */
@@ -95,6 +129,11 @@ export function serverUrlOf(state) {
   return state.online.url || state.settings.serverUrl || DEFAULT_SERVER_URL;
 }
 
+/** The variant a room by code is made for: the form's game, chess when Chaturaji was picked in the lobby (its tables by code are on the Chaturaji screen). */
+export function roomVariant(online) {
+  return NET_VARIANTS.includes(online.variant) ? online.variant : 'chess';
+}
+
 /** The backend's arguments for creating a room from the form. */
 export function createArgs(online) {
   let timeControl = null;
@@ -103,7 +142,7 @@ export function createArgs(online) {
     timeControl = { base_ms: minutes * 60000, increment_ms: increment * 1000 };
   }
   return {
-    variant: online.variant,
+    variant: roomVariant(online),
     timeControl,
     // A Maharajah room is always built in secret: that is how the variant is played on two devices.
     hiddenSetup: online.variant === 'maharajah',

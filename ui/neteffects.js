@@ -121,10 +121,13 @@ async function lobbyEffects(action, store) {
       await lobbyCall(store, api.lobbyCancel(action.id));
       break;
     case 'lobby/play-now': {
-      const { game, timeControl, rated } = playNowArgs(state.online);
-      await lobbyCall(store, api.lobbyPlayNow(game, timeControl, rated));
+      const { game, timeControl, rated, cpuAfterS } = playNowArgs(state.online);
+      await lobbyCall(store, api.lobbyPlayNow(game, timeControl, rated, cpuAfterS));
       break;
     }
+    case 'lobby/join-table':
+      await lobbyCall(store, api.lobbyJoinTable(action.id));
+      break;
     case 'lobby/cancel-play-now':
       await lobbyCall(store, api.lobbyCancelPlayNow());
       break;
@@ -301,6 +304,15 @@ export async function openNetGame(store, origin = 'lan') {
   }
 }
 
+/** Opens the Chaturaji table screen on the network table the lobby seated this device at. */
+async function openLobbyTable(store) {
+  try {
+    store.dispatch({ type: 'chaturaji/entered', table: await api.chaturajiNetView() });
+  } catch (error) {
+    store.dispatch({ type: 'online/error', error });
+  }
+}
+
 /** Listens to the pushed network views and clock ticks. */
 export function subscribeNet(store) {
   api.subscribe('net', (view) => {
@@ -311,7 +323,11 @@ export function subscribeNet(store) {
   api.subscribe('lobby', (view) => {
     const before = store.state.online.lobby;
     store.dispatch({ type: 'lobby/view', view });
-    // A challenge of ours taken, or a pairing made: the game screen takes over.
-    if (view.matched && !(before && before.matched === view.matched) && store.state.screen === 'online') openNetGame(store, 'online');
+    // A challenge of ours taken, or a pairing made: the game screen takes over (the Chaturaji
+    // table screen for a table, seated there like a table joined by code).
+    if (view.matched && !(before && before.matched === view.matched) && store.state.screen === 'online') {
+      if (view.matched_game === 'chaturaji') openLobbyTable(store);
+      else openNetGame(store, 'online');
+    }
   });
 }

@@ -147,6 +147,7 @@ fn with_app<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::lobby::lobby_create,
             commands::lobby::lobby_cancel,
             commands::lobby::lobby_accept,
+            commands::lobby::lobby_join_table,
             commands::lobby::lobby_play_now,
             commands::lobby::lobby_cancel_play_now,
             commands::lobby::net_watch,

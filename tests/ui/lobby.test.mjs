@@ -255,3 +255,80 @@ test('after the end: Rematch, the opponent\'s offer to accept, our own offer wai
   assert.match(text(find(page, 'net-rematch-waiting')), /waiting for your opponent/);
   assert.equal(find(open({ result: null, phase: 'playing' }), 'net-rematch'), null, 'not during the game');
 });
+
+test('Chaturaji tables in the lobby: people joined of wanted and the wait; join, ours marked, or cancel', () => {
+  const { seen, intent } = recorder();
+  const table = (id, joined, over = {}) => ({
+    id, game: 'chaturaji', time_control: { base_ms: 0, increment_ms: 30000 }, rated: false, color: 'random',
+    creator: 'Bob', rating: 1500, provisional: true, table: { people: 4, joined, cpu_after_s: 60 }, mine: false, seated: false, ...over,
+  });
+  const view = lobbyView({ challenges: [table(3, 2), table(4, 3, { seated: true, time_control: null }), table(5, 1, { creator: 'Alice', mine: true, seated: true })] });
+  const page = renderOnline(onlineState(view), { t, intent });
+  const list = find(page, 'lobby-list');
+  assert.match(text(list.children[0]), /Chaturaji 30 s a turn.*Bob \(1500\?\).*casual · 2 of 4 people · computers after 60 s/);
+  assert.match(text(list.children[1]), /Chaturaji no turn limit.*3 of 4 people/);
+  assert.equal(find(page, 'lobby-accept-3'), null, 'a table is joined, not accepted as a chess challenge');
+  find(page, 'lobby-join-3').click();
+  assert.equal(text(find(page, 'lobby-seated-4')), 'You sit here');
+  assert.equal(find(page, 'lobby-join-4'), null, 'no second seat at a table we sit at');
+  find(page, 'lobby-cancel-5').click();
+  assert.equal(find(page, 'lobby-seated-5'), null, 'our own table is cancelled for all');
+  assert.deepEqual(seen, [{ type: 'lobby/join-table', id: 3 }, { type: 'lobby/cancel', id: 5 }]);
+  // Spanish too.
+  const es = (key, params) => translate('es', key, params);
+  assert.match(text(find(renderOnline(onlineState(view), { t: es, intent }), 'lobby-table-3')), /2 de 4 personas · ordenador a los 60 s/);
+});
+
+test('posting a Chaturaji table: turn time, people and the wait instead of clock and colour', () => {
+  const { seen, intent } = recorder();
+  let s = onlineState(lobbyView(), { variant: 'chaturaji' });
+  let page = renderOnline(s, { t, intent });
+  assert.equal(find(page, 'online-color'), null, 'no colour for a table');
+  assert.equal(find(page, 'online-time'), null, 'a turn time, not a chess clock');
+  assert.equal(find(page, 'online-variant-chaturaji').attrs.checked, '');
+  assert.equal(find(page, 'online-people-4').attrs.checked, '', 'four people by default');
+  assert.equal(find(page, 'online-wait-60').attrs.checked, '', 'a minute by default');
+  assert.equal(find(page, 'online-wait-15').attrs.checked, undefined);
+  find(page, 'online-people-3').listeners.change[0]();
+  find(page, 'online-wait-15').listeners.change[0]();
+  find(page, 'online-turn-30').listeners.change[0]();
+  assert.deepEqual(seen, [
+    { type: 'online/change', key: 'people', value: 3 },
+    { type: 'online/change', key: 'cpuAfter', value: 15 },
+    { type: 'online/change', key: 'turnTime', value: '30' },
+  ]);
+  for (const a of seen) s = reduce(s, a);
+  assert.deepEqual(net.challengeArgs({ ...s.online, rated: true }), {
+    game: 'chaturaji', time_control: { base_ms: 0, increment_ms: 30000 }, rated: true, color: 'random',
+    table: { people: 3, cpu_after_s: 15 },
+  });
+  assert.deepEqual(net.challengeArgs({ ...s.online, turnTime: 'none' }).time_control, null, 'no turn limit');
+  // Play now: the wait, no people count (the queue fills tables), the clock as a turn time.
+  s = { ...s, online: { ...s.online, tab: 'play' } };
+  page = renderOnline(s, { t, intent });
+  assert.equal(find(page, 'online-people'), null);
+  assert.match(text(page), /after 15 s the computer takes the empty seats/);
+  assert.deepEqual(net.playNowArgs(s.online), { game: 'chaturaji', timeControl: { base_ms: 0, increment_ms: 30000 }, rated: false, cpuAfterS: 15 });
+  assert.deepEqual(net.playNowArgs({ ...s.online, turnTime: 'none' }).timeControl, { base_ms: 0, increment_ms: 0 });
+  const seeking = { game: 'chaturaji', time_control: { base_ms: 0, increment_ms: 60000 }, rated: false, rating: 1500 };
+  page = renderOnline(onlineState(lobbyView({ seeking }), { tab: 'play' }), { t, intent });
+  assert.match(text(find(page, 'play-now-waiting')), /Chaturaji table \(60 s a turn\)/);
+});
+
+test('a lobby table that starts opens the Chaturaji screen on it', () => {
+  const s = reduce(onlineState(lobbyView()), { type: 'navigate', screen: 'online' });
+  const table = { id: -1, version: 3, remote: { code: 'ABCD2345', seat: 'blue', started: true } };
+  const next = reduce(s, { type: 'chaturaji/entered', table });
+  assert.equal(next.screen, 'chaturaji');
+  assert.equal(next.chaturaji.page, 'table');
+  assert.equal(next.chaturaji.table.remote.code, 'ABCD2345');
+  assert.equal(next.chaturaji.facing, 'blue', 'the board faces our seat');
+});
+
+test('Chaturaji picked in the lobby leaves rooms by code to the chess variants', () => {
+  const online = { ...net.newOnline(), variant: 'chaturaji' };
+  assert.equal(net.createArgs(online).variant, 'chess');
+  const page = renderOnline(onlineState(lobbyView(), { variant: 'chaturaji', tab: 'code' }), { t, intent: () => {} });
+  assert.equal(find(page, 'online-variant-chess').attrs.checked, '');
+  assert.equal(find(page, 'online-variant-chaturaji'), null);
+});

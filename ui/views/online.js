@@ -4,8 +4,9 @@
 import { h, screen } from './dom.js';
 import { segmented } from './forms.js';
 import {
-  NET_COLORS, NET_TIME_CONTROLS, NET_VARIANTS, ONLINE_TABS, PAIRING_TIME_CONTROLS,
-  lobbyRows, profileGameRow, ratingOf, serverUrlOf, timeControlOf, timeControlText,
+  LOBBY_GAMES, NET_COLORS, NET_TIME_CONTROLS, NET_VARIANTS, ONLINE_TABS, PAIRING_TIME_CONTROLS,
+  TABLE_PEOPLE, TABLE_TURN_TIMES, TABLE_WAITS,
+  lobbyRows, profileGameRow, ratingOf, roomVariant, serverUrlOf, timeControlOf, timeControlText, turnSeconds,
 } from '../net.js';
 import { errorText } from './errors.js';
 
@@ -81,30 +82,61 @@ function linkPanel(state, { t, intent }) {
     h('button', { type: 'button', class: 'action accent', id: 'lobby-connect', disabled: state.online.busy, onclick: () => intent({ type: 'lobby/open' }) }, t('lobby.connect')));
 }
 
-/** The clock, rated and colour choices both the Lobby and Play now use. */
-function gameChoices(state, t, intent, times) {
+/** A clock as a list shows it: '5+3', or a Chaturaji table's time per turn. */
+function clockText(game, tc, t) {
+  if (game !== 'chaturaji') return timeControlText(tc);
+  const seconds = turnSeconds(tc);
+  return seconds ? t('lobby.table.turn', { seconds }) : t('lobby.table.untimed');
+}
+
+/** A Chaturaji table's choices: time per turn, people (posting only), the wait before CPUs. */
+function tableChoices(online, t, change, { people }) {
+  return [
+    radios('turn', TABLE_TURN_TIMES.map((s) => [s, s === 'none' ? t('lobby.table.untimed') : t('lobby.table.turn', { seconds: s })]), online.turnTime, t('lobby.table.turnLabel'), change('turnTime')),
+    people ? radios('people', TABLE_PEOPLE.map((n) => [n, String(n)]), online.people, t('lobby.table.people'), change('people')) : null,
+    radios('wait', TABLE_WAITS.map((s) => [s, t('lobby.table.seconds', { seconds: s })]), online.cpuAfter, t('lobby.table.wait'), change('cpuAfter')),
+  ];
+}
+
+/** The game, clock (a table's choices for Chaturaji) and rated choices both the Lobby and Play now use. */
+function gameChoices(state, t, intent, times, { people = false } = {}) {
   const online = state.online;
   const change = (key) => (value) => intent({ type: 'online/change', key, value });
   return [
-    radios('variant', NET_VARIANTS.map((v) => [v, t(`variant.${v}`)]), online.variant, t('online.variant'), change('variant')),
-    radios('time', times.map((tc) => [tc, t(`time.${tc}`, { tc })]), times.includes(online.timeControl) ? online.timeControl : '5+3', t('setup.time'), change('timeControl')),
+    radios('variant', LOBBY_GAMES.map((v) => [v, t(`variant.${v}`)]), online.variant, t('online.variant'), change('variant')),
+    ...(online.variant === 'chaturaji'
+      ? tableChoices(online, t, change, { people })
+      : [radios('time', times.map((tc) => [tc, t(`time.${tc}`, { tc })]), times.includes(online.timeControl) ? online.timeControl : '5+3', t('setup.time'), change('timeControl'))]),
     h('label', { class: 'check', for: 'online-rated' },
       h('input', { type: 'checkbox', id: 'online-rated', checked: online.rated, onchange: (e) => change('rated')(e.target.checked) }),
       ' ', t('lobby.rated')),
   ];
 }
 
+/** A challenge's action: cancel ours, mark a table we sit at, join a table, or play. */
+function challengeAction(c, t, intent, busy) {
+  if (c.mine) return h('button', { type: 'button', class: 'action', id: `lobby-cancel-${c.id}`, disabled: busy, onclick: () => intent({ type: 'lobby/cancel', id: c.id }) }, t('dialog.cancel'));
+  // The server has no way yet for a person to leave a table they joined (other than closing the
+  // lobby's connection): it is marked, without an action.
+  if (c.seated) return h('span', { class: 'challenge-seated', id: `lobby-seated-${c.id}` }, t('lobby.table.seated'));
+  if (c.table) return h('button', { type: 'button', class: 'action accent', id: `lobby-join-${c.id}`, disabled: busy, onclick: () => intent({ type: 'lobby/join-table', id: c.id }) }, t('lobby.table.join'));
+  return h('button', { type: 'button', class: 'action accent', id: `lobby-accept-${c.id}`, disabled: busy, onclick: () => intent({ type: 'lobby/accept', id: c.id }) }, t('lobby.accept'));
+}
+
 function challengeRow(c, t, intent, busy) {
   const who = c.creator ?? t('lobby.guest');
   const rating = `${c.rating}${c.provisional ? '?' : ''}`;
-  return h('li', { class: `challenge${c.mine ? ' mine' : ''}`, 'data-id': String(c.id), 'data-game': c.game },
-    h('span', { class: 'challenge-game' }, t(`variant.${c.game}`), ' ', timeControlText(c.time_control)),
+  const kind = c.rated ? t('lobby.rated.short') : t('lobby.casual');
+  return h('li', { class: `challenge${c.mine ? ' mine' : ''}${c.seated ? ' seated' : ''}`, 'data-id': String(c.id), 'data-game': c.game },
+    h('span', { class: 'challenge-game' }, t(`variant.${c.game}`), ' ', clockText(c.game, c.time_control, t)),
     h('span', { class: 'challenge-who' }, `${who} (${rating})`),
-    h('span', { class: 'challenge-kind muted' }, c.rated ? t('lobby.rated.short') : t('lobby.casual'), ' · ',
-      c.color === 'random' ? t('setup.random') : t(`color.${c.color}`)),
-    c.mine
-      ? h('button', { type: 'button', class: 'action', id: `lobby-cancel-${c.id}`, disabled: busy, onclick: () => intent({ type: 'lobby/cancel', id: c.id }) }, t('dialog.cancel'))
-      : h('button', { type: 'button', class: 'action accent', id: `lobby-accept-${c.id}`, disabled: busy, onclick: () => intent({ type: 'lobby/accept', id: c.id }) }, t('lobby.accept')));
+    c.table
+      ? h('span', { class: 'challenge-kind muted' }, kind, ' · ',
+        h('span', { class: 'challenge-table', id: `lobby-table-${c.id}` },
+          t('lobby.table.line', { joined: c.table.joined, people: c.table.people, seconds: c.table.cpu_after_s })))
+      : h('span', { class: 'challenge-kind muted' }, kind, ' · ',
+        c.color === 'random' ? t('setup.random') : t(`color.${c.color}`)),
+    challengeAction(c, t, intent, busy));
 }
 
 function lobbyTab(state, { t, intent }) {
@@ -123,8 +155,10 @@ function lobbyTab(state, { t, intent }) {
     linked(lobby)
       ? h('section', { class: 'online-challenge', 'aria-labelledby': 'challenge-title' },
         h('h2', { id: 'challenge-title' }, t('lobby.create.title')),
-        ...gameChoices(state, t, intent, NET_TIME_CONTROLS),
-        radios('color', NET_COLORS.map((c) => [c, c === 'random' ? t('setup.random') : t(`color.${c}`)]), online.color, t('setup.color'), (value) => intent({ type: 'online/change', key: 'color', value })),
+        ...gameChoices(state, t, intent, NET_TIME_CONTROLS, { people: true }),
+        online.variant === 'chaturaji'
+          ? null
+          : radios('color', NET_COLORS.map((c) => [c, c === 'random' ? t('setup.random') : t(`color.${c}`)]), online.color, t('setup.color'), (value) => intent({ type: 'online/change', key: 'color', value })),
         h('button', { type: 'button', class: 'action accent big', id: 'lobby-create', disabled: online.busy, onclick: () => intent({ type: 'lobby/create' }) }, t('lobby.create.go')))
       : null,
     linked(lobby) ? leaderboard(state, { t, intent }) : null);
@@ -159,14 +193,18 @@ function playTab(state, { t, intent }) {
   let body = null;
   if (linked(lobby) && seeking) {
     body = h('div', { class: 'seeking', id: 'play-now-waiting', role: 'status' },
-      h('p', {}, t('lobby.seeking', { game: t(`variant.${seeking.game}`), tc: timeControlText(seeking.time_control), rating: seeking.rating })),
+      h('p', {}, seeking.game === 'chaturaji'
+        ? t('lobby.table.seeking', { tc: clockText('chaturaji', seeking.time_control, t) })
+        : t('lobby.seeking', { game: t(`variant.${seeking.game}`), tc: timeControlText(seeking.time_control), rating: seeking.rating })),
       h('button', { type: 'button', class: 'action', id: 'play-now-cancel', disabled: online.busy, onclick: () => intent({ type: 'lobby/cancel-play-now' }) }, t('dialog.cancel')));
   } else if (linked(lobby)) {
     const tc = timeControlOf(PAIRING_TIME_CONTROLS.includes(online.timeControl) ? online.timeControl : '5+3');
     const mine = ratingOf(lobby.player, online.variant, tc);
     body = h('section', { 'aria-labelledby': 'play-now-title' },
       h('h2', { id: 'play-now-title' }, t('lobby.playNow.title')),
-      h('p', { class: 'muted' }, t('lobby.playNow.hint', { rating: `${mine.rating}${mine.provisional ? '?' : ''}` })),
+      h('p', { class: 'muted' }, online.variant === 'chaturaji'
+        ? t('lobby.table.playNowHint', { seconds: online.cpuAfter })
+        : t('lobby.playNow.hint', { rating: `${mine.rating}${mine.provisional ? '?' : ''}` })),
       ...gameChoices(state, t, intent, PAIRING_TIME_CONTROLS),
       h('button', { type: 'button', class: 'action accent big', id: 'play-now', disabled: online.busy, onclick: () => intent({ type: 'lobby/play-now' }) }, t('lobby.playNow.go')));
   }
@@ -222,7 +260,7 @@ function codeTab(state, { t, intent }) {
       h('button', { type: 'submit', class: 'action accent', id: 'join-room', disabled: online.busy }, t('online.join.go')))),
     h('section', { class: 'online-create', 'aria-labelledby': 'create-title' },
       h('h2', { id: 'create-title' }, t('online.create.title')),
-      radios('variant', NET_VARIANTS.map((v) => [v, t(`variant.${v}`)]), online.variant, t('online.variant'), change('variant')),
+      radios('variant', NET_VARIANTS.map((v) => [v, t(`variant.${v}`)]), roomVariant(online), t('online.variant'), change('variant')),
       online.variant === 'maharajah' ? h('p', { class: 'muted hint' }, t('online.hidden.hint')) : null,
       radios('time', NET_TIME_CONTROLS.map((tc) => [tc, t(`time.${tc}`, { tc })]), online.timeControl, t('setup.time'), change('timeControl')),
       radios('color', NET_COLORS.map((c) => [c, c === 'random' ? t('setup.random') : t(`color.${c}`)]), online.color, t('setup.color'), change('color')),

@@ -75,7 +75,7 @@ pub struct Services {
     /// The local Chaturaji table.
     pub tables: ChaturajiState,
     /// This device's seat of a network Chaturaji table.
-    pub table_net: NetState,
+    pub table_net: Arc<NetState>,
     /// The Chaturaji table this device hosts on the Wi-Fi.
     pub table_lan: ChaturajiLan,
     /// The analysis board.
@@ -129,6 +129,7 @@ impl App {
             })?;
         let scheduler = Arc::new(Scheduler::new());
         let (tables, table_net) = chaturaji::local::open(store.clone(), &time, &scheduler);
+        let table_net = Arc::new(table_net);
         let (sender, receiver) = mpsc::channel();
         let (aid_sender, aid_receiver) = mpsc::channel();
         let net_sink = Arc::clone(&sink);
@@ -155,6 +156,11 @@ impl App {
                 lobby_sink.push(Push::Lobby(Box::new(view)));
             },
         );
+        let table_sink = Arc::clone(&sink);
+        lobby.seat_tables_in(lobby::Tables {
+            net: Arc::clone(&table_net),
+            push: Arc::new(move |view| table_sink.push(Push::Chaturaji(Box::new(view)))),
+        });
         Ok(App(Arc::new(Services {
             chess,
             net,

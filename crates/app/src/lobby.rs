@@ -6,6 +6,12 @@
 //! a pairing made) the connection itself becomes the game: it is handed to [`NetPlay`]
 //! ([`NetPlay::adopt_online`]), the seat is kept like any online seat, and the lobby has no
 //! connection until the screen opens it again. Every change is pushed as a [`LobbyView`].
+//!
+//! A Chaturaji challenge or pairing seats this device (its Chaturaji device id) at a table that
+//! starts when full or with CPUs after its wait. The lobby's connection only waits there: when
+//! the table starts, the seat is taken with the device's Chaturaji client
+//! ([`NetState::join`], as for a table joined by code), whose views are pushed as `chaturaji`;
+//! the lobby stays open and its view names the table (`matched`, `matched_game`).
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -19,13 +25,27 @@ use serde::Serialize;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::sync::Notify;
 
+use crate::chaturaji::online::NetState;
+use crate::chaturaji::view::TableView;
 use crate::chess::online::{keep_seat, normalize_url, NetPlay, NetView};
 use crate::error::AppError;
 use crate::identity::{Identity, IdentityView};
 use crate::store::Store;
 
-/// The games this app plays from the lobby (Chaturaji tables are not offered there yet).
-pub const GAMES: [LobbyGame; 3] = [LobbyGame::Chess, LobbyGame::Maharajah, LobbyGame::Horde];
+/// The games this app plays from the lobby.
+pub const GAMES: [LobbyGame; 4] =
+    [LobbyGame::Chess, LobbyGame::Maharajah, LobbyGame::Horde, LobbyGame::Chaturaji];
+
+/// The games this app can watch (a Chaturaji room is not watched from the app yet).
+pub const WATCHED: [LobbyGame; 3] = [LobbyGame::Chess, LobbyGame::Maharajah, LobbyGame::Horde];
+
+/// Where a started Chaturaji table goes: this device's network table and its pushes.
+pub struct Tables {
+    /// The device's network Chaturaji table (its device id seats us).
+    pub net: Arc<NetState>,
+    /// Where the table's views go.
+    pub push: Arc<dyn Fn(TableView) + Send + Sync>,
+}
 
 /// The lobby's link to its server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -54,6 +74,8 @@ pub struct ListedChallenge {
     pub challenge: Challenge,
     /// We posted it (cancel instead of accept).
     pub mine: bool,
+    /// A Chaturaji table we sit at (posted or joined): leave instead of join.
+    pub seated: bool,
 }
 
 /// Our place in the quick-pairing queue.
@@ -91,6 +113,9 @@ pub struct LobbyView {
     pub seeking: Option<Seeking>,
     /// The room a match seated us in (the game screen takes over).
     pub matched: Option<String>,
+    /// The game of that match: Chaturaji when `matched` is a table this device now sits at
+    /// (the Chaturaji table screen takes over).
+    pub matched_game: Option<LobbyGame>,
 }
 
 /// The lobby's own state; the list, the player and the pairing wait are the connection's
@@ -103,6 +128,7 @@ struct State {
     conn: Option<Connection>,
     link: Option<LobbyLink>,
     matched: Option<String>,
+    matched_game: Option<LobbyGame>,
     /// The server's and its engine's versions, from its `welcome`.
     versions: Option<(String, String)>,
 }
@@ -117,6 +143,8 @@ struct Shared {
     emit: Box<dyn Fn(LobbyView) + Send + Sync>,
     /// Signalled when a match has been handed to the game.
     handed: Notify,
+    /// Where Chaturaji tables go, once set ([`Lobby::seat_tables_in`]).
+    tables: std::sync::OnceLock<Tables>,
 }
 
 /// The lobby service. Cheap to clone.
@@ -150,8 +178,26 @@ impl Lobby {
                 export_dir,
                 emit: Box::new(emit),
                 handed: Notify::new(),
+                tables: std::sync::OnceLock::new(),
             }),
         }
+    }
+
+    /// Seats this device at the Chaturaji tables the lobby makes through `tables` (without
+    /// it, Chaturaji challenges and pairing are refused `unavailable`). A second call is
+    /// ignored.
+    pub fn seat_tables_in(&self, tables: Tables) {
+        let _ = self.shared.tables.set(tables);
+    }
+
+    fn tables(&self) -> Result<&Tables, AppError> {
+        self.shared.tables.get().ok_or_else(|| {
+            AppError::new("unavailable", "Chaturaji tables are not available in this app")
+        })
+    }
+
+    fn device(&self) -> Result<String, AppError> {
+        Ok(self.tables()?.net.device().to_owned())
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -179,6 +225,7 @@ impl Lobby {
                         .map(|c| ListedChallenge {
                             challenge: c.clone(),
                             mine: l.mine.contains(&c.id),
+                            seated: l.table.as_ref().is_some_and(|t| t.id == c.id),
                         })
                         .collect();
                     let seeking = l.seeking.map(|s| Seeking {
@@ -200,6 +247,7 @@ impl Lobby {
             challenges,
             seeking,
             matched: st.matched.clone(),
+            matched_game: st.matched_game,
         }
     }
 
@@ -261,6 +309,7 @@ impl Lobby {
             st.conn = Some(conn.clone());
             st.link = Some(LobbyLink::Connected);
             st.matched = None;
+            st.matched_game = None;
             st.generation
         };
         tokio::spawn(pump(self.clone(), generation, url, conn.clone(), events));
@@ -298,11 +347,27 @@ impl Lobby {
     /// # Errors
     /// `not_identified`, `too_many_challenges`, `unavailable`, `rate_limited`, `lobby_closed`.
     pub async fn create(&self, options: ChallengeOptions) -> Result<LobbyView, AppError> {
-        self.connection()?.create_challenge(options).await?;
+        let conn = self.connection()?;
+        if options.game == LobbyGame::Chaturaji {
+            conn.create_table(options, self.device()?).await?;
+        } else {
+            conn.create_challenge(options).await?;
+        }
         Ok(self.view())
     }
 
-    /// Withdraws one of our challenges.
+    /// Sits this device at the table of Chaturaji challenge `id`; when the table starts, the
+    /// device takes its seat there and the view's `matched` names the table.
+    ///
+    /// # Errors
+    /// `challenge_not_found`, `wrong_phase` (already there), `not_identified` (rated),
+    /// `unavailable`, `lobby_closed`.
+    pub async fn join_table(&self, id: ChallengeId) -> Result<LobbyView, AppError> {
+        self.connection()?.join_table(id, self.device()?).await?;
+        Ok(self.view())
+    }
+
+    /// Withdraws one of our challenges, or leaves a Chaturaji table we sit at.
     ///
     /// # Errors
     /// `challenge_not_found`, `lobby_closed`.
@@ -340,6 +405,23 @@ impl Lobby {
         Ok(self.view())
     }
 
+    /// Quick pairing for a Chaturaji table: waits for people; CPUs take the empty seats after
+    /// `cpu_after_s` seconds (5–300). The time per turn is `time_control`'s increment.
+    ///
+    /// # Errors
+    /// `invalid_options`, `not_identified` (rated), `unavailable`, `rate_limited`,
+    /// `lobby_closed`.
+    pub async fn play_now_table(
+        &self,
+        time_control: TimeControl,
+        rated: bool,
+        cpu_after_s: u32,
+    ) -> Result<LobbyView, AppError> {
+        let device = self.device()?;
+        self.connection()?.play_now_table(time_control, rated, cpu_after_s, device).await?;
+        Ok(self.view())
+    }
+
     /// Leaves the quick-pairing queue.
     ///
     /// # Errors
@@ -374,7 +456,7 @@ impl Lobby {
     /// # Errors
     /// `rate_limited`, `lobby_closed`.
     pub async fn playing_now(&self) -> Result<Vec<LiveGame>, AppError> {
-        Ok(self.lookup_connection()?.playing_now(GAMES.to_vec()).await?)
+        Ok(self.lookup_connection()?.playing_now(WATCHED.to_vec()).await?)
     }
 
     /// Downloads finished game `id` as PGN into the export folder; answers the file's path.
@@ -392,6 +474,7 @@ impl Lobby {
     /// Reads one event of the lobby's connection; false once the lobby no longer follows it.
     fn handle(&self, generation: u64, event: &NetEvent) -> bool {
         let mut resubscribe = None;
+        let mut table = None;
         {
             let mut st = self.lock();
             if st.generation != generation {
@@ -408,7 +491,14 @@ impl Lobby {
                 }
                 NetEvent::Disconnected { .. } => st.link = Some(LobbyLink::Reconnecting),
                 NetEvent::Lobby(LobbyMsg::LobbyMatched { code, .. }) => {
-                    st.matched = Some(code.as_str().to_owned());
+                    let game = st.conn.as_ref().and_then(|c| c.with_lobby(|l| l.matched_game));
+                    if game == Some(LobbyGame::Chaturaji) {
+                        // Seated once the device's Chaturaji client has the seat.
+                        table = st.url.clone().map(|url| (url, code.as_str().to_owned()));
+                    } else {
+                        st.matched = Some(code.as_str().to_owned());
+                        st.matched_game = game;
+                    }
                 }
                 NetEvent::Player(_) | NetEvent::Lobby(_) => {}
                 NetEvent::Closed(_) => {
@@ -418,6 +508,10 @@ impl Lobby {
                 _ => return true,
             }
         }
+        if let Some((url, code)) = table {
+            let lobby = self.clone();
+            tokio::spawn(async move { lobby.take_table(generation, &url, &code).await });
+        }
         if let Some(conn) = resubscribe {
             tokio::spawn(async move {
                 let _ = conn.lobby_subscribe(GAMES.to_vec()).await;
@@ -425,6 +519,29 @@ impl Lobby {
         }
         self.push();
         true
+    }
+
+    /// A Chaturaji table we waited at started: this device takes its seat there (the server
+    /// knows the device) and the view names the table.
+    async fn take_table(&self, generation: u64, url: &str, code: &str) {
+        let Ok(tables) = self.tables() else { return };
+        let push = Arc::clone(&tables.push);
+        match tables.net.join(url, code, move |view| push(view)).await {
+            Ok(view) => {
+                (tables.push)(view);
+                {
+                    let mut st = self.lock();
+                    if st.generation != generation {
+                        return;
+                    }
+                    st.matched = Some(code.to_owned());
+                    st.matched_game = Some(LobbyGame::Chaturaji);
+                }
+                self.shared.handed.notify_waiters();
+                self.push();
+            }
+            Err(e) => eprintln!("the lobby's Chaturaji table {code} could not be joined: {e}"),
+        }
     }
 
     /// A match seated the lobby's connection: it becomes the game.
@@ -445,6 +562,7 @@ impl Lobby {
             st.conn = None;
             st.link = None;
             st.matched = code;
+            st.matched_game = None;
             st.versions.take()
         };
         self.shared.net.adopt_online(url, conn, events, versions);

@@ -24,7 +24,8 @@ use maharajah_engine::{Game, Position, Role};
 use maharajah_protocol::{
     decode_server, AccessCode, Challenge, ChallengeId, ChallengeOptions, ClientMsg, Color,
     ErrorCode, GameId, GameResult, LeaderboardEntry, LiveGame, LobbyGame, LobbyMsg, Move, Phase,
-    PlayerView, Profile, RoomEvent, RoomOptions, ServerMsg, Snapshot, SpeedClass, TimeControl,
+    PlayerView, Profile, RemovedReason, RoomEvent, RoomOptions, ServerMsg, Snapshot, SpeedClass,
+    TimeControl,
 };
 use tokio::sync::mpsc;
 
@@ -198,6 +199,13 @@ pub struct LobbyState {
     pub seeking: Option<Seeking>,
     /// The room a lobby match made for us.
     pub matched: Option<AccessCode>,
+    /// The game of that match (Chaturaji: take the seat with a Chaturaji client).
+    pub matched_game: Option<LobbyGame>,
+    /// The Chaturaji table we wait at (posted or joined), as it is now.
+    pub table: Option<Challenge>,
+    /// A Chaturaji table we asked to join: when our seat fills it, it starts at once (no
+    /// `table_joined`), and its match is known by this.
+    pub joining: Option<ChallengeId>,
     /// The last leaderboard asked for: its game, speed class and players.
     pub leaderboard: Option<(LobbyGame, SpeedClass, Vec<LeaderboardEntry>)>,
     /// The last profile asked for.
@@ -218,14 +226,22 @@ impl LobbyState {
             LobbyMsg::LobbyAdded { challenge } | LobbyMsg::ChallengeCreated { challenge } => {
                 if matches!(msg, LobbyMsg::ChallengeCreated { .. }) {
                     self.mine.push(challenge.id);
+                    if challenge.game == LobbyGame::Chaturaji {
+                        self.table = Some(challenge.clone());
+                    }
                 }
                 if !self.challenges.iter().any(|c| c.id == challenge.id) {
                     self.challenges.push(challenge.clone());
                 }
             }
-            LobbyMsg::LobbyRemoved { id, .. } => {
+            LobbyMsg::LobbyRemoved { id, reason } => {
                 self.challenges.retain(|c| c.id != *id);
                 self.mine.retain(|m| m != id);
+                // A table that starts is removed before its `lobby_matched`: keep it until then.
+                let started = *reason == RemovedReason::Accepted;
+                if !started && self.table.as_ref().is_some_and(|t| t.id == *id) {
+                    self.table = None;
+                }
             }
             LobbyMsg::PairingQueued { game, time_control, rated, rating } => {
                 self.seeking = Some(Seeking {
@@ -236,15 +252,32 @@ impl LobbyState {
                 });
             }
             LobbyMsg::PairingCancelled => self.seeking = None,
-            LobbyMsg::LobbyMatched { code, .. } => {
+            LobbyMsg::LobbyMatched { code, challenge, rematch_of } => {
+                let table = self.table.take().filter(|t| Some(t.id) == *challenge);
+                self.matched_game = if rematch_of.is_some() {
+                    None
+                } else if let Some(t) = table {
+                    Some(t.game)
+                } else if challenge.is_some() && *challenge == self.joining {
+                    Some(LobbyGame::Chaturaji)
+                } else if let Some(id) = challenge {
+                    self.challenges.iter().find(|c| c.id == *id).map(|c| c.game)
+                } else {
+                    self.seeking.map(|s| s.game)
+                };
                 self.matched = Some(code.clone());
+                self.joining = None;
                 self.seeking = None;
                 self.mine.clear();
                 self.rematch = None;
             }
-            LobbyMsg::LobbyUpdated { challenge } => {
+            LobbyMsg::LobbyUpdated { challenge } | LobbyMsg::TableJoined { challenge } => {
                 if let Some(c) = self.challenges.iter_mut().find(|c| c.id == challenge.id) {
                     *c = challenge.clone();
+                }
+                let ours = self.table.as_ref().is_some_and(|t| t.id == challenge.id);
+                if ours || matches!(msg, LobbyMsg::TableJoined { .. }) {
+                    self.table = Some(challenge.clone());
                 }
             }
             LobbyMsg::Leaderboard { game, speed, players } => {
@@ -255,8 +288,6 @@ impl LobbyState {
             LobbyMsg::PlayingNow { games } => self.playing_now.clone_from(games),
             LobbyMsg::RematchOffered { code, by } => self.rematch = Some((code.clone(), *by)),
             LobbyMsg::RematchWithdrawn { .. } => self.rematch = None,
-            // Chaturaji tables from the lobby are not this client's.
-            LobbyMsg::TableJoined { .. } => {}
         }
     }
 }
@@ -516,6 +547,37 @@ impl Connection {
         self.lobby(ClientMsg::CreateChallenge { options, device: None }).await
     }
 
+    /// Posts a Chaturaji challenge: its table's first seat goes to `device` (16–128
+    /// characters); `challenge_created` arrives before this returns, and when the table starts
+    /// `lobby_matched` follows (take the seat with a Chaturaji client of the same device).
+    ///
+    /// # Errors
+    ///
+    /// As [`Connection::create_challenge`]; `invalid_options` for bad table options or device.
+    pub async fn create_table(
+        &self,
+        options: ChallengeOptions,
+        device: String,
+    ) -> Result<(), NetError> {
+        self.lobby(ClientMsg::CreateChallenge { options, device: Some(device) }).await
+    }
+
+    /// Sits `device` at the table of Chaturaji challenge `id`: `table_joined` arrives before
+    /// this returns; `lobby_matched` follows when the table starts.
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Server`] (`challenge_not_found`, `wrong_phase` when already there,
+    /// `not_identified` for a rated one, `invalid_options`…).
+    pub async fn join_table(&self, id: ChallengeId, device: String) -> Result<(), NetError> {
+        self.with_lobby_mut(|l| l.joining = Some(id));
+        let joined = self.lobby(ClientMsg::AcceptChallenge { id, device: Some(device) }).await;
+        if joined.is_err() {
+            self.with_lobby_mut(|l| l.joining = l.joining.filter(|j| *j != id));
+        }
+        joined
+    }
+
     /// Withdraws one of this connection's challenges.
     ///
     /// # Errors
@@ -551,6 +613,30 @@ impl Connection {
         rated: bool,
     ) -> Result<(), NetError> {
         let msg = ClientMsg::PlayNow { game, time_control, rated, cpu_after_s: None, device: None };
+        self.lobby(msg).await
+    }
+
+    /// Quick pairing for a Chaturaji table: `device` waits for people; CPUs take the empty
+    /// seats `cpu_after_s` seconds after the longest wait began (5–300). `lobby_matched`
+    /// comes when the table starts.
+    ///
+    /// # Errors
+    ///
+    /// As [`Connection::play_now`]; `invalid_options` for a bad wait or device.
+    pub async fn play_now_table(
+        &self,
+        time_control: TimeControl,
+        rated: bool,
+        cpu_after_s: u32,
+        device: String,
+    ) -> Result<(), NetError> {
+        let msg = ClientMsg::PlayNow {
+            game: LobbyGame::Chaturaji,
+            time_control,
+            rated,
+            cpu_after_s: Some(cpu_after_s),
+            device: Some(device),
+        };
         self.lobby(msg).await
     }
 
@@ -683,6 +769,10 @@ impl Connection {
     /// Reads what the client knows of the lobby and its player now (see [`LobbyState`]).
     pub fn with_lobby<T>(&self, f: impl FnOnce(&LobbyState) -> T) -> T {
         f(&self.lobby.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    fn with_lobby_mut<T>(&self, f: impl FnOnce(&mut LobbyState) -> T) -> T {
+        f(&mut self.lobby.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Drops the socket as a Wi-Fi loss would; the connection reconnects and resyncs by itself.
@@ -927,6 +1017,48 @@ mod tests {
         let code: AccessCode = "ABCD2345".parse().expect("a code");
         l.apply(&LobbyMsg::LobbyMatched { code: code.clone(), challenge: None, rematch_of: None });
         assert_eq!((l.seeking, l.matched), (None, Some(code)));
+    }
+
+    #[test]
+    fn a_chaturaji_table_we_sit_at_is_followed_until_it_starts() {
+        let table = |joined| Challenge {
+            id: 7,
+            game: LobbyGame::Chaturaji,
+            time_control: None,
+            rated: false,
+            color: maharajah_protocol::ColorChoice::Random,
+            creator: Some("ann".into()),
+            rating: 1500,
+            provisional: true,
+            table: Some(maharajah_protocol::TableView { people: 4, joined, cpu_after_s: 30 }),
+        };
+        let mut l = LobbyState::default();
+        l.apply(&LobbyMsg::LobbyList { challenges: vec![table(1)] });
+        l.apply(&LobbyMsg::TableJoined { challenge: table(2) });
+        assert_eq!(l.table.as_ref().and_then(|t| t.table).map(|t| t.joined), Some(2));
+        assert_eq!(l.challenges[0].table.map(|t| t.joined), Some(2), "the list follows");
+        l.apply(&LobbyMsg::LobbyUpdated { challenge: table(3) });
+        assert_eq!(l.table.as_ref().and_then(|t| t.table).map(|t| t.joined), Some(3));
+        let accepted = maharajah_protocol::RemovedReason::Accepted;
+        l.apply(&LobbyMsg::LobbyRemoved { id: 7, reason: accepted });
+        assert!(l.challenges.is_empty());
+        let code: AccessCode = "ABCD2345".parse().expect("a code");
+        l.apply(&LobbyMsg::LobbyMatched { code, challenge: Some(7), rematch_of: None });
+        assert_eq!((l.matched_game, l.table.is_some()), (Some(LobbyGame::Chaturaji), false));
+
+        // A table our seat fills starts at once: no `table_joined`, and it may leave the list
+        // first; the table we asked to join says what the match is.
+        l.joining = Some(8);
+        l.apply(&LobbyMsg::LobbyRemoved { id: 8, reason: accepted });
+        let code: AccessCode = "ABCD2346".parse().expect("a code");
+        l.apply(&LobbyMsg::LobbyMatched { code, challenge: Some(8), rematch_of: None });
+        assert_eq!((l.matched_game, l.joining), (Some(LobbyGame::Chaturaji), None));
+
+        // A table that goes without starting is forgotten.
+        l.apply(&LobbyMsg::TableJoined { challenge: table(2) });
+        let left = maharajah_protocol::RemovedReason::CreatorLeft;
+        l.apply(&LobbyMsg::LobbyRemoved { id: 7, reason: left });
+        assert!(l.table.is_none());
     }
 
     #[test]

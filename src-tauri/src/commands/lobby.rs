@@ -80,17 +80,33 @@ pub async fn lobby_accept(app: State<'_, App>, id: ChallengeId) -> Result<NetVie
     app.lobby.accept(id).await
 }
 
-/// Quick pairing for `game` with `time_control`.
+/// Sits this device at the table of Chaturaji challenge `id` (the table screen takes over when
+/// it starts: the view's `matched_game` is `chaturaji`, and `chaturaji` views are pushed).
 ///
 /// # Errors
-/// `not_identified`, `unavailable`, `rate_limited`, `lobby_closed`.
+/// `challenge_not_found`, `wrong_phase`, `not_identified`, `unavailable`, `lobby_closed`.
+#[tauri::command]
+pub async fn lobby_join_table(app: State<'_, App>, id: ChallengeId) -> Result<LobbyView, AppError> {
+    app.lobby.join_table(id).await
+}
+
+/// Quick pairing for `game` with `time_control`; for Chaturaji, CPUs take a table's empty
+/// seats after `cpu_after_s` seconds (absent: the protocol's default).
+///
+/// # Errors
+/// `not_identified`, `invalid_options`, `unavailable`, `rate_limited`, `lobby_closed`.
 #[tauri::command]
 pub async fn lobby_play_now(
     app: State<'_, App>,
     game: LobbyGame,
     time_control: TimeControl,
     rated: bool,
+    cpu_after_s: Option<u32>,
 ) -> Result<LobbyView, AppError> {
+    if game == LobbyGame::Chaturaji {
+        let wait = cpu_after_s.unwrap_or(maharajah_protocol::lobby::DEFAULT_CPU_AFTER_S);
+        return app.lobby.play_now_table(time_control, rated, wait).await;
+    }
     app.lobby.play_now(game, time_control, rated).await
 }
 

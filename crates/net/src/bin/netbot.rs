@@ -10,13 +10,19 @@
 //!   drops and comes back by itself), `army TEXT` (hidden setup: commit now, reveal when both
 //!   armies are locked in), `quit`;
 //! - in the lobby: `challenge GAME CLOCK rated|casual COLOR` (e.g. `challenge chess 5+0 rated
-//!   black`; `none` for no clock), `accept ID`, `rematch` (after the end: colours swapped);
+//!   black`; `none` for no clock), `accept ID`, `rematch` (after the end: colours swapped),
+//!   `table PEOPLE WAIT TURN rated|casual` (a Chaturaji table for 2–4 people, CPUs after `WAIT`
+//!   seconds, `TURN` seconds a turn or `none`; the bot's own device id sits at it),
+//!   `seek GAME CLOCK rated|casual` (quick pairing, e.g. `seek chess 5+3 casual`),
+//!   `seek_table WAIT TURN rated|casual` (quick pairing for a Chaturaji table, CPUs after `WAIT`
+//!   seconds);
 //! - answers `ok CMD` or `err CMD CODE MESSAGE`.
 //!
 //! Room events are printed as they come: `seated COLOR CODE`, `started`, `moved PLY UCI`,
 //! `paused BY`, `resumed`, `draw_offered BY`, `over OUTCOME REASON`, `ratings WHITE_BEFORE
 //! WHITE_AFTER BLACK_BEFORE BLACK_AFTER`, `disconnected`, `rejoined`; in the lobby also
-//! `named NAME`, `lobby_added ID GAME CREATOR`, `challenge_created ID`, `matched CODE`.
+//! `named NAME`, `lobby_added ID GAME CREATOR`, `challenge_created ID`, `matched CODE`,
+//! `lobby_updated ID JOINED` (a Chaturaji table's people).
 
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -65,6 +71,26 @@ fn challenge_options(arg: &str) -> Option<ChallengeOptions> {
         _ => return None,
     };
     Some(ChallengeOptions { game, time_control, rated, color, table: None })
+}
+
+/// `3 5 30 casual` as a Chaturaji table's challenge options.
+fn table_options(arg: &str) -> Option<ChallengeOptions> {
+    let words: Vec<&str> = arg.split_whitespace().collect();
+    let [people, wait, turn, kind] = words.as_slice() else { return None };
+    let time_control = match *turn {
+        "none" => None,
+        s => Some(TimeControl { base_ms: 0, increment_ms: s.parse::<u64>().ok()? * 1000 }),
+    };
+    Some(ChallengeOptions {
+        game: LobbyGame::Chaturaji,
+        time_control,
+        rated: *kind == "rated",
+        color: ColorChoice::Random,
+        table: Some(maharajah_protocol::TableOptions {
+            people: people.parse().ok()?,
+            cpu_after_s: wait.parse().ok()?,
+        }),
+    })
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -161,6 +187,11 @@ async fn main() -> ExitCode {
                     NetEvent::Lobby(LobbyMsg::LobbyMatched { code, .. }) => {
                         Some(format!("matched {}", code.as_str()))
                     }
+                    NetEvent::Lobby(LobbyMsg::LobbyUpdated { challenge }) => Some(format!(
+                        "lobby_updated {} {}",
+                        challenge.id,
+                        challenge.table.map_or(0, |t| t.joined)
+                    )),
                     NetEvent::Disconnected { .. } => Some("disconnected".to_owned()),
                     NetEvent::Rejoined { .. } => Some("rejoined".to_owned()),
                     NetEvent::Closed(reason) => Some(format!("closed {reason:?}")),
@@ -226,6 +257,36 @@ async fn main() -> ExitCode {
                 Some(options) => conn.create_challenge(options).await,
                 None => {
                     say("err challenge usage GAME CLOCK rated|casual COLOR");
+                    continue;
+                }
+            },
+            "table" => match table_options(arg) {
+                Some(options) => {
+                    let device = format!("maharajah-netbot-{}", std::process::id());
+                    conn.create_table(options, device).await
+                }
+                None => {
+                    say("err table usage PEOPLE WAIT TURN rated|casual");
+                    continue;
+                }
+            },
+            "seek" => match challenge_options(&format!("{arg} random")) {
+                Some(ChallengeOptions { game, time_control: Some(tc), rated, .. }) => {
+                    conn.play_now(game, tc, rated).await
+                }
+                _ => {
+                    say("err seek usage GAME CLOCK rated|casual");
+                    continue;
+                }
+            },
+            "seek_table" => match table_options(&format!("2 {arg}")) {
+                Some(ChallengeOptions { time_control, rated, table: Some(table), .. }) => {
+                    let device = format!("maharajah-netbot-{}", std::process::id());
+                    let tc = time_control.unwrap_or(TimeControl { base_ms: 0, increment_ms: 0 });
+                    conn.play_now_table(tc, rated, table.cpu_after_s, device).await
+                }
+                _ => {
+                    say("err seek_table usage WAIT TURN rated|casual");
                     continue;
                 }
             },
