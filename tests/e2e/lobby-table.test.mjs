@@ -5,60 +5,23 @@
 // the same screen as a table joined by code.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import readline from 'node:readline';
-import { application, startDriver, waitFor } from './webdriver.mjs';
+import { startRig, queries } from './lobby-rig.mjs';
+import { waitFor } from './webdriver.mjs';
 
-const bin = path.dirname(application);
-const serverBinary = process.env.MAHARAJAH_SERVER ?? path.join(bin, 'maharajah-server');
-const botBinary = process.env.MAHARAJAH_NETBOT ?? path.join(bin, 'maharajah-netbot');
-
+let rig;
 let d;
 let serverUrl;
-const children = [];
-
-/** Starts a process whose stdout lines are collected; `waitLine` waits for a matching one. */
-function launch(file, args) {
-  const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-  children.push(child);
-  const lines = [];
-  readline.createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
-  const p = {
-    lines,
-    async waitLine(what, pattern, timeoutMs = 15000) {
-      return waitFor(what, async () => lines.find((l) => pattern.test(l)), timeoutMs);
-    },
-    async cmd(line) {
-      const name = line.split(' ')[0];
-      child.stdin.write(`${line}\n`);
-      const answer = await p.waitLine(`the bot's answer to ${line}`, new RegExp(`^(ok|err) ${name}\\b`));
-      lines.splice(lines.indexOf(answer), 1);
-      assert.match(answer, /^ok /, `${line}: ${answer}`);
-    },
-  };
-  return p;
-}
 
 before(async () => {
-  const server = launch(serverBinary, ['--memory', '--listen', '127.0.0.1:0']);
-  const line = await server.waitLine('the server to listen', /listening on /);
-  serverUrl = `ws://${line.split('listening on ')[1].trim()}/`;
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-lobby-table-'));
-  d = await startDriver({ MAHARAJAH_DATA_DIR: dataDir });
-  await d.open(390, 844);
+  rig = await startRig('lobby-table');
+  ({ d, serverUrl } = rig);
 });
 
 after(async () => {
-  for (const c of children) c.kill('SIGKILL');
-  if (d) await d.stop();
+  if (rig) await rig.stop();
 });
 
-const exists = (css) => d.script('return Boolean(document.querySelector(arguments[0]));', [css]);
-const textOf = (css) => d.script('const n = document.querySelector(arguments[0]); return n ? n.textContent : null;', [css]);
-const attr = (css, name) => d.script('const n = document.querySelector(arguments[0]); return n ? n.getAttribute(arguments[1]) : null;', [css, name]);
+const { exists, textOf, attr } = queries(() => d);
 
 test('a Chaturaji table from the lobby: joined from the list, started with a computer, seated in the app', async () => {
   await waitFor('the menu', () => exists('#menu-online'));
@@ -70,7 +33,7 @@ test('a Chaturaji table from the lobby: joined from the list, started with a com
   await d.tap('#lobby-connect');
   await waitFor('the lobby', async () => (await exists('#lobby-empty')) || exists('#lobby-list'), 15000);
 
-  const bot = launch(botBinary, [serverUrl, '--lobby', 'Tabler']);
+  const bot = rig.bot('Tabler');
   await bot.waitLine('the bot named', /^named Tabler$/);
   await bot.cmd('table 3 5 30 casual');
   const created = await bot.waitLine('the table', /^challenge_created \d+$/);

@@ -5,63 +5,24 @@
 // rematch with colours swapped, and the player's profile with the games and a PGN download.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import readline from 'node:readline';
 import { tapMove } from './steps.mjs';
-import { application, startDriver, waitFor } from './webdriver.mjs';
+import { startRig, queries } from './lobby-rig.mjs';
+import { waitFor } from './webdriver.mjs';
 
-const bin = path.dirname(application);
-const serverBinary = process.env.MAHARAJAH_SERVER ?? path.join(bin, 'maharajah-server');
-const botBinary = process.env.MAHARAJAH_NETBOT ?? path.join(bin, 'maharajah-netbot');
-
+let rig;
 let d;
-let server;
 let serverUrl;
-const children = [];
-
-/** Starts a process whose stdout lines are collected; `waitLine` waits for a matching one. */
-function launch(file, args) {
-  const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-  children.push(child);
-  const lines = [];
-  readline.createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
-  const p = {
-    child,
-    lines,
-    async waitLine(what, pattern, timeoutMs = 15000) {
-      return waitFor(what, async () => lines.find((l) => pattern.test(l)), timeoutMs);
-    },
-    async cmd(line) {
-      const name = line.split(' ')[0];
-      child.stdin.write(`${line}\n`);
-      const answer = await p.waitLine(`the bot's answer to ${line}`, new RegExp(`^(ok|err) ${name}\\b`));
-      lines.splice(lines.indexOf(answer), 1);
-      assert.match(answer, /^ok /, `${line}: ${answer}`);
-    },
-  };
-  return p;
-}
 
 before(async () => {
-  server = launch(serverBinary, ['--memory', '--listen', '127.0.0.1:0']);
-  const line = await server.waitLine('the server to listen', /listening on /);
-  serverUrl = `ws://${line.split('listening on ')[1].trim()}/`;
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-lobby-'));
-  d = await startDriver({ MAHARAJAH_DATA_DIR: dataDir });
-  await d.open(390, 844);
+  rig = await startRig('lobby');
+  ({ d, serverUrl } = rig);
 });
 
 after(async () => {
-  for (const c of children) c.kill('SIGKILL');
-  if (d) await d.stop();
+  if (rig) await rig.stop();
 });
 
-const exists = (css) => d.script('return Boolean(document.querySelector(arguments[0]));', [css]);
-const textOf = (css) => d.script('const n = document.querySelector(arguments[0]); return n ? n.textContent : null;', [css]);
-const attr = (css, name) => d.script('const n = document.querySelector(arguments[0]); return n ? n.getAttribute(arguments[1]) : null;', [css, name]);
+const { exists, textOf, attr } = queries(() => d);
 
 async function clearAndType(css, text) {
   const field = await d.find(css);
@@ -88,7 +49,7 @@ test('a name, a rated challenge from the lobby accepted, a game to mate, the rat
   await waitFor('the name shown', async () => (await textOf('#online-player-name')) === 'Tester');
 
   // The bot posts a rated challenge; it arrives in the app's list live.
-  const bot = launch(botBinary, [serverUrl, '--lobby', 'Botty']);
+  const bot = rig.bot('Botty');
   await bot.waitLine('the bot named', /^named Botty$/);
   await bot.cmd('challenge chess 5+0 rated black');
   const created = await bot.waitLine('the challenge', /^challenge_created \d+$/);
