@@ -5,6 +5,9 @@
 //! both game views.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+use common::Server;
+
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -15,38 +18,8 @@ use maharajah_app::store::Store;
 use maharajah_protocol::{
     ChallengeOptions, Color, ColorChoice, LobbyGame, Phase, PlayerResult, SpeedClass, TimeControl,
 };
-use tokio::sync::oneshot;
 
 const WAIT: Duration = Duration::from_secs(20);
-
-struct Server {
-    url: String,
-    stop: Option<oneshot::Sender<()>>,
-}
-
-impl Server {
-    async fn start() -> Server {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("ws://{}/", listener.local_addr().unwrap());
-        let (stop, stopped) = oneshot::channel::<()>();
-        tokio::spawn(maharajah_server::run(
-            listener,
-            maharajah_server::Config::default(),
-            async move {
-                let _ = stopped.await;
-            },
-        ));
-        Server { url, stop: Some(stop) }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-    }
-}
 
 fn temp_db(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("maharajah-lobby-{name}-{}", std::process::id()));

@@ -4,6 +4,9 @@
 //! protocol version.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+use common::Server;
+
 use std::time::Duration;
 
 mod netview;
@@ -14,39 +17,10 @@ use maharajah_net::setup::HiddenSetup;
 use maharajah_net::{ConnectOptions, Connection, NetEvent};
 use maharajah_protocol::{Color, Phase, RoomEvent, RoomOptions, TimeControl, Variant};
 use netview::view_until;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 const WAIT: Duration = Duration::from_secs(20);
 const BLACK_ARMY: &str = "Pa8,Nb8,Bc8,Md8,Ke8,Bf8,Ng8,Rh8,Pa7,Pb7,Pc7,Pd7,Pe7,Pf7,Pg7,Ph7";
-
-struct Server {
-    url: String,
-    stop: Option<oneshot::Sender<()>>,
-}
-
-impl Server {
-    async fn start() -> Server {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("ws://{}/", listener.local_addr().unwrap());
-        let (stop, stopped) = oneshot::channel::<()>();
-        tokio::spawn(maharajah_server::run(
-            listener,
-            maharajah_server::Config::default(),
-            async move {
-                let _ = stopped.await;
-            },
-        ));
-        Server { url, stop: Some(stop) }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-    }
-}
 
 /// A session whose pushed views land in a channel.
 fn session() -> (NetPlay, mpsc::UnboundedReceiver<NetUpdate>) {

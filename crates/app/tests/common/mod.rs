@@ -124,3 +124,35 @@ pub async fn play_to_the_end(red: &NetState, blue: &NetState) -> TableView {
     }
     panic!("the game never ended");
 }
+
+/// An online server on a free loopback port (in memory), stopped when dropped.
+pub struct Server {
+    /// Its WebSocket address.
+    pub url: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Server {
+    /// Starts one on the current Tokio runtime.
+    pub async fn start() -> Server {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("ws://{}/", listener.local_addr().unwrap());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(maharajah_server::run(
+            listener,
+            maharajah_server::Config::default(),
+            async move {
+                let _ = stopped.await;
+            },
+        ));
+        Server { url, stop: Some(stop) }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
