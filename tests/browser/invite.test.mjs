@@ -5,15 +5,9 @@
 // (Chromium on Linux has no Web Share API, as Android's WebView).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import readline from 'node:readline';
-import { artifacts, launch, phone, startShell, waitFor } from './shell.mjs';
-
-const root = new URL('../../', import.meta.url).pathname;
-const SERVER = process.env.MAHARAJAH_SERVER
-  ?? path.join(process.env.CARGO_TARGET_DIR ?? path.join(root, 'target'), 'debug/maharajah-server');
+import { artifacts, launch, phone, startServer, startShell, waitFor } from './shell.mjs';
 
 let shell;
 let browser;
@@ -22,11 +16,8 @@ let serverUrl;
 
 before(async () => {
   await mkdir(artifacts, { recursive: true });
-  server = spawn(SERVER, ['--memory', '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines = [];
-  readline.createInterface({ input: server.stdout }).on('line', (line) => lines.push(line));
-  const line = await waitFor(`${SERVER} to listen`, async () => lines.find((l) => /listening on /.test(l)), 30000);
-  serverUrl = `ws://${line.split('listening on ')[1].trim()}/`;
+  server = await startServer();
+  serverUrl = server.url;
   shell = await startShell();
   browser = await launch();
 });
@@ -34,7 +25,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   shell?.stop();
-  server?.kill('SIGTERM');
+  server?.stop();
 });
 
 test('the online room code screen shows its QR code and join link, whole, at 360×640', async () => {

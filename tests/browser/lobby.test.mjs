@@ -4,16 +4,10 @@
 // shared layout check (tests/layout.mjs) at 360×640 and 390×844.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import readline from 'node:readline';
-import { artifacts, launch, phone, startShell, waitFor } from './shell.mjs';
+import { artifacts, launch, phone, startServer, startShell, waitFor } from './shell.mjs';
 import { layoutProblems } from '../layout.mjs';
-
-const root = new URL('../../', import.meta.url).pathname;
-const SERVER = process.env.MAHARAJAH_SERVER
-  ?? path.join(process.env.CARGO_TARGET_DIR ?? path.join(root, 'target'), 'debug/maharajah-server');
 
 let shell;
 let browser;
@@ -22,11 +16,8 @@ let serverUrl;
 
 before(async () => {
   await mkdir(artifacts, { recursive: true });
-  server = spawn(SERVER, ['--memory', '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines = [];
-  readline.createInterface({ input: server.stdout }).on('line', (line) => lines.push(line));
-  const line = await waitFor(`${SERVER} to listen`, async () => lines.find((l) => /listening on /.test(l)), 30000);
-  serverUrl = `ws://${line.split('listening on ')[1].trim()}/`;
+  server = await startServer();
+  serverUrl = server.url;
   shell = await startShell();
   browser = await launch();
 });
@@ -34,7 +25,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   shell?.stop();
-  server?.kill('SIGTERM');
+  server?.stop();
 });
 
 for (const [width, height] of [[360, 640], [390, 844]]) {

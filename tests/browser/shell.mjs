@@ -4,12 +4,15 @@ import { spawn } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const SHELL = process.env.MAHARAJAH_WEB_SHELL
   ?? path.join(process.env.CARGO_TARGET_DIR ?? path.join(root, 'target'), 'debug/examples/web_shell');
+const SERVER = process.env.MAHARAJAH_SERVER
+  ?? path.join(process.env.CARGO_TARGET_DIR ?? path.join(root, 'target'), 'debug/maharajah-server');
 const CHROMIUM = process.env.MAHARAJAH_CHROMIUM ?? '/usr/bin/chromium';
 export const artifacts = path.join(root, 'tests/artifacts');
 
@@ -113,4 +116,13 @@ export async function openSetup(page, entry) {
   await toMenu(page);
   await page.tap(`#menu-${entry}`);
   await page.waitForSelector('#start-game');
+}
+
+/** A real maharajah-server on a free loopback port, in memory: { url, stop }. */
+export async function startServer() {
+  const server = spawn(SERVER, ['--memory', '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = [];
+  readline.createInterface({ input: server.stdout }).on('line', (line) => lines.push(line));
+  const line = await waitFor(`${SERVER} to listen`, async () => lines.find((l) => /listening on /.test(l)), 30000);
+  return { url: `ws://${line.split('listening on ')[1].trim()}/`, stop: () => server.kill('SIGTERM') };
 }
