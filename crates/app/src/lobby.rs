@@ -16,6 +16,7 @@
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+pub use maharajah_net::Seeking;
 use maharajah_net::{Connection, NetEvent};
 use maharajah_protocol::{
     Challenge, ChallengeId, ChallengeOptions, GameId, LeaderboardEntry, LiveGame, LobbyGame,
@@ -76,19 +77,6 @@ pub struct ListedChallenge {
     pub mine: bool,
     /// A Chaturaji table we sit at (posted or joined): leave instead of join.
     pub seated: bool,
-}
-
-/// Our place in the quick-pairing queue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Seeking {
-    /// The game.
-    pub game: LobbyGame,
-    /// The clock.
-    pub time_control: TimeControl,
-    /// Rated or casual.
-    pub rated: bool,
-    /// The rating the pairing uses.
-    pub rating: u32,
 }
 
 /// Everything the Online screen shows of the lobby.
@@ -228,13 +216,7 @@ impl Lobby {
                             seated: l.table.as_ref().is_some_and(|t| t.id == c.id),
                         })
                         .collect();
-                    let seeking = l.seeking.map(|s| Seeking {
-                        game: s.game,
-                        time_control: s.time_control,
-                        rated: s.rated,
-                        rating: s.rating,
-                    });
-                    (l.player.clone(), l.refused.clone(), challenges, seeking)
+                    (l.player.clone(), l.refused.clone(), challenges, l.seeking)
                 })
             });
         LobbyView {

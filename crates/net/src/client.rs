@@ -170,8 +170,8 @@ fn play(game: &mut Game, played: &mut Vec<PlayedMove>, uci: &str) -> Result<(), 
     Ok(())
 }
 
-/// Our place in the quick-pairing queue, as the server confirmed it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Our place in the quick-pairing queue, as the server confirmed it (the app shows it as is).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Seeking {
     /// The game.
     pub game: LobbyGame,
