@@ -271,9 +271,11 @@ test('Chaturaji tables in the lobby: people joined of wanted and the wait; join,
   find(page, 'lobby-join-3').click();
   assert.equal(text(find(page, 'lobby-seated-4')), 'You sit here');
   assert.equal(find(page, 'lobby-join-4'), null, 'no second seat at a table we sit at');
+  find(page, 'lobby-leave-4').click();
   find(page, 'lobby-cancel-5').click();
   assert.equal(find(page, 'lobby-seated-5'), null, 'our own table is cancelled for all');
-  assert.deepEqual(seen, [{ type: 'lobby/join-table', id: 3 }, { type: 'lobby/cancel', id: 5 }]);
+  assert.equal(find(page, 'lobby-leave-5'), null, 'and not left');
+  assert.deepEqual(seen, [{ type: 'lobby/join-table', id: 3 }, { type: 'lobby/cancel', id: 4 }, { type: 'lobby/cancel', id: 5 }]);
   // Spanish too.
   const es = (key, params) => translate('es', key, params);
   assert.match(text(find(renderOnline(onlineState(view), { t: es, intent }), 'lobby-table-3')), /2 de 4 personas · ordenador a los 60 s/);

@@ -445,6 +445,7 @@ export default {
   'lobby.table.line': '{joined} of {people} people · computers after {seconds} s',
   'lobby.table.join': 'Join table',
   'lobby.table.seated': 'You sit here',
+  'lobby.table.leave': 'Leave',
   'lobby.table.playNowHint': 'You share a table with 1 to 3 other people; after {seconds} s the computer takes the empty seats.',
   'lobby.table.seeking': 'Waiting for people for a Chaturaji table ({tc})…',
   'lobby.watch.title': 'Watch a game',

@@ -445,6 +445,7 @@ export default {
   'lobby.table.line': '{joined} de {people} personas · ordenador a los {seconds} s',
   'lobby.table.join': 'Sentarse',
   'lobby.table.seated': 'Estás en esta mesa',
+  'lobby.table.leave': 'Salir',
   'lobby.table.playNowHint': 'Compartes mesa con 1 a 3 personas más; a los {seconds} s el ordenador ocupa los asientos libres.',
   'lobby.table.seeking': 'Esperando personas para una mesa de Chaturaji ({tc})…',
   'lobby.watch.title': 'Mirar una partida',

@@ -113,12 +113,15 @@ function gameChoices(state, t, intent, times, { people = false } = {}) {
   ];
 }
 
-/** A challenge's action: cancel ours, mark a table we sit at, join a table, or play. */
+/** A challenge's action: cancel ours, leave a table we sit at, join a table, or play. */
 function challengeAction(c, t, intent, busy) {
   if (c.mine) return h('button', { type: 'button', class: 'action', id: `lobby-cancel-${c.id}`, disabled: busy, onclick: () => intent({ type: 'lobby/cancel', id: c.id }) }, t('dialog.cancel'));
-  // The server has no way yet for a person to leave a table they joined (other than closing the
-  // lobby's connection): it is marked, without an action.
-  if (c.seated) return h('span', { class: 'challenge-seated', id: `lobby-seated-${c.id}` }, t('lobby.table.seated'));
+  // Someone else's table we joined: marked, and left with the same cancel (the table stays).
+  if (c.seated) {
+    return h('span', { class: 'challenge-seated-row' },
+      h('span', { class: 'challenge-seated', id: `lobby-seated-${c.id}` }, t('lobby.table.seated')),
+      h('button', { type: 'button', class: 'action', id: `lobby-leave-${c.id}`, disabled: busy, onclick: () => intent({ type: 'lobby/cancel', id: c.id }) }, t('lobby.table.leave')));
+  }
   if (c.table) return h('button', { type: 'button', class: 'action accent', id: `lobby-join-${c.id}`, disabled: busy, onclick: () => intent({ type: 'lobby/join-table', id: c.id }) }, t('lobby.table.join'));
   return h('button', { type: 'button', class: 'action accent', id: `lobby-accept-${c.id}`, disabled: busy, onclick: () => intent({ type: 'lobby/accept', id: c.id }) }, t('lobby.accept'));
 }

@@ -192,7 +192,7 @@ async fn without_a_device_table_the_lobby_refuses_chaturaji() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_table_cancelled_by_its_creator_goes_from_the_person_waiting_there() {
+async fn a_person_leaves_a_table_and_a_table_cancelled_by_its_creator_goes_from_them() {
     let server = Server::start().await;
     let apps: Vec<App> = (20..22).map(app).collect();
     for a in &apps {
@@ -218,6 +218,25 @@ async fn a_table_cancelled_by_its_creator_goes_from_the_person_waiting_there() {
             .then_some(())
     })
     .await;
+    // The person who joined leaves: the table stays, with one person, and may be joined again.
+    let left = apps[1].lobby.cancel(id).await.expect("left the table");
+    let row = left.challenges.iter().find(|c| c.challenge.id == id).expect("still listed");
+    assert!(!row.seated, "we sit there no longer");
+    assert_eq!(row.challenge.table.map(|t| t.joined), Some(1));
+    until("one person again", || {
+        let v = apps[0].lobby.view();
+        v.challenges
+            .iter()
+            .find(|c| c.challenge.id == id)?
+            .challenge
+            .table?
+            .joined
+            .eq(&1)
+            .then_some(())
+    })
+    .await;
+    let joined = apps[1].lobby.join_table(id).await.expect("joined again");
+    assert!(joined.challenges.iter().any(|c| c.challenge.id == id && c.seated));
     let cancelled = apps[0].lobby.cancel(id).await.expect("the creator cancels");
     assert!(cancelled.challenges.iter().all(|c| c.challenge.id != id));
     until("the table gone for the person waiting there", || {

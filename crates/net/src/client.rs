@@ -578,13 +578,18 @@ impl Connection {
         joined
     }
 
-    /// Withdraws one of this connection's challenges.
+    /// Withdraws one of this connection's challenges, or leaves the Chaturaji table of
+    /// challenge `id` where it sits (the table stays for the others).
     ///
     /// # Errors
     ///
     /// [`NetError::Server`] (`challenge_not_found`).
     pub async fn cancel_challenge(&self, id: ChallengeId) -> Result<(), NetError> {
-        self.lobby(ClientMsg::CancelChallenge { id }).await
+        self.lobby(ClientMsg::CancelChallenge { id }).await?;
+        // The request waits for the server's answer: `lobby_removed` for ours, or the table
+        // without us (`lobby_updated`), already folded; either way we sit there no longer.
+        self.with_lobby_mut(|l| l.table = l.table.take().filter(|t| t.id != id));
+        Ok(())
     }
 
     /// Accepts a challenge and takes the seat of the room made for it.

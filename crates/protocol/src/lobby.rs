@@ -29,7 +29,8 @@
 //! the table starts, everyone at it gets [`LobbyMsg::LobbyMatched`], then `chaturaji_seated`
 //! and `chaturaji_snapshot`, as `join_chaturaji` gives. A rated table is for identified players
 //! only. Leaving a waiting table: `cancel_challenge` with its id (the creator's cancels it for
-//! all), or closing the connection.
+//! all; anyone else leaves it and gets `lobby_updated` with the table without them), or closing
+//! the connection.
 //!
 //! # Rematch
 //!

@@ -161,6 +161,51 @@ async fn cpus_take_the_empty_seats_after_the_wait_and_a_table_goes_with_its_crea
     server.stop().await;
 }
 
+#[tokio::test]
+async fn a_person_at_a_table_leaves_it_with_cancel_and_the_table_stays() {
+    let server = TestServer::start(Config::default()).await;
+    let mut a = Client::connect(server.addr).await;
+    a.send(&table(3, 300, Some(&device(0)))).await;
+    let LobbyMsg::ChallengeCreated { challenge } =
+        lobby(&mut a, "created", |m| matches!(m, LobbyMsg::ChallengeCreated { .. })).await
+    else {
+        unreachable!()
+    };
+    let mut b = Client::connect(server.addr).await;
+    b.send(&ClientMsg::AcceptChallenge { id: challenge.id, device: Some(device(1)) }).await;
+    lobby(&mut b, "joined", |m| matches!(m, LobbyMsg::TableJoined { .. })).await;
+    for p in [&mut a, &mut b] {
+        lobby(p, "two", |m| {
+            matches!(m, LobbyMsg::LobbyUpdated { challenge } if challenge.table.unwrap().joined == 2)
+        })
+        .await;
+    }
+
+    b.send(&ClientMsg::CancelChallenge { id: challenge.id }).await;
+    let left = lobby(&mut b, "left", |m| matches!(m, LobbyMsg::LobbyUpdated { .. })).await;
+    let LobbyMsg::LobbyUpdated { challenge: left } = left else { unreachable!() };
+    assert_eq!(left.table.unwrap().joined, 1, "the leaver is told the table without them");
+    lobby(&mut a, "one", |m| {
+        matches!(m, LobbyMsg::LobbyUpdated { challenge } if challenge.table.unwrap().joined == 1)
+    })
+    .await;
+    b.send(&ClientMsg::CancelChallenge { id: challenge.id }).await;
+    assert_eq!(b.until_error().await.0, ErrorCode::ChallengeNotFound, "no longer there");
+
+    // The seat is free again: two others fill the table and it starts without the leaver.
+    let mut c = Client::connect(server.addr).await;
+    c.send(&ClientMsg::AcceptChallenge { id: challenge.id, device: Some(device(2)) }).await;
+    lobby(&mut c, "joined", |m| matches!(m, LobbyMsg::TableJoined { .. })).await;
+    let mut d = Client::connect(server.addr).await;
+    d.send(&ClientMsg::AcceptChallenge { id: challenge.id, device: Some(device(3)) }).await;
+    let mut seats = Vec::new();
+    for p in [&mut a, &mut c, &mut d] {
+        seats.push(seated(p).await.0);
+    }
+    assert_eq!(seats, [Seat::Red, Seat::Blue, Seat::Yellow]);
+    server.stop().await;
+}
+
 fn seek(cpu_after_s: Option<u32>, device: Option<String>) -> ClientMsg {
     ClientMsg::PlayNow {
         game: LobbyGame::Chaturaji,

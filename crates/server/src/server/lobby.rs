@@ -519,6 +519,9 @@ impl Conn {
     fn cancel_challenge(&mut self, id: ChallengeId) -> Flow {
         let cancelled = {
             let mut state = lock(&self.shared.lobby.state);
+            if state.leave_table(id, &self.link) {
+                return Flow::Continue;
+            }
             let cancelled = state.lobby.cancel(self.link.id, id);
             if let Ok(challenge) = &cancelled {
                 let open = OpenChallenge {
@@ -779,6 +782,29 @@ impl HubState {
 
     /// Connection `conn` leaves every table it sits at (not as creator: its challenge goes
     /// with it, see [`HubState::drop_tables_of`]).
+    /// Takes `link` from the table of challenge `id` where it sits as one of the people who
+    /// accepted (not its creator, who cancels the challenge instead); it is told the table as it
+    /// is now. False when it does not sit there.
+    pub(super) fn leave_table(&mut self, id: ChallengeId, link: &Link) -> bool {
+        let Some(table) = self.tables.get_mut(&id) else { return false };
+        let Some(at) = table.members.iter().skip(1).position(|(m, _)| m.link.id == link.id) else {
+            return false;
+        };
+        table.members.remove(at + 1);
+        let joined = u8::try_from(table.members.len()).unwrap_or(u8::MAX);
+        self.announce_table(id, joined);
+        if !self.tables.values().any(|t| t.members.iter().any(|(m, _)| m.link.id == link.id)) {
+            self.tidy(link.id);
+        }
+        if !self.subscribers.contains_key(&link.id) {
+            if let Some(open) = self.lobby.get(id) {
+                link.send(LobbyMsg::LobbyUpdated { challenge: open.challenge.clone() }.into());
+            }
+        }
+        true
+    }
+
+    /// Takes a closed connection from every table it sits at.
     pub(super) fn leave_tables(&mut self, conn: u64) {
         let ids: Vec<ChallengeId> = self.tables.keys().copied().collect();
         for id in ids {
