@@ -24,7 +24,7 @@ import { chaturajiEffects, subscribeChaturaji } from './chaturaji-effects.js';
 import { renderLan } from './views/lan.js';
 import { lanEffects, subscribeLan } from './lan.js';
 import { holdWhilePressed } from './press-hold.js';
-import { renderOnline } from './views/online.js';
+import { matchBanner, renderOnline } from './views/online.js';
 import { renderNetGame, patchNetClocks } from './views/netgame.js';
 import { netEffects, netLockArmy, netMove, subscribeNet } from './neteffects.js';
 import { warmUpGameScreen } from './warmup.js';
@@ -500,6 +500,8 @@ function drawScreen(state) {
   const place = placeOf(state);
   const scroll = place === renderedPlace ? window.scrollY : 0;
   root.replaceChildren(view(state));
+  const banner = matchBanner(state, { t: (key, params) => translate(state.language, key, params), intent });
+  if (banner) root.append(banner);
   window.scrollTo(0, scroll);
   keepCurrentMoveInView(root);
   renderedPlace = place;

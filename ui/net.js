@@ -30,7 +30,17 @@ export function newOnline() {
     boardGame: 'chess', boardSpeed: 'blitz', board: null, profile: null, pgnSaved: null, live: null,
     // A Chaturaji table's form: time per turn, people wanted, the wait before CPUs fill it.
     turnTime: 'none', people: 4, cpuAfter: 60,
+    // A lobby match that started while a game or a build was on screen: its game, until opened.
+    pendingMatch: null,
   };
+}
+
+/** Screens a lobby match replaces at once; on the others (a game, a build, a review) it waits. */
+const MATCH_OPENS_FROM = new Set(['online', 'menu', 'setup', 'learn', 'history', 'settings', 'about']);
+
+/** Whether a lobby match that starts while `screen` is shown opens at once. */
+export function matchOpensFrom(screen) {
+  return MATCH_OPENS_FROM.has(screen);
 }
 
 /** {base_ms, increment_ms} of a form's '5+3', or null for 'none'. */
@@ -212,6 +222,10 @@ export function reduceNet(state, action) {
       return { ...state, online: { ...state.online, pgnSaved: action.path, busy: false } };
     case 'lobby/live':
       return { ...state, online: { ...state.online, live: action.games, busy: false } };
+    case 'lobby/match-waiting':
+      return { ...state, online: { ...state.online, pendingMatch: action.game } };
+    case 'lobby/open-match':
+      return { ...state, online: { ...state.online, pendingMatch: null } };
     case 'lobby/recovery':
       // The recovery code, shown until the dialog is closed (null); never kept elsewhere.
       return { ...state, online: { ...state.online, recovery: action.code, busy: false } };

@@ -6,7 +6,7 @@ import { buzz } from './haptics.js';
 import { shareFrom } from './share.js';
 import { t as translate } from './i18n.js';
 import { newBuild, soundFor } from './store.js';
-import { challengeArgs, createArgs, netGame, playNowArgs, serverUrlOf } from './net.js';
+import { challengeArgs, createArgs, matchOpensFrom, netGame, playNowArgs, serverUrlOf } from './net.js';
 
 function viewLoaded(store, view, open = false) {
   const sound = soundFor(store.state.game, netGame(view));
@@ -110,6 +110,9 @@ async function lobbyEffects(action, store) {
       break;
     case 'lobby/open':
       await openLobby(store);
+      break;
+    case 'lobby/open-match':
+      openMatch(store, action.game);
       break;
     case 'lobby/name':
       await lobbyCall(store, api.lobbyRegisterName(state.online.name));
@@ -324,10 +327,17 @@ export function subscribeNet(store) {
     const before = store.state.online.lobby;
     store.dispatch({ type: 'lobby/view', view });
     // A challenge of ours taken, or a pairing made: the game screen takes over (the Chaturaji
-    // table screen for a table, seated there like a table joined by code).
-    if (view.matched && !(before && before.matched === view.matched) && store.state.screen === 'online') {
-      if (view.matched_game === 'chaturaji') openLobbyTable(store);
-      else openNetGame(store, 'online');
+    // table screen for a table, seated there like a table joined by code), at once from the
+    // lobby or a menu; over a game, a build or a review a banner offers it instead.
+    if (view.matched && !(before && before.matched === view.matched)) {
+      if (matchOpensFrom(store.state.screen)) openMatch(store, view.matched_game);
+      else store.dispatch({ type: 'lobby/match-waiting', game: view.matched_game ?? 'chess' });
     }
   });
+}
+
+/** Opens the screen of a lobby match: the Chaturaji table, or the network game. */
+function openMatch(store, game) {
+  if (game === 'chaturaji') openLobbyTable(store);
+  else openNetGame(store, 'online');
 }

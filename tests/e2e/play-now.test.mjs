@@ -1,10 +1,11 @@
 // Issue #18 end to end, Play now: a real maharajah-server on loopback, the real app and a scripted
-// player (maharajah-netbot --lobby). The app asks for a casual 5+3 chess game and waits; the bot
-// asks for the same; the server pairs them and the app is seated at the board at once, where a
-// move of each side goes through.
+// player (maharajah-netbot --lobby). The app asks for a casual 5+3 chess game and, while it waits,
+// starts a game against the computer; the bot asks for the same; the server pairs them, and the
+// paired game waits behind a banner over the local game (never taking the screen away) until the
+// app opens it, where a move of each side goes through.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { tapMove } from './steps.mjs';
+import { newGame, tapMove } from './steps.mjs';
 import { startRig, queries } from './lobby-rig.mjs';
 import { waitFor } from './webdriver.mjs';
 
@@ -35,13 +36,20 @@ test('Play now pairs the app with the bot: seated at once, a move each way', asy
   await d.tap('#play-now');
   await waitFor('the wait', () => exists('#play-now-waiting'), 15000);
   assert.match(await textOf('#play-now-waiting'), /Looking for an opponent: Chess 5\+3, rating 1500/);
+  // Waiting, the player starts a game against the computer meanwhile.
+  await newGame(d, 'classic');
 
   const bot = rig.bot('Pairbot');
   await bot.waitLine('the bot named', /^named Pairbot$/);
   await bot.cmd('seek chess 5+3 casual');
   const seated = await bot.waitLine('the bot seated', /^seated (white|black) [A-Z0-9]{8}$/i, 20000);
   const [, botColor, code] = seated.split(' ');
-  await waitFor('the board', () => exists('#board'), 15000);
+  await waitFor('the banner over the local game', () => exists('#match-banner'), 15000);
+  assert.match(await textOf('#match-banner'), /Your online game has started/);
+  assert.ok(await exists('#screen-game'), 'the local game is still on screen');
+  await d.screenshot('play-now-banner-390x844.png');
+  await d.tap('#match-open');
+  await waitFor('the board', () => exists('#screen-netgame #board'), 15000);
   await waitFor('the room', async () => ((await textOf('#net-room')) ?? '').includes(code.toUpperCase()));
   const ours = botColor.toLowerCase() === 'white' ? 'black' : 'white';
   await waitFor('the opponent connected', async () => (await attr(`#presence-${botColor.toLowerCase()}`, 'data-connected')) === 'true');

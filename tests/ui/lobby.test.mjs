@@ -8,7 +8,7 @@ import { installFakeDom, find, text } from './fakedom.mjs';
 
 installFakeDom();
 const { initialState, reduce } = await import('../../ui/store.js');
-const { renderOnline } = await import('../../ui/views/online.js');
+const { matchBanner, renderOnline } = await import('../../ui/views/online.js');
 const { renderNetGame } = await import('../../ui/views/netgame.js');
 const net = await import('../../ui/net.js');
 const { CATALOGUES, t: translate } = await import('../../ui/i18n.js');
@@ -333,4 +333,28 @@ test('Chaturaji picked in the lobby leaves rooms by code to the chess variants',
   const page = renderOnline(onlineState(lobbyView(), { variant: 'chaturaji', tab: 'code' }), { t, intent: () => {} });
   assert.equal(find(page, 'online-variant-chess').attrs.checked, '');
   assert.equal(find(page, 'online-variant-chaturaji'), null);
+});
+
+test('a match that starts over a game waits behind a banner; from the lobby or a menu it opens at once', () => {
+  assert.ok(net.matchOpensFrom('online') && net.matchOpensFrom('menu') && net.matchOpensFrom('settings'));
+  for (const screen of ['game', 'builder', 'analysis', 'chaturaji', 'lan', 'netgame']) {
+    assert.equal(net.matchOpensFrom(screen), false, `not over ${screen}`);
+  }
+  const { seen, intent } = recorder();
+  let s = { ...onlineState(lobbyView()), screen: 'game' };
+  assert.equal(matchBanner(s, { t, intent }), null, 'no match, no banner');
+  s = reduce(s, { type: 'lobby/match-waiting', game: 'chess' });
+  let banner = matchBanner(s, { t, intent });
+  assert.equal(banner.attrs.role, 'alert');
+  assert.match(text(banner), /Your online game has started.*Open/);
+  find(banner, 'match-open').click();
+  assert.deepEqual(seen, [{ type: 'lobby/open-match', game: 'chess' }]);
+  s = reduce(s, seen[0]);
+  assert.equal(matchBanner(s, { t, intent }), null, 'gone once opened');
+  // A Chaturaji table, in Spanish; never on the Online or network game screens themselves.
+  s = reduce(s, { type: 'lobby/match-waiting', game: 'chaturaji' });
+  const es = (key, params) => translate('es', key, params);
+  assert.match(text(matchBanner({ ...s, screen: 'builder' }, { t: es, intent })), /Tu mesa de Chaturaji ha empezado.*Abrir/);
+  assert.equal(matchBanner({ ...s, screen: 'online' }, { t, intent }), null);
+  assert.equal(matchBanner({ ...s, screen: 'netgame' }, { t, intent }), null);
 });

@@ -322,6 +322,18 @@ function overlays(state, { t, intent }) {
   return null;
 }
 
+/**
+ * The banner of a lobby match that started while a game, a build or a review was on screen
+ * (it did not take the screen away): what started, and a button to open it. Null otherwise.
+ */
+export function matchBanner(state, { t, intent }) {
+  const game = state.online && state.online.pendingMatch;
+  if (!game || state.screen === 'online' || state.screen === 'netgame') return null;
+  return h('div', { class: 'match-banner', id: 'match-banner', role: 'alert' },
+    h('span', {}, t(game === 'chaturaji' ? 'lobby.match.table' : 'lobby.match.game')),
+    h('button', { type: 'button', class: 'action accent', id: 'match-open', onclick: () => intent({ type: 'lobby/open-match', game }) }, t('lobby.match.open')));
+}
+
 export function renderOnline(state, ctx) {
   const { t, intent } = ctx;
   const online = state.online;
