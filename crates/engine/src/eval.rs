@@ -48,8 +48,10 @@
 //! * **Mop-up**: with a winning material lead and no enemy pawns, drive the lone king to the
 //!   edge and bring the own king close, so the compound pieces' mates are found.
 
+mod psq;
 mod pst;
 
+pub(crate) use psq::PsqSums;
 pub use pst::{Pst, Table, PST};
 
 use crate::attacks::{bishop_attacks, king_attacks, knight_attacks, rook_attacks};
@@ -333,7 +335,7 @@ fn front_span(color: Color, sq: Square, files: u64) -> u64 {
 }
 
 /// A middlegame/endgame score pair.
-#[derive(Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct S(i32, i32);
 
 impl std::ops::AddAssign for S {
@@ -352,25 +354,99 @@ impl std::ops::SubAssign for S {
 
 /// Static evaluation of `pos` in centipawns from the side to move's point of view.
 ///
-/// Pure and deterministic; it does not detect mate or stalemate (the search does).
+/// Pure and deterministic; it does not detect mate or stalemate (the search does). Reads the
+/// material and piece-square sums the position keeps; equal to
+/// `evaluate_with(pos, &WEIGHTS)`, which sums them over the board.
 #[must_use]
 pub fn evaluate(pos: &Position) -> i32 {
-    evaluate_with(pos, &WEIGHTS)
+    evaluate_from(pos, &WEIGHTS, pos.psq, pawn_eval(pos, &WEIGHTS))
+}
+
+/// [`evaluate`], with the pawn structure from `cache` where it holds `pos`'s pawns (the same
+/// value, cheaper).
+#[must_use]
+pub(crate) fn evaluate_cached(pos: &Position, cache: &mut PawnCache) -> i32 {
+    evaluate_from(pos, &WEIGHTS, pos.psq, cache.get(pos))
 }
 
 /// [`evaluate`] with other weights (for tuning).
 #[must_use]
 pub fn evaluate_with(pos: &Position, w: &Weights) -> i32 {
-    let mut score = S::default();
-    let mut phase = 0;
-    let mut material = [0i32; 2];
-    let mut maps = [AttackMap::default(); 2];
-    for color in Color::ALL {
-        let s = side(pos, w, color, &mut phase, &mut material, &mut maps[color as usize]);
-        if color == Color::White {
+    evaluate_from(pos, w, PsqSums::from_position(pos, w), pawn_eval(pos, w))
+}
+
+/// The cheap part of [`evaluate`]: material (pawns counted by their side's value), the
+/// piece-square bonuses where they apply, the pawn structure (from `cache`) with the passed
+/// pawns' bonuses, and the tempo, tapered the same way; none of the terms that need the attack
+/// maps. From the side to move's point of view.
+///
+/// The search uses it to skip the full evaluation where even a large error could not bring the
+/// score into its window.
+#[must_use]
+pub(crate) fn evaluate_estimate(pos: &Position, cache: &mut PawnCache) -> i32 {
+    let w = &WEIGHTS;
+    let psq = pos.psq;
+    let pawn_eval = cache.get(pos);
+    let mut score = S(psq.material.0, psq.material.1);
+    score += pawn_eval.score;
+    if both_kings(pos) {
+        score += S(psq.pst.0, psq.pst.1);
+    }
+    let pawns = pos.by_role(Role::Pawn);
+    let occ = pos.occupied();
+    for us in Color::ALL {
+        let ours = pos.by_color(us);
+        let value = if pos.rules().side(us).has_king { w.material[0] } else { w.kingless_pawn };
+        let n = (pawns & ours).count() as i32;
+        let mut s = S(value.0 * n, value.1 * n);
+        for sq in pawn_eval.passed & ours {
+            let (mut mg, mut eg) = w.passed[usize::from(sq.relative(us).rank())];
+            if front_span(us, sq, FILE_A << sq.file()) & occ.0 != 0 {
+                mg /= 2;
+                eg /= 2;
+            }
+            s += S(mg, eg);
+        }
+        if us == Color::White {
             score += s;
         } else {
             score -= s;
+        }
+    }
+    let phase = psq.phase.min(PHASE_MAX);
+    let v = (score.0 * phase + score.1 * (PHASE_MAX - phase)) / PHASE_MAX;
+    let v = if pos.turn() == Color::White { v } else { -v };
+    v + w.tempo
+}
+
+/// `true` where the piece-square tables and the kings' distances to passed pawns apply: both
+/// sides play with a king and have it (not in Horde, where both measured worse; BENCHMARKS.md,
+/// "Evaluation tuning" and "Engine, session 7").
+#[inline]
+fn both_kings(pos: &Position) -> bool {
+    Color::ALL.into_iter().all(|c| pos.rules().side(c).has_king && pos.king_of(c).is_some())
+}
+
+/// The evaluation with the material and piece-square sums `psq` and the pawn structure `pawns`
+/// (both of `pos` under `w`).
+fn evaluate_from(pos: &Position, w: &Weights, psq: PsqSums, pawns: PawnEval) -> i32 {
+    let both_kings = both_kings(pos);
+    let mut score = S(psq.material.0, psq.material.1);
+    score += pawns.score;
+    if both_kings {
+        score += S(psq.pst.0, psq.pst.1);
+    }
+    // White-minus-Black middlegame material, pawns included, for the mop-up.
+    let mut material = psq.material.0;
+    let mut maps = [AttackMap::default(); 2];
+    for color in Color::ALL {
+        let (s, pawns) = side(pos, w, color, both_kings, pawns.passed, &mut maps[color as usize]);
+        if color == Color::White {
+            score += s;
+            material += pawns;
+        } else {
+            score -= s;
+            material -= pawns;
         }
     }
     for color in Color::ALL {
@@ -383,7 +459,7 @@ pub fn evaluate_with(pos: &Position, w: &Weights) -> i32 {
             score -= s;
         }
     }
-    let phase = phase.min(PHASE_MAX);
+    let phase = psq.phase.min(PHASE_MAX);
     let mut v = (score.0 * phase + score.1 * (PHASE_MAX - phase)) / PHASE_MAX;
     v += mop_up(pos, material);
     let v = if pos.turn() == Color::White { v } else { -v };
@@ -495,16 +571,18 @@ fn threats(pos: &Position, w: &Weights, us: Color, ours: &AttackMap, theirs: &At
     s
 }
 
-/// Everything that belongs to one side, as a White-positive pair for `color`; fills `map` with
-/// the side's attacks.
+/// Everything that belongs to one side but the pieces' material and piece-square bonuses (kept
+/// by the position) and the pawn structure ([`pawn_eval`]), as a White-positive pair for `us`,
+/// and the middlegame material of its pawns; fills `map` with the side's attacks. `both_kings`:
+/// see [`both_kings`]; `passed`: both sides' passed pawns.
 fn side(
     pos: &Position,
     w: &Weights,
     us: Color,
-    phase: &mut i32,
-    material: &mut [i32; 2],
+    both_kings: bool,
+    passed: Bitboard,
     map: &mut AttackMap,
-) -> S {
+) -> (S, i32) {
     let them = us.other();
     let ours = pos.by_color(us);
     let theirs = pos.by_color(them);
@@ -515,10 +593,6 @@ fn side(
     let their_pawn_attacks = pawn_attacks_bb(them, their_pawns);
     let kingless = !pos.rules().side(us).has_king;
     let their_king = pos.king_of(them);
-    // Piece-square tables and the kings' distances to passed pawns only where both sides have
-    // a king: in Horde both measured worse (BENCHMARKS.md, "Evaluation tuning" and "Engine,
-    // session 7").
-    let both_kings = !kingless && their_king.is_some();
     let king_zone = their_king.map_or(Bitboard::EMPTY, |k| {
         let z = king_attacks(k).with(k);
         z | z.forward(them)
@@ -537,14 +611,6 @@ fn side(
         .into_iter()
         .flat_map(|role| (pos.by_role(role) & ours).map(move |sq| (sq, role)))
     {
-        let (mg, eg) = w.material[role.index()];
-        s += S(mg, eg);
-        material[us as usize] += mg;
-        *phase += PHASE[role.index()];
-        if both_kings {
-            let (mg, eg) = w.pst[role.index()][sq.relative(us).index()];
-            s += S(mg, eg);
-        }
         if role == Role::King {
             map.add(Role::King, king_attacks(sq));
             continue;
@@ -615,55 +681,32 @@ fn side(
 
     // Pawns.
     let pawn_value = if kingless { w.kingless_pawn } else { w.material[0] };
-    for sq in our_pawns {
-        s += S(pawn_value.0, pawn_value.1);
-        material[us as usize] += pawn_value.0;
-        if both_kings {
-            let (mg, eg) = w.pst[Role::Pawn.index()][sq.relative(us).index()];
-            s += S(mg, eg);
-        }
+    let pawn_count = our_pawns.count() as i32;
+    s += S(pawn_value.0 * pawn_count, pawn_value.1 * pawn_count);
+    // Passed pawns: the bonus, halved when anything stands in front, and with a king on each
+    // side the kings' distances to the square in front.
+    for sq in passed & ours {
         let rel = usize::from(sq.relative(us).rank());
-        let c = center(sq);
-        let adv = w.pawn_advance[rel];
-        s += S(adv + if c >= 4 && rel >= 3 { w.center_pawn } else { 0 }, adv);
-        let file = sq.file();
-        let adj = adjacent_files(file);
-        let own_file = FILE_A << file;
-        if our_pawns.0 & adj == 0 {
-            let (mg, eg) = if kingless { w.isolated_kingless } else { w.isolated };
-            s -= S(mg, eg);
+        let (mut mg, mut eg) = w.passed[rel];
+        if front_span(us, sq, FILE_A << sq.file()) & occ.0 != 0 {
+            mg /= 2;
+            eg /= 2;
         }
-        if front_span(us, sq, own_file) & our_pawns.0 != 0 {
-            let (mg, eg) = if kingless { w.doubled_kingless } else { w.doubled };
-            s -= S(mg, eg);
-        }
-        if front_span(us, sq, own_file | adj) & their_pawns.0 == 0 {
-            let (mut mg, mut eg) = w.passed[rel];
-            if front_span(us, sq, own_file) & occ.0 != 0 {
-                mg /= 2;
-                eg /= 2;
+        s += S(mg, eg);
+        if rel >= 3 && both_kings {
+            if let Some(block) = sq.offset(0, if us == Color::White { 1 } else { -1 }) {
+                let dist = |k: Option<Square>| {
+                    k.map_or(0, |k| {
+                        let d =
+                            k.file().abs_diff(block.file()).max(k.rank().abs_diff(block.rank()));
+                        i32::from(d.min(5))
+                    })
+                };
+                let scale = 5 * rel as i32 - 13;
+                let near = w.passed_king.0 * dist(pos.king_of(them))
+                    - w.passed_king.1 * dist(pos.king_of(us));
+                s += S(0, near * scale / 4);
             }
-            s += S(mg, eg);
-            if rel >= 3 && both_kings {
-                if let Some(block) = sq.offset(0, if us == Color::White { 1 } else { -1 }) {
-                    let dist = |k: Option<Square>| {
-                        k.map_or(0, |k| {
-                            let d = k
-                                .file()
-                                .abs_diff(block.file())
-                                .max(k.rank().abs_diff(block.rank()));
-                            i32::from(d.min(5))
-                        })
-                    };
-                    let scale = 5 * rel as i32 - 13;
-                    let near = w.passed_king.0 * dist(pos.king_of(them))
-                        - w.passed_king.1 * dist(pos.king_of(us));
-                    s += S(0, near * scale / 4);
-                }
-            }
-        }
-        if kingless && our_pawn_attacks.contains(sq) {
-            s += S(w.kingless_defended.0, w.kingless_defended.1);
         }
     }
 
@@ -686,13 +729,152 @@ fn side(
             }
         }
     }
-    s
+    (s, pawn_value.0 * pawn_count)
 }
 
-/// Endgame help: with a material lead of a minor piece or more and no enemy pawns, push the
-/// weaker king to the edge and bring the stronger king close. White-positive.
-fn mop_up(pos: &Position, material: [i32; 2]) -> i32 {
-    let diff = material[0] - material[1];
+/// The part of the pawn evaluation that depends only on where the pawns stand and on which sides
+/// play without a king: advance, centre, isolated, doubled and (kingless) defended pawns, as a
+/// White-positive pair, and which pawns are passed (their bonus depends on the other pieces and
+/// the kings, so [`side`] adds it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct PawnEval {
+    score: S,
+    passed: Bitboard,
+}
+
+/// Squares whose [`center`] is at least 4 (the centre pawn bonus).
+const CENTER_4: u64 = {
+    let mut m = 0u64;
+    let mut i: i32 = 0;
+    while i < 64 {
+        let (f, r) = (i % 8, i / 8);
+        if 6 - ((2 * f - 7).abs() + (2 * r - 7).abs()) / 2 >= 4 {
+            m |= 1 << i;
+        }
+        i += 1;
+    }
+    m
+};
+
+/// `b` and every square in front of it from `color`'s side, file by file.
+#[inline]
+const fn fill_forward(color: Color, mut b: u64) -> u64 {
+    match color {
+        Color::White => {
+            b |= b << 8;
+            b |= b << 16;
+            b | b << 32
+        }
+        Color::Black => {
+            b |= b >> 8;
+            b |= b >> 16;
+            b | b >> 32
+        }
+    }
+}
+
+/// The squares strictly behind a square of `b` from `color`'s side, file by file.
+#[inline]
+const fn behind(color: Color, b: u64) -> u64 {
+    match color {
+        Color::White => fill_forward(Color::Black, b) >> 8,
+        Color::Black => fill_forward(Color::White, b) << 8,
+    }
+}
+
+/// [`PawnEval`] of `pos` under the weights `w`, set-wise: each term counts a set of pawns.
+fn pawn_eval(pos: &Position, w: &Weights) -> PawnEval {
+    let pawns = pos.by_role(Role::Pawn);
+    let mut out = PawnEval::default();
+    for us in Color::ALL {
+        let them = us.other();
+        let kingless = !pos.rules().side(us).has_king;
+        let ours = (pawns & pos.by_color(us)).0;
+        let theirs = (pawns & pos.by_color(them)).0;
+        let n = |b: u64| b.count_ones() as i32;
+        let mut s = S::default();
+        for rank in 1..7u8 {
+            let adv = w.pawn_advance[usize::from(rank)];
+            let k = n(ours & Bitboard::relative_rank(us, rank).0);
+            s += S(adv * k, adv * k);
+        }
+        // From the fourth rank on, as seen from `us`.
+        let advanced = fill_forward(us, Bitboard::relative_rank(us, 3).0);
+        s += S(w.center_pawn * n(ours & CENTER_4 & advanced), 0);
+        let files = fill_forward(Color::White, fill_forward(Color::Black, ours));
+        let beside = ((files & !FILE_H) << 1) | ((files & !FILE_A) >> 1);
+        let isolated = n(ours & !beside);
+        let (mg, eg) = if kingless { w.isolated_kingless } else { w.isolated };
+        s -= S(mg * isolated, eg * isolated);
+        // A pawn with one of ours in front of it on its file.
+        let doubled = n(ours & behind(us, ours));
+        let (mg, eg) = if kingless { w.doubled_kingless } else { w.doubled };
+        s -= S(mg * doubled, eg * doubled);
+        // A pawn with none of theirs in front of it on its file or the next ones.
+        let spread = theirs | ((theirs & !FILE_H) << 1) | ((theirs & !FILE_A) >> 1);
+        out.passed |= Bitboard(ours & !behind(us, spread));
+        if kingless {
+            let defended = n(ours & pawn_attacks_bb(us, Bitboard(ours)).0);
+            s += S(w.kingless_defended.0 * defended, w.kingless_defended.1 * defended);
+        }
+        if us == Color::White {
+            out.score += s;
+        } else {
+            out.score -= s;
+        }
+    }
+    out
+}
+
+/// Slots of a [`PawnCache`] (a power of two).
+const PAWN_CACHE_SIZE: usize = 4096;
+
+/// One slot: the pawns and kingless sides it was computed for, and the result.
+#[derive(Clone, Copy, Default)]
+struct PawnSlot {
+    white: u64,
+    black: u64,
+    /// Bit 0: White plays without a king; bit 1: Black does; bit 2: the slot is filled.
+    flags: u8,
+    eval: PawnEval,
+}
+
+/// Recent [`PawnEval`]s under [`WEIGHTS`], so the search does not recount the pawn structure
+/// of a position whose pawns it has seen. A slot answers only for exactly the pawns and kingless
+/// sides it holds, so a cached evaluation equals an uncached one.
+pub(crate) struct PawnCache {
+    slots: Box<[PawnSlot]>,
+}
+
+impl PawnCache {
+    /// An empty cache.
+    pub(crate) fn new() -> PawnCache {
+        PawnCache { slots: vec![PawnSlot::default(); PAWN_CACHE_SIZE].into_boxed_slice() }
+    }
+
+    /// [`pawn_eval`] of `pos` under [`WEIGHTS`], from the cache or computed and kept.
+    #[inline]
+    fn get(&mut self, pos: &Position) -> PawnEval {
+        let pawns = pos.by_role(Role::Pawn);
+        let white = (pawns & pos.by_color(Color::White)).0;
+        let black = (pawns & pos.by_color(Color::Black)).0;
+        let flags = 4
+            | u8::from(!pos.rules().side(Color::White).has_king)
+            | u8::from(!pos.rules().side(Color::Black).has_king) << 1;
+        let h =
+            white.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ black.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        let slot = &mut self.slots[(h >> (64 - PAWN_CACHE_SIZE.trailing_zeros())) as usize];
+        if slot.white != white || slot.black != black || slot.flags != flags {
+            *slot = PawnSlot { white, black, flags, eval: pawn_eval(pos, &WEIGHTS) };
+        }
+        slot.eval
+    }
+}
+
+/// Endgame help: with a material lead (`diff`, White minus Black, middlegame values) of a minor
+/// piece or more and no enemy pawns, push the weaker king to the edge and bring the stronger
+/// king close. White-positive.
+fn mop_up(pos: &Position, diff: i32) -> i32 {
     if diff.abs() < 300 {
         return 0;
     }
@@ -718,6 +900,48 @@ fn mop_up(pos: &Position, material: [i32; 2]) -> i32 {
 mod tests {
     use super::*;
     use crate::Variant;
+
+    /// [`pawn_eval`] pawn by pawn, as it was written first: the reference for the set-wise one.
+    pub(super) fn pawn_eval_by_pawn(pos: &Position, w: &Weights) -> PawnEval {
+        let pawns = pos.by_role(Role::Pawn);
+        let mut out = PawnEval::default();
+        for us in Color::ALL {
+            let kingless = !pos.rules().side(us).has_king;
+            let our_pawns = pawns & pos.by_color(us);
+            let their_pawns = pawns & pos.by_color(us.other());
+            let our_pawn_attacks = pawn_attacks_bb(us, our_pawns);
+            let mut s = S::default();
+            for sq in our_pawns {
+                let rel = usize::from(sq.relative(us).rank());
+                let c = center(sq);
+                let adv = w.pawn_advance[rel];
+                s += S(adv + if c >= 4 && rel >= 3 { w.center_pawn } else { 0 }, adv);
+                let file = sq.file();
+                let adj = adjacent_files(file);
+                let own_file = FILE_A << file;
+                if our_pawns.0 & adj == 0 {
+                    let (mg, eg) = if kingless { w.isolated_kingless } else { w.isolated };
+                    s -= S(mg, eg);
+                }
+                if front_span(us, sq, own_file) & our_pawns.0 != 0 {
+                    let (mg, eg) = if kingless { w.doubled_kingless } else { w.doubled };
+                    s -= S(mg, eg);
+                }
+                if front_span(us, sq, own_file | adj) & their_pawns.0 == 0 {
+                    out.passed.add(sq);
+                }
+                if kingless && our_pawn_attacks.contains(sq) {
+                    s += S(w.kingless_defended.0, w.kingless_defended.1);
+                }
+            }
+            if us == Color::White {
+                out.score += s;
+            } else {
+                out.score -= s;
+            }
+        }
+        out
+    }
 
     fn eval(variant: Variant, fen: &str) -> i32 {
         evaluate(&Position::from_fen(variant, fen).expect("test FEN is valid"))

@@ -1,11 +1,13 @@
-//! The position: bitboards, side to move, castling rights, unmoved pawns, en passant, clocks and
-//! an incremental Zobrist hash; legal move generation and copy-make.
+//! The position: bitboards, side to move, castling rights, unmoved pawns, en passant, clocks, an
+//! incremental Zobrist hash and incremental material and piece-square sums for the evaluation;
+//! legal move generation and copy-make.
 
 use std::fmt;
 
 use crate::attacks::{
     between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks,
 };
+use crate::eval::PsqSums;
 use crate::moves::{Move, MoveList};
 use crate::profile::{LossCondition, RuleProfile};
 use crate::types::{Bitboard, ByColor, ByRole, Color, Piece, Role, RoleSet, Square};
@@ -89,6 +91,9 @@ pub struct Position {
     pub(crate) halfmoves: u32,
     pub(crate) fullmoves: u32,
     pub(crate) hash: u64,
+    /// Material and piece-square sums of the pieces on the board, kept by every placement and
+    /// removal (a function of the board, like the hash).
+    pub(crate) psq: PsqSums,
     pub(crate) rules: RuleProfile,
 }
 
@@ -220,6 +225,7 @@ impl Position {
             halfmoves: 0,
             fullmoves: 1,
             hash: 0,
+            psq: PsqSums::default(),
             rules,
         }
     }
@@ -832,7 +838,7 @@ impl Position {
             }
         }
         if let Some(c) = captured {
-            self.toggle(them, c, to, &mut hash);
+            self.remove_piece(them, c, to, &mut hash);
         }
         self.halfmoves = if role == Role::Pawn || captured.is_some() {
             0
@@ -840,7 +846,7 @@ impl Position {
             self.halfmoves.saturating_add(1)
         };
 
-        self.toggle(us, role, from, &mut hash);
+        self.remove_piece(us, role, from, &mut hash);
         let mut placed = role;
         if role == Role::Pawn {
             if captured.is_none() && from.file() != to.file() {
@@ -848,7 +854,7 @@ impl Position {
                 let behind = to.bb().forward(them);
                 if let Some(sq) = behind.first() {
                     if self.by_color[them].contains(sq) {
-                        self.toggle(them, Role::Pawn, sq, &mut hash);
+                        self.remove_piece(them, Role::Pawn, sq, &mut hash);
                     }
                 }
             } else if from.rank().abs_diff(to.rank()) == 2 {
@@ -874,11 +880,11 @@ impl Position {
                 (Square::A1.relative(us), Square::D1.relative(us))
             };
             if self.by_role[Role::Rook].contains(rook_from) {
-                self.toggle(us, Role::Rook, rook_from, &mut hash);
-                self.toggle(us, Role::Rook, rook_to, &mut hash);
+                self.remove_piece(us, Role::Rook, rook_from, &mut hash);
+                self.place_piece(us, Role::Rook, rook_to, &mut hash);
             }
         }
-        self.toggle(us, placed, to, &mut hash);
+        self.place_piece(us, placed, to, &mut hash);
 
         if us == Color::Black {
             self.fullmoves = self.fullmoves.saturating_add(1);
@@ -886,6 +892,20 @@ impl Position {
         self.turn = them;
         self.hash = hash;
         self.prune_ep_square();
+    }
+
+    /// Takes `color`'s `role` off `sq`, where it stands.
+    #[inline]
+    fn remove_piece(&mut self, color: Color, role: Role, sq: Square, hash: &mut u64) {
+        self.toggle(color, role, sq, hash);
+        self.psq.remove(color, role, sq);
+    }
+
+    /// Puts `color`'s `role` on the empty square `sq`.
+    #[inline]
+    fn place_piece(&mut self, color: Color, role: Role, sq: Square, hash: &mut u64) {
+        self.toggle(color, role, sq, hash);
+        self.psq.add(color, role, sq);
     }
 
     #[inline]
@@ -897,12 +917,13 @@ impl Position {
         *hash ^= zobrist::piece(color as usize, role.index(), sq.index());
     }
 
-    /// Puts a piece on an empty square (setup only; the hash is recomputed by `finish_setup`).
+    /// Puts a piece on an empty square (setup only; the hash is recomputed by `refresh_hash`).
     pub(crate) fn put(&mut self, piece: Piece, sq: Square) {
         let b = sq.bb();
         self.by_role[piece.role] |= b;
         self.by_color[piece.color] |= b;
         self.occupied |= b;
+        self.psq.add(piece.color, piece.role, sq);
     }
 
     /// Recomputes the hash from scratch.

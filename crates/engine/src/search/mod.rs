@@ -14,8 +14,11 @@
 //!   exchange comes after the killers; quiescence lists only captures and promotions out of
 //!   check, and skips the losing captures), null-move pruning (never for a side with only pawns and king — Horde and
 //!   pawn-heavy armies are zugzwang-prone), late-move reductions, check extensions, reverse
-//!   futility, late-move and static-exchange pruning near the leaves, mate scores. [`Limits`]: depth, nodes,
-//!   move time, clock, infinite.
+//!   futility, late-move and static-exchange pruning near the leaves, mate scores, a
+//!   correction history that shifts the static evaluation by what searches of positions with
+//!   the same pawns and the same material found, and a lazy evaluation in quiescence (material,
+//!   piece-square tables and pawn structure alone where they lie far outside the window). [`Limits`]: depth, nodes, move time, clock,
+//!   infinite.
 //! * [`level`] — [`Level`] 1–8, [`pick_move_for_level`] and [`Level::move_time`].
 //! * [`army`] — [`build_army`]: the computer's 39-point Maharajah army.
 //! * [`bench`] — fixed positions searched to a fixed depth (deterministic node count).
@@ -47,7 +50,7 @@ mod tt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::eval::{evaluate, role_value};
+use crate::eval::{evaluate_cached, evaluate_estimate, role_value, PawnCache};
 use crate::game::Game;
 use crate::moves::{Move, MoveList, MAX_MOVES};
 use crate::position::Position;
@@ -67,6 +70,10 @@ pub const MATE: i32 = 31_000;
 /// Scores beyond this are mates.
 const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
 const INF: i32 = 32_000;
+/// How far quiescence's estimate from material, piece-square tables and pawn structure alone
+/// ([`evaluate_estimate`]) must lie outside the window for the full evaluation to be skipped
+/// (BENCHMARKS.md, "Engine, session 13").
+const LAZY_MARGIN: i32 = 600;
 /// Nodes between two looks at the stop flag and the clock.
 const POLL: u64 = 1024;
 
@@ -306,6 +313,13 @@ struct Worker {
     excluded: Vec<Move>,
     /// How many best lines to search and report (at least 1).
     multipv: usize,
+    /// Correction history: for each side to move and pawn structure ([`pawn_index`]), how far
+    /// searches found the static evaluation off, in [`CORR_GRAIN`]ths of a centipawn.
+    corr: Box<[i32]>,
+    /// The same by material ([`material_index`]).
+    corr_material: Box<[i32]>,
+    /// Pawn structures evaluated recently (a cache: the evaluation is the same without it).
+    pawns: PawnCache,
 }
 
 /// A search engine with its memory: transposition table, and per thread history, killers and
@@ -355,6 +369,40 @@ fn piece_square(pos: &Position, mv: Move) -> u16 {
     ((pos.turn() as usize * 9 + role) * 64 + mv.to.index()) as u16
 }
 
+/// Slots of each correction history table per side to move (pawn structures, material).
+const CORR_SIZE: usize = 1 << 14;
+/// Fixed-point scale of a correction history entry: entries hold centipawns times this.
+const CORR_GRAIN: i32 = 256;
+/// The largest correction, in centipawns.
+const CORR_MAX: i32 = 64;
+
+/// The correction history slot of `pos`: the side to move and a hash of both sides' pawns.
+#[inline]
+fn pawn_index(pos: &Position) -> usize {
+    let pawns = pos.by_role(Role::Pawn);
+    let white = (pawns & pos.by_color(Color::White)).0;
+    let black = (pawns & pos.by_color(Color::Black)).0;
+    let h = white.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ black.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    let h = (h ^ h >> 31).wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    pos.turn() as usize * CORR_SIZE + (h >> (64 - 14)) as usize
+}
+
+/// The material correction slot of `pos`: the side to move and a hash of how many pieces of
+/// each role each side has.
+#[inline]
+fn material_index(pos: &Position) -> usize {
+    let mut h = 0u64;
+    for color in Color::ALL {
+        // The counts the position keeps, equal to `(by_color & by_role).count()`.
+        let counts = &pos.psq.counts[color as usize];
+        for role in Role::ALL {
+            h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(counts[role.index()]);
+        }
+    }
+    let h = (h ^ h >> 31).wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    pos.turn() as usize * CORR_SIZE + (h >> (64 - 14)) as usize
+}
+
 /// Most threads [`Searcher::set_threads`] accepts.
 pub const MAX_THREADS: usize = 64;
 
@@ -397,6 +445,34 @@ impl Worker {
             search_moves: Vec::new(),
             excluded: Vec::with_capacity(MAX_MOVES),
             multipv: 1,
+            corr: vec![0; 2 * CORR_SIZE].into_boxed_slice(),
+            corr_material: vec![0; 2 * CORR_SIZE].into_boxed_slice(),
+            pawns: PawnCache::new(),
+        }
+    }
+
+    /// The static evaluation `raw` of `pos` corrected by what searches of positions with the
+    /// same pawns and with the same material found (correction history).
+    #[inline]
+    fn corrected(&self, pos: &Position, raw: i32) -> i32 {
+        (raw + self.correction(pos)).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+    }
+
+    /// What [`Worker::corrected`] adds to a raw evaluation of `pos`.
+    #[inline]
+    fn correction(&self, pos: &Position) -> i32 {
+        // Each table estimates the whole error; their mean is the correction.
+        (self.corr[pawn_index(pos)] + self.corr_material[material_index(pos)]) / (2 * CORR_GRAIN)
+    }
+
+    /// Moves the corrections of `pos`'s pawn structure and material towards `best - raw` (a
+    /// search result against the raw static evaluation), by more for a deeper search: each
+    /// entry is a moving average of the errors seen, limited to [`CORR_MAX`].
+    fn update_correction(&mut self, pos: &Position, raw: i32, best: i32, depth: i32) {
+        let target = (best - raw).clamp(-CORR_MAX, CORR_MAX) * CORR_GRAIN;
+        let weight = (depth + 1).min(16);
+        for e in [&mut self.corr[pawn_index(pos)], &mut self.corr_material[material_index(pos)]] {
+            *e = (*e * (256 - weight) + target * weight) / 256;
         }
     }
 
@@ -405,6 +481,8 @@ impl Worker {
         self.cont.fill(0);
         self.counter.fill(None);
         self.killers = [[None; 2]; MAX_PLY];
+        self.corr.fill(0);
+        self.corr_material.fill(0);
     }
 
     /// Readies the worker for a search of `root` after `history`.
@@ -814,7 +892,7 @@ impl Worker {
             }
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate(pos);
+            return evaluate_cached(pos, &mut self.pawns);
         }
 
         let key = pos.hash();
@@ -833,8 +911,13 @@ impl Worker {
                 }
             }
         }
-        let static_eval =
-            if in_check { -INF } else { hit.map_or_else(|| evaluate(pos), |h| h.eval) };
+        // The table keeps the raw evaluation; the search uses it corrected.
+        let raw_eval = if in_check {
+            -INF
+        } else {
+            hit.and_then(|h| h.eval).unwrap_or_else(|| evaluate_cached(pos, &mut self.pawns))
+        };
+        let static_eval = if in_check { -INF } else { self.corrected(pos, raw_eval) };
 
         if !pv_node && !in_check && ply > 0 {
             // Reverse futility: far above beta near the leaves.
@@ -893,9 +976,18 @@ impl Worker {
             }
             let capture = pos.is_capture(mv);
             let quiet = !capture && mv.promotion.is_none();
-            let mut child = pos.clone();
-            child.play_unchecked(mv);
-            let gives_check = child.is_check();
+            // A plain move's check is seen without making it, so a pruned move costs no copy.
+            let mut made = None;
+            let gives_check = match gives_check_plain(pos, mv) {
+                Some(check) => check,
+                None => {
+                    let mut child = pos.clone();
+                    child.play_unchecked(mv);
+                    let check = child.is_check();
+                    made = Some(child);
+                    check
+                }
+            };
 
             if !pv_node && !in_check && quiet && !gives_check && best > -MATE_BOUND && ply > 0 {
                 // Late-move pruning and futility near the leaves.
@@ -916,6 +1008,11 @@ impl Worker {
                 }
             }
 
+            let child = made.unwrap_or_else(|| {
+                let mut child = pos.clone();
+                child.play_unchecked(mv);
+                child
+            });
             let noise = if ply == 0 { self.noise_of(mv) } else { 0 };
             self.stack[ply] = piece_square(pos, mv);
             self.line.push(child.hash());
@@ -1013,12 +1110,25 @@ impl Worker {
         } else {
             Bound::Upper
         };
-        if ply > 0
+        // A restricted root (levels' noise, multi-PV, search moves) says nothing true about
+        // the position.
+        let whole = ply > 0
             || (self.root_noise.is_empty()
                 && self.excluded.is_empty()
-                && self.search_moves.is_empty())
+                && self.search_moves.is_empty());
+        // A quiet or no best move whose score the bound pins on the right side of the static
+        // evaluation tells how far off that evaluation was.
+        if whole
+            && !in_check
+            && !best_move.is_some_and(|m| pos.is_capture(m) || m.promotion.is_some())
+            && best.abs() < MATE_BOUND
+            && !(bound == Bound::Lower && best <= static_eval)
+            && !(bound == Bound::Upper && best >= static_eval)
         {
-            ctl.tt.store(key, best_move, score_to_tt(best, ply), static_eval, depth, bound);
+            self.update_correction(pos, raw_eval, best, depth);
+        }
+        if whole {
+            ctl.tt.store(key, best_move, score_to_tt(best, ply), Some(raw_eval), depth, bound);
         }
         best
     }
@@ -1044,7 +1154,7 @@ impl Worker {
             return -MATE + ply as i32;
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate(pos);
+            return evaluate_cached(pos, &mut self.pawns);
         }
         let in_check = pos.is_check();
         // The table: any entry is deep enough here; its stored evaluation saves one.
@@ -1064,12 +1174,48 @@ impl Worker {
         }
         let alpha_orig = alpha;
         let mut best = -INF;
-        let raw_eval = if in_check { -INF } else { hit.map_or_else(|| evaluate(pos), |h| h.eval) };
-        let stand = raw_eval;
+        // The evaluation: the table's, else material, tables and pawn structure alone (lazy) where even
+        // `LAZY_MARGIN` more or less would leave it outside the window, else the full one.
+        let mut lazy = false;
+        let (raw_eval, static_eval) = if in_check {
+            (-INF, -INF)
+        } else {
+            let correction = self.correction(pos);
+            let raw = hit.and_then(|h| h.eval).unwrap_or_else(|| {
+                let quick = evaluate_estimate(pos, &mut self.pawns);
+                let q = quick + correction;
+                lazy = q - LAZY_MARGIN >= beta || q + LAZY_MARGIN <= alpha;
+                if lazy {
+                    quick
+                } else {
+                    evaluate_cached(pos, &mut self.pawns)
+                }
+            });
+            (raw, (raw + correction).clamp(-MATE_BOUND + 1, MATE_BOUND - 1))
+        };
+        let stored_eval = (!lazy).then_some(raw_eval);
+        // A searched score is nearer the truth than the evaluation: an exact table score
+        // replaces the stand-pat, a lower bound above it or an upper bound below it tightens it.
+        let stand = match hit {
+            Some(h) if !in_check => {
+                let s = score_from_tt(h.score, ply);
+                let better = match h.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s > static_eval,
+                    Bound::Upper => s < static_eval,
+                };
+                if better && s.abs() < MATE_BOUND {
+                    s
+                } else {
+                    static_eval
+                }
+            }
+            _ => static_eval,
+        };
         if !in_check {
             if stand >= beta {
                 if hit.is_none() {
-                    ctl.tt.store(key, None, score_to_tt(stand, ply), raw_eval, 0, Bound::Lower);
+                    ctl.tt.store(key, None, score_to_tt(stand, ply), stored_eval, 0, Bound::Lower);
                 }
                 return stand;
             }
@@ -1163,7 +1309,7 @@ impl Worker {
         } else {
             Bound::Upper
         };
-        let eval = if in_check { best } else { raw_eval };
+        let eval = if in_check { Some(best) } else { stored_eval };
         ctl.tt.store(key, best_move, score_to_tt(best, ply), eval, 0, bound);
         best
     }
@@ -1301,6 +1447,23 @@ fn fill_legal(pos: &Position, list: &mut MoveList) {
     pos.for_each_legal_move(|m| list.push(m));
 }
 
+/// Whether `mv` (legal) gives check, for a plain move (no castling, en passant or promotion:
+/// `None` for those): the moved piece attacks the enemy king from its target square, or it
+/// uncovers one of ours.
+#[inline]
+fn gives_check_plain(pos: &Position, mv: Move) -> Option<bool> {
+    if mv.promotion.is_some() || pos.is_en_passant(mv) || pos.is_castling(mv) {
+        return None;
+    }
+    let us = pos.turn();
+    let Some(king) = pos.king_of(us.other()) else { return Some(false) };
+    let role = pos.role_at(mv.from)?;
+    let occupied = pos.occupied().without(mv.from).with(mv.to);
+    let direct = Position::attacks_of(us, role, mv.to, occupied).contains(king);
+    let uncovered = pos.attackers_to(king, us, occupied).without(mv.from).any();
+    Some(direct || uncovered)
+}
+
 #[inline]
 fn update_history(h: &mut i32, bonus: i32) {
     *h += bonus - *h * bonus.abs() / 16_384;
@@ -1410,6 +1573,62 @@ mod tests {
             &|| Duration::ZERO,
             &mut |_| {},
         )
+    }
+
+    #[test]
+    fn plain_checks_are_seen_without_making_the_move() {
+        let roots = [
+            (
+                Variant::Chess,
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            ),
+            (Variant::Chess, "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"),
+            (Variant::Chess, "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"),
+            (Variant::Maharajah, "mcnbkbnr/4p3/8/8/8/8/3PPPP1/CANAKBNA w - - 0 1"),
+            (Variant::Maharajah, "4k3/8/8/3A4/8/8/8/C3K2M w - - 0 1"),
+            (Variant::Horde, "r3k2r/p2n1ppp/8/1PP2PP1/P1PN1P1P/2P5/8/8 b kq - 0 1"),
+        ];
+        let mut checks = 0;
+        for (variant, fen) in roots {
+            let root = Position::from_fen(variant, fen).expect("test FEN is valid");
+            let mut positions = vec![root.clone()];
+            for &mv in root.legal_moves().iter() {
+                positions.push(root.clone().play(mv).expect("generated moves are legal"));
+            }
+            for pos in positions {
+                for &mv in pos.legal_moves().iter() {
+                    let mut child = pos.clone();
+                    child.play_unchecked(mv);
+                    if let Some(check) = gives_check_plain(&pos, mv) {
+                        assert_eq!(check, child.is_check(), "{mv} in {pos}");
+                        checks += usize::from(check);
+                    }
+                }
+            }
+        }
+        assert!(checks > 50, "{checks}");
+    }
+
+    #[test]
+    fn correction_history_learns_the_evaluations_error_per_pawns_and_material() {
+        let mut worker = Worker::new();
+        let pos = Position::new(Variant::Chess);
+        let other = Position::from_fen(Variant::Chess, "4k3/pp6/8/8/8/8/6PP/4K2R w - - 0 1")
+            .expect("test FEN is valid");
+        assert_eq!(worker.corrected(&pos, 10), 10);
+        // Searches keep finding the position 40 cp better than its evaluation of 10.
+        for _ in 0..200 {
+            worker.update_correction(&pos, 10, 50, 8);
+        }
+        assert!((45..=50).contains(&worker.corrected(&pos, 10)), "{}", worker.corrected(&pos, 10));
+        assert_eq!(worker.corrected(&other, 10), 10, "other pawns and material: no correction");
+        // A huge error is learnt only up to the limit.
+        for _ in 0..200 {
+            worker.update_correction(&pos, 0, 5_000, 8);
+        }
+        assert!(worker.corrected(&pos, 0) <= CORR_MAX);
+        worker.clear();
+        assert_eq!(worker.corrected(&pos, 10), 10);
     }
 
     #[test]

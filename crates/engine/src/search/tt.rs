@@ -22,6 +22,10 @@ pub(crate) enum Bound {
     Exact = 3,
 }
 
+/// The stored evaluation of an entry whose node only estimated it (quiescence's lazy cut):
+/// read back as `None`.
+const NO_EVAL: i16 = i16::MIN;
+
 /// One slot's contents: a packed move, score, static eval, depth, bound and age.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Entry {
@@ -93,7 +97,8 @@ impl Slot {
 pub(crate) struct Hit {
     pub mv: Option<Move>,
     pub score: i32,
-    pub eval: i32,
+    /// The raw static evaluation, if the node computed it in full.
+    pub eval: Option<i32>,
     pub depth: i32,
     pub bound: Bound,
 }
@@ -167,13 +172,14 @@ impl Table {
         Some(Hit {
             mv: unpack(e.mv),
             score: i32::from(e.score),
-            eval: i32::from(e.eval),
+            eval: (e.eval != NO_EVAL).then(|| i32::from(e.eval)),
             depth: i32::from(e.depth),
             bound,
         })
     }
 
     /// Stores a result; scores must already be relative to this node (mate distance adjusted).
+    /// `eval` is the raw static evaluation, `None` where the node did not compute it in full.
     /// Several threads may store at once: the last whole write wins.
     #[inline]
     pub(crate) fn store(
@@ -181,7 +187,7 @@ impl Table {
         key: u64,
         mv: Option<Move>,
         score: i32,
-        eval: i32,
+        eval: Option<i32>,
         depth: i32,
         bound: Bound,
     ) {
@@ -203,7 +209,7 @@ impl Table {
                 Entry {
                     mv,
                     score: score.clamp(-32_000, 32_000) as i16,
-                    eval: eval.clamp(-32_000, 32_000) as i16,
+                    eval: eval.map_or(NO_EVAL, |e| e.clamp(-32_000, 32_000) as i16),
                     depth: depth.clamp(0, 255) as u8,
                     flags: (bound as u8) | (self.generation << 2),
                 },
@@ -239,12 +245,19 @@ mod tests {
     fn store_then_probe() {
         let t = Table::new(1);
         let mv: Move = "e2e4".parse().expect("valid move text");
-        t.store(12345, Some(mv), -77, 12, 5, Bound::Lower);
+        t.store(12345, Some(mv), -77, Some(12), 5, Bound::Lower);
         let hit = t.probe(12345).expect("stored");
         assert_eq!(
             (hit.mv, hit.score, hit.eval, hit.depth, hit.bound),
-            (Some(mv), -77, 12, 5, Bound::Lower)
+            (Some(mv), -77, Some(12), 5, Bound::Lower)
         );
+        // An entry without an evaluation reads back without one; others are clamped.
+        let t = Table::new(1);
+        t.store(777, None, 40, None, 0, Bound::Upper);
+        assert_eq!(t.probe(777).expect("stored").eval, None);
+        let t = Table::new(1);
+        t.store(778, None, 40, Some(-40_000), 0, Bound::Upper);
+        assert_eq!(t.probe(778).expect("stored").eval, Some(-32_000));
         assert!(t.probe(54321).is_none());
         let mut t = t;
         t.clear();
@@ -260,7 +273,7 @@ mod tests {
     #[test]
     fn a_torn_entry_reads_as_empty() {
         let t = Table::new(1);
-        t.store(12345, None, 50, 0, 3, Bound::Exact);
+        t.store(12345, None, 50, Some(0), 3, Bound::Exact);
         // Another thread's half-written entry: the data of one write, the check of another.
         let slot = t.slot(12345);
         let other = Entry { mv: 0, score: 9_999, eval: 0, depth: 30, flags: 3 }.pack();
@@ -277,11 +290,11 @@ mod tests {
                 s.spawn(move || {
                     for k in 1..20_000u64 {
                         let key = k.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ id;
-                        t.store(key, None, (k % 500) as i32, id as i32, 4, Bound::Lower);
+                        t.store(key, None, (k % 500) as i32, Some(id as i32), 4, Bound::Lower);
                         if let Some(hit) = t.probe(key) {
                             // Whatever survives is one whole write for this key.
                             assert_eq!(hit.score, (k % 500) as i32);
-                            assert_eq!(hit.eval, id as i32);
+                            assert_eq!(hit.eval, Some(id as i32));
                         }
                     }
                 });
