@@ -5,6 +5,10 @@
 //!
 //! In memory each player keeps their last [`PROFILE_GAMES`] games; a game no profile lists any
 //! more leaves memory (it stays in the store).
+//!
+//! Numbers ([`GameId`]): one server numbers its games itself ([`History::add`]). In a cluster
+//! the database numbers them (`games.seq`), so a game has the same number on every node; a
+//! node keeps the games it or another node stored under those numbers ([`History::follow`]).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
@@ -36,7 +40,7 @@ pub struct FinishedSeat {
 /// A finished game as stored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FinishedGame {
-    /// Its number (given by [`History::add`]).
+    /// Its number (given by [`History::add`]; in a cluster, by the database).
     pub id: GameId,
     /// Room code and game number (`CODE/n`): stored once.
     pub key: String,
@@ -141,6 +145,31 @@ impl History {
         self.known.contains(key)
     }
 
+    /// Keeps the stored games `(number, JSON)` not kept yet, each under the number given (a
+    /// cluster's database numbers games); unreadable ones are returned as text for the log.
+    pub fn follow(&mut self, rows: impl IntoIterator<Item = (GameId, String)>) -> Vec<String> {
+        let mut bad = Vec::new();
+        for (id, json) in rows {
+            match serde_json::from_str::<FinishedGame>(&json) {
+                Ok(game) => {
+                    self.keep(FinishedGame { id, ..game });
+                }
+                Err(e) => bad.push(format!("finished game {id}: {e}")),
+            }
+        }
+        bad
+    }
+
+    /// Keeps `game` under its own number; false if it was known.
+    pub fn keep(&mut self, game: FinishedGame) -> bool {
+        if self.known.contains(&game.key) {
+            return false;
+        }
+        self.next_id = self.next_id.max(game.id);
+        self.insert(game);
+        true
+    }
+
     /// Keeps `game` under a new number: the game to store, or `None` if it was known.
     pub fn add(&mut self, mut game: FinishedGame) -> Option<FinishedGame> {
         if self.known.contains(&game.key) {
@@ -158,7 +187,10 @@ impl History {
         self.by_id.insert(game.id, game.clone());
         for key in game.seats.iter().filter_map(|s| s.player) {
             let games = self.by_player.entry(key).or_default();
-            games.push_front(game.clone());
+            // Latest (highest number) first; a cluster node may learn of a game after a later
+            // one.
+            let at = games.iter().position(|g| g.id < game.id).unwrap_or(games.len());
+            games.insert(at, game.clone());
             while games.len() > PROFILE_GAMES {
                 if let Some(old) = games.pop_back() {
                     // Only the id index and this one left: no profile lists it any more.
@@ -236,5 +268,24 @@ mod tests {
         let (back, bad) = History::from_rows(rows);
         assert!(bad.is_empty());
         assert!(back.contains("ABCDEFGH/3"));
+    }
+
+    #[test]
+    fn followed_games_keep_their_numbers_in_order_and_once() {
+        let (a, b) = (key(1), key(2));
+        let mut h = History::default();
+        let json = |n: u32, id: GameId| {
+            serde_json::to_string(&FinishedGame { id: 0, ..game(n, Some(a), Some(b)) })
+                .map(|j| (id, j))
+                .unwrap()
+        };
+        // Game 9 first (stored here), then 7 and 8 from other nodes, then 9 again.
+        assert!(h.keep(FinishedGame { id: 9, ..game(9, Some(a), Some(b)) }));
+        let bad = h.follow([json(7, 7), json(8, 8), json(9, 9), (10, "{".into())]);
+        assert_eq!(bad.len(), 1);
+        let ids: Vec<GameId> = h.games_of(&a).map(|g| g.id).collect();
+        assert_eq!(ids, [9, 8, 7], "latest first, each once");
+        assert_eq!(h.get(8).unwrap().key, "ABCDEFGH/8");
+        assert!(!h.keep(FinishedGame { id: 11, ..game(8, Some(a), None) }), "known by its key");
     }
 }

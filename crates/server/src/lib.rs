@@ -27,8 +27,11 @@
 //! - [`chaturaji`]: one Chaturaji room as a pure state machine (four seats, device ids, CPU
 //!   stand-ins, verifiable dice, turn timer, rematch).
 //! - `rules`: the only module that calls the rules engine.
-//! - [`store`]: SQLite persistence (WAL) with a group-committing writer thread.
-//! - `server`: WebSocket transport, room actors, connection limits, shutdown.
+//! - [`store`]: persistence behind one trait: SQLite (WAL) with a group-committing writer
+//!   thread, or PostgreSQL for a cluster (snapshot plus append-only log, the room directory
+//!   with leases and epochs).
+//! - `server`: WebSocket transport, room actors, connection limits, shutdown; in cluster mode
+//!   ([`ClusterConfig`]) lease renewal, failover claims and forwarding to a room's owner.
 //! - [`players`]: players known by their public key: unique display names (by look-alike
 //!   skeleton) and Glicko-2 ratings per game and speed class, stored in the `players` table.
 //! - [`history`]: finished games for players' profiles (with their PGN), stored in the `games`
@@ -54,8 +57,8 @@ pub mod tls;
 pub use lobby::{LobbyConfig, LobbyPlayer, RatingSource};
 pub use rooms::Lifetimes;
 pub use server::{
-    descriptor_cap, raise_descriptor_limit, run, run_with_admin, Config, ServerError,
-    DESCRIPTOR_RESERVE,
+    descriptor_cap, raise_descriptor_limit, run, run_with_admin, ClusterConfig, Config,
+    ServerError, DESCRIPTOR_RESERVE,
 };
 
 /// Version of the server program, reported to clients in `welcome`.

@@ -1,4 +1,5 @@
-//! The online Maharajah server: `maharajah-server [--listen ADDR] [--db PATH | --memory]
+//! The online Maharajah server: `maharajah-server [--listen ADDR] [--db PATH | --memory |
+//! --postgres URL --node-id ID [--advertise ws://HOST:PORT] [--lease-secs N]]
 //! [--tls-cert PEM --tls-key PEM]` plus limit flags; `--help` lists them.
 
 use std::net::SocketAddr;
@@ -6,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use maharajah_server::{run_with_admin, Config};
+use maharajah_server::{run_with_admin, ClusterConfig, Config};
 
 /// Default address: loopback only; pass `--listen 0.0.0.0:7878` to serve the network.
 const DEFAULT_LISTEN: &str = "127.0.0.1:7878";
@@ -15,11 +16,19 @@ const DEFAULT_DB: &str = "maharajah-server.sqlite3";
 
 fn usage() -> String {
     format!(
-        "usage: maharajah-server [--listen ADDR] [--db PATH | --memory] [--tls-cert PEM --tls-key PEM]\n\
+        "usage: maharajah-server [--listen ADDR] [--db PATH | --memory | --postgres URL --node-id ID]\n\
+         \x20                       [--tls-cert PEM --tls-key PEM] [--admin ADDR] [limits]\n\
          \x20 --listen ADDR  address to listen on (default {DEFAULT_LISTEN}; port 0 picks one)\n\
          \x20 --tls-cert PEM, --tls-key PEM   serve wss:// with this certificate chain and key\n\
          \x20 --db PATH      SQLite file for durable rooms (default {DEFAULT_DB})\n\
          \x20 --memory       keep rooms in memory only\n\
+         \x20 --postgres URL cluster mode: rooms in PostgreSQL, shared with other nodes\n\
+         \x20                (postgres://user@host:port/db; --db is then not used)\n\
+         \x20 --node-id ID   this node's id in the cluster (the same across restarts)\n\
+         \x20 --advertise URL where other nodes reach this one (default ws://LISTEN-ADDRESS)\n\
+         \x20 --lease-secs N how long a room's ownership lasts unrenewed (default 10): a dead\n\
+         \x20                node's rooms move after at most this long\n\
+         \x20 --pg-pool N    PostgreSQL connections for room writes (default 4)\n\
          \x20 --name NAME    the server's name in identity challenges (its public host name)\n\
          \x20 --max-connections-per-ip N, --messages-per-second N, --join-failures-per-minute N,\n\
          \x20 --rooms-per-minute-per-ip N, --max-rooms N, --ping-interval-secs N,\n\
@@ -51,6 +60,8 @@ fn parse_args() -> Result<(SocketAddr, Option<SocketAddr>, Config), String> {
     let mut db = Some(PathBuf::from(DEFAULT_DB));
     let mut config = Config::default();
     let (mut tls_cert, mut tls_key) = (None, None);
+    let (mut postgres, mut node, mut advertise) = (None, None, None);
+    let (mut lease_secs, mut pg_pool) = (10.0_f64, 4_usize);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -114,6 +125,11 @@ fn parse_args() -> Result<(SocketAddr, Option<SocketAddr>, Config), String> {
             }
             "--db" => db = Some(PathBuf::from(args.next().ok_or("--db needs a path")?)),
             "--memory" => db = None,
+            "--postgres" => postgres = Some(args.next().ok_or("--postgres needs a URL")?),
+            "--node-id" => node = Some(args.next().ok_or("--node-id needs an id")?),
+            "--advertise" => advertise = Some(args.next().ok_or("--advertise needs a URL")?),
+            "--lease-secs" => lease_secs = number(&arg, args.next())?,
+            "--pg-pool" => pg_pool = number(&arg, args.next())?,
             "--name" => config.server_name = args.next().ok_or("--name needs a name")?,
             "--tls-cert" => {
                 tls_cert = Some(PathBuf::from(args.next().ok_or("--tls-cert needs a path")?))
@@ -144,7 +160,22 @@ fn parse_args() -> Result<(SocketAddr, Option<SocketAddr>, Config), String> {
     if tls_cert.is_some() || tls_key.is_some() {
         return Err("this maharajah-server was built without the `tls` feature".into());
     }
-    Ok((listen, admin, Config { db, ..config }))
+    let cluster = match (postgres, node) {
+        (None, None) if advertise.is_none() => None,
+        (Some(url), Some(node)) => {
+            if !(0.5..=3600.0).contains(&lease_secs) {
+                return Err(format!("--lease-secs {lease_secs}: between 0.5 and 3600"));
+            }
+            let mut c = ClusterConfig::new(url, node);
+            c.advertise = advertise;
+            c.lease = Duration::from_secs_f64(lease_secs);
+            c.pool = pg_pool.clamp(1, 64);
+            Some(c)
+        }
+        _ => return Err("cluster mode needs --postgres URL and --node-id ID together".into()),
+    };
+    let db = if cluster.is_some() { None } else { db };
+    Ok((listen, admin, Config { db, cluster, ..config }))
 }
 
 /// Whether the server will speak TLS.

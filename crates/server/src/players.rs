@@ -4,7 +4,9 @@
 //! The registry is held in memory (read from the store at start) and every change is queued to
 //! the store while the registry's lock is held, so the store sees changes in the order they were
 //! made. A player is stored once they have a name or a rating; a key that only identified is
-//! known for that connection and nothing is written.
+//! known for that connection and nothing is written. In a cluster the other nodes change
+//! players too: their stored records replace the ones here ([`Players::refresh`]) as a node
+//! follows the database, and before a rated result is applied.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -124,18 +126,36 @@ impl Players {
     #[must_use]
     pub fn from_rows(rows: Vec<(String, String)>) -> (Players, Vec<String>) {
         let mut players = Players::default();
+        let bad = players.refresh(rows);
+        (players, bad)
+    }
+
+    /// Puts the stored records `(key, json)` in place of the ones held (the store's copy is
+    /// the newer: another node of a cluster changed them), names included; unreadable ones are
+    /// skipped and returned as text for the log.
+    pub fn refresh(&mut self, rows: impl IntoIterator<Item = (String, String)>) -> Vec<String> {
         let mut bad = Vec::new();
         for (key, json) in rows {
             match serde_json::from_str::<PlayerRecord>(&json) {
-                Ok(record) if record.key.to_string() == key => players.insert(record),
+                Ok(record) if record.key.to_string() == key => self.insert(record),
                 Ok(_) => bad.push(format!("player {key}: the record names another key")),
                 Err(e) => bad.push(format!("player {key}: {e}")),
             }
         }
-        (players, bad)
+        bad
     }
 
+    /// Holds `record` in place of the player's current one, if any: a name it no longer has
+    /// leaves the name index (the store has one holder per name, so its holder replaces any
+    /// other here).
     fn insert(&mut self, record: PlayerRecord) {
+        let old = self.by_key.get(&record.key).and_then(|r| r.name.as_deref());
+        if let Some(old) = old.filter(|old| record.name.as_deref() != Some(*old)) {
+            let skeleton = name_skeleton(old);
+            if self.by_skeleton.get(&skeleton) == Some(&record.key) {
+                self.by_skeleton.remove(&skeleton);
+            }
+        }
         if let Some(name) = &record.name {
             self.by_skeleton.insert(name_skeleton(name), record.key);
         }
@@ -430,6 +450,35 @@ mod tests {
         // A year idle: the same rating, provisional again.
         let later = p.standing(key(1), blitz, 365 * 86_400_000);
         assert_eq!((later.rating, later.provisional), (1713, true));
+    }
+
+    #[test]
+    fn a_refresh_replaces_records_and_keeps_the_name_index() {
+        let mut p = Players::default();
+        p.register(key(1), "Magnus", 1).unwrap();
+        let rk: RatingKey = "chess/blitz".parse().unwrap();
+        let rating = Rating { rating: 1712.0, deviation: 60.0, volatility: 0.06 };
+        // Another node rated the player: the stored record replaces this one.
+        let mut stored = p.get(&key(1)).unwrap().clone();
+        stored.ratings.insert(rk.to_string(), StoredRating { rating, games: 7, updated_ms: 2 });
+        let row = stored.row().unwrap();
+        assert!(p.refresh([(row.key, row.json)]).is_empty());
+        assert_eq!(p.get(&key(1)).unwrap().rating(rk).unwrap().games, 7);
+        assert_eq!(p.by_name(&name_skeleton("Magnus")).unwrap().key, key(1));
+        // A name given on another node is found by it, and its look-alikes are refused here.
+        let mut named = PlayerRecord::new(key(2), 3);
+        named.name = Some("Ana".into());
+        let row = named.row().unwrap();
+        assert!(p.refresh([(row.key, row.json)]).is_empty());
+        assert_eq!(p.by_name(&name_skeleton("ANA")).unwrap().key, key(2));
+        assert_eq!(p.register(key(3), "Ana", 4).unwrap_err().code, ErrorCode::NameTaken);
+        // A record without the name it had here (a registration the store refused) takes it
+        // out of the index; an unreadable record is reported and changes nothing.
+        let row = PlayerRecord::new(key(1), 1).row().unwrap();
+        let bad = p.refresh([(row.key, row.json), (key(2).to_string(), "{".into())]);
+        assert_eq!(bad.len(), 1);
+        assert!(p.by_name(&name_skeleton("Magnus")).is_none());
+        assert_eq!(p.get(&key(2)).unwrap().name.as_deref(), Some("Ana"));
     }
 
     #[test]

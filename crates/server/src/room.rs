@@ -660,6 +660,19 @@ impl Room {
         self.check_shield(now);
     }
 
+    /// A seat's connection was handed over by a node of a cluster that is draining: the
+    /// player will be back through another node in a moment. As after a restart, the side to
+    /// move's clock is frozen (a `server_restart` pause, nobody's pause spent) until it is
+    /// back or the recovery grace ends, instead of the disconnect shield spending its pause.
+    pub fn hand_over(&mut self, seat: Color, now: Millis) {
+        let running = self.clock.as_ref().and_then(Clock::running);
+        if self.is_live() && self.pause.is_none() && running == Some(seat) {
+            let ends = now.saturating_add(ms(self.lifetimes.recovery_grace));
+            self.begin_pause(seat, PauseReason::ServerRestart, ends, now);
+        }
+        self.disconnect(seat, now);
+    }
+
     fn is_live(&self) -> bool {
         self.phase == Phase::Playing && self.result.is_none()
     }

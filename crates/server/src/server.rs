@@ -32,15 +32,17 @@ use crate::codes::{new_code, new_token};
 use crate::players::Players;
 use crate::room::Room;
 use crate::rooms::{Lifetimes, RoomError};
-use crate::store::{Store, StoreError, StoredRooms};
+use crate::store::{PgStore, Store, StoreError, StoredRooms};
 
 use actor::{Cmd, RoomLogic, RoomTx, ROOM_QUEUE};
 use chaturaji::ChaturajiCmd;
+pub use cluster::ClusterConfig;
 
 mod actor;
 mod admin;
 mod chaturaji;
 mod chess;
+mod cluster;
 mod listing;
 mod lobby;
 mod tables;
@@ -91,6 +93,9 @@ pub struct Config {
     pub server_name: String,
     /// Most spectators of one room at once; the next `watch` is refused `too_many_spectators`.
     pub spectators_per_room: usize,
+    /// Cluster mode: rooms in PostgreSQL, shared with other nodes (then `db` is not used).
+    /// `None` (the default): one server on its own, SQLite or memory.
+    pub cluster: Option<ClusterConfig>,
 }
 
 impl Default for Config {
@@ -114,6 +119,7 @@ impl Default for Config {
             tls: None,
             server_name: "maharajah".to_owned(),
             spectators_per_room: 200,
+            cluster: None,
         }
     }
 }
@@ -180,6 +186,8 @@ pub enum ServerError {
 enum Out {
     Msg(ServerMsg),
     Chaturaji(Box<ChaturajiMsg>),
+    /// A frame from the room's owner on another node, passed on as it came.
+    Raw(String),
     Close,
 }
 
@@ -291,6 +299,8 @@ struct Shared {
     history: Mutex<crate::history::History>,
     /// The rooms with a game on, as "playing now" lists them (kept by each room's task).
     live: Mutex<HashMap<AccessCode, listing::LiveRoom>>,
+    /// The cluster side, in cluster mode.
+    cluster: Option<Arc<cluster::Cluster>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -387,7 +397,9 @@ impl Shared {
 impl Shared {
     /// Whether the stored rooms are back, connections are accepted and no shutdown began.
     fn is_ready(&self) -> bool {
-        self.stats.ready.load(Ordering::Relaxed) && !self.shutdown.is_shutdown()
+        self.stats.ready.load(Ordering::Relaxed)
+            && !self.shutdown.is_shutdown()
+            && self.cluster.as_ref().map_or(true, |c| c.is_healthy())
     }
 
     /// Waits until the stored rooms are back (connections are served meanwhile: `hello`,
@@ -444,12 +456,24 @@ pub async fn run_with_admin(
     config: Config,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServerError> {
-    let (store, stored) = match &config.db {
-        Some(path) => {
+    let mut cluster = None;
+    let (store, stored) = match (&config.cluster, &config.db) {
+        (Some(c), _) => {
+            let pg = PgStore::connect(&c.postgres, &c.node, c.lease, c.pool).await?;
+            let advertise = match &c.advertise {
+                Some(url) => url.clone(),
+                None => format!("ws://{}", listener.local_addr()?),
+            };
+            pg.heartbeat(&advertise, false, "[]").await?;
+            info!(node = c.node, advertise, lease_ms = c.lease.as_millis(), "cluster node");
+            cluster = Some(Arc::new(cluster::Cluster::new(pg.clone(), advertise)));
+            (Store::postgres(pg), None)
+        }
+        (None, Some(path)) => {
             let (store, stored) = Store::open_lazy(path)?;
             (store, Some(stored))
         }
-        None => (Store::memory(), None),
+        (None, None) => (Store::memory(), None),
     };
     let (loaded_tx, loaded) = watch::channel(false);
     let connection_cap = config.max_connections.unwrap_or_else(descriptor_cap);
@@ -480,11 +504,17 @@ pub async fn run_with_admin(
         players: Mutex::new(Players::default()),
         history: Mutex::new(crate::history::History::default()),
         live: Mutex::new(HashMap::new()),
+        cluster,
     });
     if let Some(admin) = admin {
         tokio::spawn(admin::serve(shared.clone(), admin));
     }
     tokio::spawn(lobby::pairing_task(shared.clone()));
+    if shared.cluster.is_some() {
+        tokio::spawn(cluster::lease_task(shared.clone()));
+        tokio::spawn(cluster::sweep_task(shared.clone()));
+        tokio::spawn(cluster::follow_task(shared.clone()));
+    }
 
     // Connections are accepted at once; the stored rooms come back meanwhile (joins wait for
     // them), each with its recovery grace starting when it is back.
@@ -497,6 +527,19 @@ pub async fn run_with_admin(
     // Tell every task to stop, then wait for them.
     let _ = stop_tx.send(true);
     drop(listener);
+    // Draining: the rooms' leases end now, while the connections close, so other nodes claim
+    // each room as soon as its players reconnect. A room task still finishing a change when
+    // its lease ends is fenced: that change is refused, never acknowledged, and the player
+    // sends it again to the new owner.
+    if let Some(cluster) = shared.cluster.clone() {
+        match cluster.pg.release_all().await {
+            Ok(n) => {
+                cluster::released(&cluster, n);
+                info!(rooms = n, "drained: rooms handed back");
+            }
+            Err(e) => warn!("handing the rooms back failed (their leases will run out): {e}"),
+        }
+    }
     let alive = shared.alive.clone();
     drop(shared);
     drop(alive);
@@ -512,6 +555,11 @@ async fn recover(
     loaded: watch::Sender<bool>,
 ) -> Result<(), ServerError> {
     let started = Instant::now();
+    if let Some(cluster) = &shared.cluster {
+        // Every player and game stored so far; the ones stored later are followed.
+        cluster::follow(&shared, cluster).await?;
+        info!(players = lock(&shared.players).len(), "players back");
+    }
     if let Some(stored) = stored {
         let read = tokio::task::spawn_blocking(move || {
             let players = stored.read_players()?;
@@ -552,6 +600,10 @@ async fn recover(
     info!(rooms = shared.room_count(), ms, "ready");
     std::future::pending().await
 }
+
+/// How many times a name is written when another node of a cluster changed the player
+/// meanwhile (each time from the record as stored then).
+const REGISTER_TRIES: usize = 3;
 
 /// Shortest and longest wait after a failed `accept`.
 const ACCEPT_BACKOFF: (Duration, Duration) = (Duration::from_millis(10), Duration::from_secs(1));
@@ -596,7 +648,9 @@ async fn accept_loop(shared: &Arc<Shared>, listener: &TcpListener) -> Result<(),
         let ip = peer.ip();
         // A trusted proxy carries many clients: those are counted by their forwarded address
         // once the handshake has named it.
-        let guard = if shared.config.trusted_proxies.contains(&ip) {
+        let guard = if shared.config.trusted_proxies.contains(&ip) || shared.cluster.is_some() {
+            // In a cluster, other nodes forward many players: counted once the handshake
+            // has shown which connections those are.
             None
         } else {
             match shared.admit(ip) {
@@ -770,6 +824,13 @@ struct Conn {
     /// Lookups (leaderboard, profile, game record, playing now) left; made at the first.
     lookups: Option<crate::lobby::RequestBucket>,
     refused: u32,
+    /// In a cluster: the owner of this connection's room, on another node, which every frame
+    /// goes to once set.
+    upstream: Option<cluster::Upstream>,
+    /// The connection comes from another node of the cluster, forwarding a player.
+    from_node: bool,
+    /// That node closed it because it drains: the player is handed over, not gone.
+    handed_over: bool,
 }
 
 /// A connection's room: its code and its task's channel.
@@ -783,6 +844,9 @@ enum Flow {
     Close,
 }
 
+/// Most frames a connection's writer puts in one write.
+const COALESCE: usize = 32;
+
 /// Longest wait for a new connection's TLS and WebSocket handshakes.
 const HANDSHAKE: Duration = Duration::from_secs(10);
 
@@ -792,14 +856,16 @@ where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let mut forwarded = None;
+    let (mut node_secret, mut node_player) = (None, None);
     // The error type (a whole HTTP response) is tungstenite's callback signature, not ours.
     #[allow(clippy::result_large_err)]
     let read_forwarded = |request: &Request, response: Response| {
-        forwarded = request
-            .headers()
-            .get("x-forwarded-for")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+        let header = |name: &str| {
+            request.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
+        };
+        forwarded = header("x-forwarded-for");
+        node_secret = header(cluster::NODE_HEADER);
+        node_player = header(cluster::PLAYER_HEADER);
         Ok(response)
     };
     let handshake =
@@ -815,8 +881,25 @@ where
             return;
         }
     };
-    let ip = shared.client_ip(peer.ip(), forwarded.as_deref());
-    let _proxied_guard = if !shared.config.trusted_proxies.contains(&peer.ip()) {
+    // Another node forwarding a player: it names the player's address and verified key.
+    let from_node = shared
+        .cluster
+        .as_ref()
+        .zip(node_secret.as_deref())
+        .is_some_and(|(c, secret)| c.pg.secret() == secret);
+    let ip = if from_node {
+        forwarded
+            .as_deref()
+            .and_then(|f| f.rsplit(',').next())
+            .and_then(|a| a.trim().parse().ok())
+            .unwrap_or(peer.ip())
+    } else {
+        shared.client_ip(peer.ip(), forwarded.as_deref())
+    };
+    let forwarded_player: Option<PlayerKey> =
+        if from_node { node_player.and_then(|k| k.parse().ok()) } else { None };
+    let deferred = shared.config.trusted_proxies.contains(&peer.ip()) || shared.cluster.is_some();
+    let _proxied_guard = if !deferred {
         None // counted at accept
     } else if let Some(guard) = shared.admit(ip) {
         Some(guard)
@@ -858,21 +941,40 @@ where
                     continue;
                 }
             };
-            match out {
-                Some(Out::Msg(m)) => {
-                    if sink.send(Message::text(encode(&m))).await.is_err() {
+            // This frame and whatever else is queued already go out in one write (a move's
+            // answer and its news often come together): a system call per frame was the
+            // largest part of a busy node's CPU.
+            let mut next = out;
+            let mut queued = 0;
+            let (mut closing, mut failed) = (false, false);
+            while let Some(out) = next.take() {
+                let frame = match out {
+                    Out::Msg(m) => Message::text(encode(&m)),
+                    Out::Chaturaji(m) => Message::text(encode(&*m)),
+                    Out::Raw(text) => Message::text(text),
+                    Out::Close => {
+                        closing = true;
                         break;
                     }
-                }
-                Some(Out::Chaturaji(m)) => {
-                    if sink.send(Message::text(encode(&*m))).await.is_err() {
-                        break;
-                    }
-                }
-                Some(Out::Close) | None => {
-                    let _ = sink.close().await;
+                };
+                if sink.feed(frame).await.is_err() {
+                    failed = true;
                     break;
                 }
+                queued += 1;
+                if queued < COALESCE {
+                    next = rx.try_recv().ok();
+                }
+            }
+            if failed {
+                break;
+            }
+            if closing || queued == 0 {
+                let _ = sink.close().await;
+                break;
+            }
+            if sink.flush().await.is_err() {
+                break;
             }
         }
     });
@@ -885,13 +987,16 @@ where
         ip,
         hello: false,
         challenge: rand::random(),
-        player: None,
+        player: forwarded_player,
         room: None,
         watching: None,
         bucket: Bucket { tokens: 2.0 * rate, rate, last: Instant::now() },
         lobby: lobby::LobbyConn::default(),
         lookups: None,
         refused: 0,
+        upstream: None,
+        from_node,
+        handed_over: false,
     };
     let mut shutdown = shared.shutdown.clone();
     let idle = shared.config.idle_timeout;
@@ -924,7 +1029,11 @@ where
         let flow = match frame {
             Message::Text(text) => conn.on_text(text.as_str()).await,
             Message::Binary(_) => conn.on_binary(),
-            Message::Close(_) => Flow::Close,
+            Message::Close(frame) => {
+                let reason = frame.as_ref().map(|f| f.reason.as_str());
+                conn.handed_over = conn.from_node && reason == Some(cluster::HANDOVER);
+                Flow::Close
+            }
             Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => Flow::Continue,
         };
         if matches!(flow, Flow::Close) {
@@ -980,6 +1089,13 @@ impl Conn {
     }
 
     async fn on_text(&mut self, text: &str) -> Flow {
+        if let Some(up) = &self.upstream {
+            if !self.bucket.take() {
+                return self.refuse(ErrorCode::RateLimited, "too many messages; slow down");
+            }
+            // The owner answers everything now; a gone owner closes this connection.
+            return if up.forward(text) { Flow::Continue } else { Flow::Close };
+        }
         self.adopt_seats().await;
         if !self.bucket.take() {
             return self.refuse(ErrorCode::RateLimited, "too many messages; slow down");
@@ -991,6 +1107,11 @@ impl Conn {
                 return if self.hello { flow } else { Flow::Close };
             }
         };
+        if self.hello && self.shared.cluster.is_some() {
+            if let Some(flow) = self.route(&msg, text).await {
+                return flow;
+            }
+        }
         if !self.hello {
             return match msg {
                 ClientMsg::Hello { version, .. } if version == PROTOCOL_VERSION => {
@@ -1082,6 +1203,61 @@ impl Conn {
         }
     }
 
+    /// In a cluster, a request for a room held on another node: forwarded to its owner (every
+    /// later frame too), or the room is claimed here if its owner is gone; a lobby request:
+    /// see [`Conn::route_lobby`]. `None`: handled here as by a single server.
+    async fn route(&mut self, msg: &ClientMsg, text: &str) -> Option<Flow> {
+        let code = match msg {
+            ClientMsg::JoinRoom { code }
+            | ClientMsg::Rejoin { code, .. }
+            | ClientMsg::JoinChaturaji { code, .. }
+            | ClientMsg::RejoinChaturaji { code, .. }
+            | ClientMsg::Watch { code } => code,
+            ClientMsg::LobbySubscribe { .. }
+            | ClientMsg::CreateChallenge { .. }
+            | ClientMsg::AcceptChallenge { .. }
+            | ClientMsg::PlayNow { .. } => return self.route_lobby(text).await,
+            _ => return None,
+        };
+        if self.shared.room(code).is_some() {
+            return None;
+        }
+        let route = cluster::route(&self.shared, code, text, &self.link, self.player, self.ip);
+        let route = route.await;
+        self.routed(route, &format!("room {code}")).await
+    }
+
+    /// In a cluster, a lobby request: forwarded (every later frame too) to the node that runs
+    /// the lobby, so players who reached different nodes meet in one lobby. A connection
+    /// another node forwarded here, or one that watches or plays a game in progress here,
+    /// keeps to this node.
+    async fn route_lobby(&mut self, text: &str) -> Option<Flow> {
+        let playing =
+            self.room.as_ref().is_some_and(|r| lock(&self.shared.live).contains_key(&r.code));
+        if self.from_node || self.watching.is_some() || playing {
+            return None;
+        }
+        let route = cluster::route_lobby(&self.shared, text, &self.link, self.player, self.ip);
+        let route = route.await;
+        self.routed(route, "the lobby").await
+    }
+
+    async fn routed(&mut self, route: cluster::Route, to: &str) -> Option<Flow> {
+        match route {
+            cluster::Route::Here => None,
+            cluster::Route::Proxied(up) => {
+                // Whatever this node held for the connection is left: the other node has it now.
+                self.leave_lobby().await;
+                self.leave_room().await;
+                self.unwatch().await;
+                info!(conn = self.link.id, "forwarded to the node of {to}");
+                self.upstream = Some(up);
+                Some(Flow::Continue)
+            }
+            cluster::Route::Unavailable(why) => Some(self.refuse(ErrorCode::Unavailable, why)),
+        }
+    }
+
     /// Checks the signature of the challenge and, if it holds, acts for the player `key`.
     async fn identify(&mut self, key: PlayerKey, signature: &str) -> Flow {
         if let Some(current) = self.player {
@@ -1100,8 +1276,10 @@ impl Conn {
                 format!("{e}; you can still play unrated as a guest"),
             );
         }
-        // The stored players must be back before the key is looked up.
+        // The stored players must be back before the key is looked up; in a cluster, as
+        // stored now (another node may have rated or named them since).
         self.shared.until_loaded().await;
+        cluster::refresh_player(&self.shared, &key).await;
         self.player = Some(key);
         info!(conn = self.link.id, player = %key, "identified");
         let view = lock(&self.shared.players).view(&key, unix_ms());
@@ -1109,39 +1287,65 @@ impl Conn {
         Flow::Continue
     }
 
-    /// Gives the connection's player a display name, stored before it is confirmed.
+    /// Gives the connection's player a display name, stored before it is confirmed. In a
+    /// cluster the whole record is written from the player as stored now, guarded against
+    /// another node's change meanwhile (a rating it gave them is never written back), and
+    /// tried again from the newer record if that happened.
     async fn register_name(&mut self, name: &str) -> Flow {
         let Some(key) = self.player else {
             return self.refuse(ErrorCode::NotIdentified, "identify before choosing a name");
         };
         let now = unix_ms();
-        let queued = {
-            let mut players = lock(&self.shared.players);
-            match players.register(key, name, now) {
-                Err(refusal) => Err(refusal),
-                Ok(None) => Ok(None),
-                Ok(Some(record)) => {
-                    let queued = record.row().map_err(|e| e.to_string()).and_then(|row| {
-                        self.shared.store.queue_players(vec![row]).map_err(|e| e.to_string())
-                    });
-                    if queued.is_err() {
-                        players.unregister(&key, name);
+        for attempt in 1..=REGISTER_TRIES {
+            let expected = match cluster::read_player(&self.shared, &key).await {
+                Ok(rev) => rev.into_iter().collect(),
+                Err(e) => {
+                    return self.refuse(ErrorCode::Internal, format!("could not read you: {e}"))
+                }
+            };
+            let queued = {
+                let mut players = lock(&self.shared.players);
+                match players.register(key, name, now) {
+                    Err(refusal) => Err(refusal),
+                    Ok(None) => Ok(None),
+                    Ok(Some(record)) => {
+                        let queued = record
+                            .row()
+                            .map_err(|e| StoreError::Corrupt {
+                                code: String::new(),
+                                detail: e.to_string(),
+                            })
+                            .and_then(|row| {
+                                self.shared.store.queue_players_expecting(vec![row], expected)
+                            });
+                        if queued.is_err() {
+                            players.unregister(&key, name);
+                        }
+                        Ok(Some(queued))
                     }
-                    Ok(Some(queued))
+                }
+            };
+            let stored = match queued {
+                Err(refusal) => return self.refuse(refusal.code, refusal.message),
+                Ok(None) | Ok(Some(Ok(None))) => Ok(()),
+                Ok(Some(Ok(Some(committed)))) => committed.wait().await,
+                Ok(Some(Err(e))) => Err(e),
+            };
+            match stored {
+                Ok(()) => break,
+                Err(e) => {
+                    lock(&self.shared.players).unregister(&key, name);
+                    let stale = matches!(e, StoreError::StalePlayer { .. });
+                    if !stale || attempt == REGISTER_TRIES {
+                        let message = format!("could not store the name: {e}");
+                        return self.refuse(ErrorCode::Internal, message);
+                    }
                 }
             }
-        };
-        let stored = match queued {
-            Err(refusal) => return self.refuse(refusal.code, refusal.message),
-            Ok(None) | Ok(Some(Ok(None))) => Ok(()),
-            Ok(Some(Ok(Some(committed)))) => committed.wait().await.map_err(|e| e.to_string()),
-            Ok(Some(Err(e))) => Err(e),
-        };
-        if let Err(e) = stored {
-            lock(&self.shared.players).unregister(&key, name);
-            return self.refuse(ErrorCode::Internal, format!("could not store the name: {e}"));
         }
         info!(conn = self.link.id, player = %key, name, "name registered");
+        // In a cluster the record as stored (a follow of the database may have run meanwhile).
+        cluster::refresh_player(&self.shared, &key).await;
         let view = lock(&self.shared.players).view(&key, now);
         self.send(ServerMsg::Player { player: view });
         Flow::Continue
@@ -1187,7 +1391,7 @@ impl Conn {
     async fn leave_room(&mut self) {
         if let Some(room) = self.room.take() {
             info!(conn = self.link.id, room = %room.code, "left the room");
-            room.tx.detach(self.link.id).await;
+            room.tx.detach(self.link.id, self.handed_over).await;
         }
     }
 

@@ -1,6 +1,11 @@
-//! Durable storage of rooms in SQLite (WAL mode), or nowhere (a LAN host may not need it).
+//! Durable storage of rooms: SQLite (WAL mode) embedded for one machine, PostgreSQL for a
+//! cluster ([`postgres`]), or nowhere (a LAN host may not need it).
 //!
-//! One writer thread owns the connection. Rooms send it their [`RoomRecord`] and wait for the
+//! [`Store`] is what rooms hold: one handle over whichever backend the server runs with. Both
+//! durable backends implement [`Storage`], the contract at the level of stored JSON records,
+//! and pass one shared test suite (`tests/storage.rs`).
+//!
+//! SQLite: one writer thread owns the connection. Rooms send it their [`RoomRecord`] and wait for the
 //! commit before they acknowledge anything; writes that arrive together are committed in one
 //! transaction (group commit). `synchronous=FULL`: a committed write survives a crash of the
 //! process and of the machine.
@@ -10,8 +15,9 @@
 //! automatic checkpoint the commit that crossed 1,000 WAL pages did that work, every fraction of
 //! a second under load, and its moves waited for it.
 
+use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::thread;
 
 use rusqlite::{params, Connection};
@@ -19,6 +25,11 @@ use tokio::sync::oneshot;
 
 use crate::chaturaji::ChaturajiRecord;
 use crate::room::RoomRecord;
+
+pub mod patch;
+pub mod postgres;
+
+pub use postgres::{GameNumber, PgStore, StoredPlayer};
 
 /// A storage failure.
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +56,52 @@ pub enum StoreError {
     /// The writer thread is gone.
     #[error("the storage thread has stopped")]
     Closed,
+    /// PostgreSQL said no, or cannot be reached.
+    #[error("postgres: {0}")]
+    Postgres(String),
+    /// This node no longer owns the room (its lease ran out or another node claimed it): the
+    /// write was refused and must not be acknowledged.
+    #[error("room {code}: this node no longer owns it (fenced)")]
+    Fenced {
+        /// The room's code.
+        code: String,
+    },
+    /// A guarded write of players was refused because a player's stored row is no longer the
+    /// revision the write was computed from (another node changed it meanwhile, cluster):
+    /// nothing was written; read the player again and recompute.
+    #[error(
+        "player {key} changed since it was read (stored: {}, read: {})",
+        revision(*.stored),
+        revision(*.expected)
+    )]
+    StalePlayer {
+        /// The player's key.
+        key: String,
+        /// The revision the write expected (`None`: no row).
+        expected: Option<i64>,
+        /// The revision stored (`None`: no row).
+        stored: Option<i64>,
+    },
+}
+
+/// A player's revision in messages.
+fn revision(rev: Option<i64>) -> String {
+    rev.map_or_else(|| "no row".to_owned(), |r| format!("revision {r}"))
+}
+
+impl From<tokio_postgres::Error> for StoreError {
+    fn from(e: tokio_postgres::Error) -> StoreError {
+        // The server's own message when there is one (the Display of a server error is only
+        // "db error").
+        match e.as_db_error() {
+            Some(db) => StoreError::Postgres(format!("{}: {}", db.code().code(), db.message())),
+            // The cause ("connection refused") is in the source, not in the Display.
+            None => match std::error::Error::source(&e) {
+                Some(cause) => StoreError::Postgres(format!("{e}: {cause}")),
+                None => StoreError::Postgres(e.to_string()),
+            },
+        }
+    }
 }
 
 enum Job {
@@ -87,10 +144,36 @@ pub struct PlayerRow {
     pub json: String,
 }
 
-/// Where rooms are kept. Cheap to clone.
+/// A player's stored revision as a cluster node read it (`rev: None`: no row), which a guarded
+/// write expects to replace (see [`postgres::PgStore::queue_room_with_players`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerRev {
+    /// The public key, 64 hex digits.
+    pub key: String,
+    /// The revision read.
+    pub rev: Option<i64>,
+}
+
+/// Where rooms are kept: SQLite, PostgreSQL or nowhere. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Store {
+    backend: Backend,
+}
+
+#[derive(Clone, Debug)]
+enum Backend {
+    /// SQLite, or nowhere (a store without a writer thread).
+    Sqlite(SqliteStore),
+    /// PostgreSQL, a cluster's shared database.
+    Postgres(Arc<PgStore>),
+}
+
+/// The SQLite store (or the store that writes nowhere). Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct SqliteStore {
     tx: Option<mpsc::Sender<Job>>,
+    /// The database file, for reads on their own connection.
+    path: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for Job {
@@ -126,12 +209,34 @@ const GAMES_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS games (
     record TEXT NOT NULL
 )";
 
-/// Which table a job writes.
-#[derive(Clone, Copy, Debug)]
-enum Table {
+/// Which kind of room a record holds (and so which table a job writes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoomKind {
+    /// A chess room ([`RoomRecord`]).
     Chess,
+    /// A Chaturaji room ([`ChaturajiRecord`]).
     Chaturaji,
 }
+
+impl RoomKind {
+    /// The kind's name as stored (PostgreSQL's `rooms.kind`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RoomKind::Chess => "chess",
+            RoomKind::Chaturaji => "chaturaji",
+        }
+    }
+
+    /// The SQLite table of the kind.
+    fn table(self) -> &'static str {
+        match self {
+            RoomKind::Chess => "rooms",
+            RoomKind::Chaturaji => "chaturaji_rooms",
+        }
+    }
+}
+
+type Table = RoomKind;
 
 /// Stored records of one kind, each readable or not.
 pub type Records<T> = Vec<Result<T, StoreError>>;
@@ -220,10 +325,10 @@ fn owner_only(path: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
-impl Store {
+impl SqliteStore {
     /// No persistence: every save succeeds at once and nothing is recovered.
-    pub fn memory() -> Store {
-        Store { tx: None }
+    pub fn memory() -> SqliteStore {
+        SqliteStore { tx: None, path: None }
     }
 
     /// Opens (creating if needed) the database at `path` and returns the stored rooms.
@@ -232,20 +337,20 @@ impl Store {
     ///
     /// [`StoreError::Sqlite`] if the file cannot be opened or set up. Records that cannot be
     /// parsed are returned as errors in the list, not as a failure of the whole open.
-    pub fn open(path: &Path) -> Result<(Store, Records<RoomRecord>), StoreError> {
-        let (store, chess, _) = Store::open_all(path)?;
+    pub fn open(path: &Path) -> Result<(SqliteStore, Records<RoomRecord>), StoreError> {
+        let (store, chess, _) = SqliteStore::open_all(path)?;
         Ok((store, chess))
     }
 
-    /// Like [`Store::open`], also returning the stored Chaturaji rooms.
+    /// Like [`SqliteStore::open`], also returning the stored Chaturaji rooms.
     ///
     /// # Errors
     ///
     /// As [`Store::open`].
     pub fn open_all(
         path: &Path,
-    ) -> Result<(Store, Records<RoomRecord>, Records<ChaturajiRecord>), StoreError> {
-        let (store, stored) = Store::open_lazy(path)?;
+    ) -> Result<(SqliteStore, Records<RoomRecord>, Records<ChaturajiRecord>), StoreError> {
+        let (store, stored) = SqliteStore::open_lazy(path)?;
         let (chess, chaturaji) = stored.read()?;
         Ok((store, chess, chaturaji))
     }
@@ -257,7 +362,7 @@ impl Store {
     /// # Errors
     ///
     /// As [`Store::open`].
-    pub fn open_lazy(path: &Path) -> Result<(Store, StoredRooms), StoreError> {
+    pub fn open_lazy(path: &Path) -> Result<(SqliteStore, StoredRooms), StoreError> {
         owner_only(path)?;
         let conn = Connection::open(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
@@ -284,7 +389,7 @@ impl Store {
             .name("maharajah-store".into())
             .spawn(move || writer(conn, rx, &committed))
             .map_err(thread_error)?;
-        Ok((Store { tx: Some(tx) }, stored))
+        Ok((SqliteStore { tx: Some(tx), path: Some(path.to_owned()) }, stored))
     }
 
     /// Whether this store writes anywhere.
@@ -385,7 +490,7 @@ impl Store {
             .map_err(|e| StoreError::Corrupt { code: code.clone(), detail: e.to_string() })?;
         let (reply, rx) = oneshot::channel();
         tx.send(Job::Save { table, code, json, players, reply }).map_err(|_| StoreError::Closed)?;
-        Ok(Some(Committed(rx)))
+        Ok(Some(Committed(Answer::Text(rx))))
     }
 
     /// Queues players to be written in one transaction, at once (no `await`: a caller holding
@@ -399,7 +504,7 @@ impl Store {
         let Some(tx) = &self.tx else { return Ok(None) };
         let (reply, rx) = oneshot::channel();
         tx.send(Job::Players { rows, reply }).map_err(|_| StoreError::Closed)?;
-        Ok(Some(Committed(rx)))
+        Ok(Some(Committed(Answer::Text(rx))))
     }
 
     /// Queues a finished game (`id`, `key`, its JSON) to be stored once; await the answer to
@@ -417,7 +522,7 @@ impl Store {
         let Some(tx) = &self.tx else { return Ok(None) };
         let (reply, rx) = oneshot::channel();
         tx.send(Job::Game { id, key, json, reply }).map_err(|_| StoreError::Closed)?;
-        Ok(Some(Committed(rx)))
+        Ok(Some(Committed(Answer::Text(rx))))
     }
 
     async fn delete_in(&self, table: Table, code: &str) -> Result<(), StoreError> {
@@ -433,7 +538,18 @@ impl Store {
 
 /// The answer to [`Store::queue_players`]: resolves once the write is committed.
 #[derive(Debug)]
-pub struct Committed(oneshot::Receiver<Result<(), String>>);
+pub struct Committed(Answer);
+
+/// How a backend's writer answers.
+#[derive(Debug)]
+enum Answer {
+    /// SQLite's writer thread: one outcome for a whole batch, an error as text.
+    Text(oneshot::Receiver<Result<(), String>>),
+    /// PostgreSQL's ordered writer: the error itself (a fenced or stale write stays distinct).
+    Store(oneshot::Receiver<Result<(), StoreError>>),
+    /// PostgreSQL's ordered writer storing a finished game (its number is not needed here).
+    Game(postgres::GameNumber),
+}
 
 impl Committed {
     /// Waits for the commit.
@@ -442,10 +558,14 @@ impl Committed {
     ///
     /// [`StoreError`] if the write failed (nothing of it was stored).
     pub async fn wait(self) -> Result<(), StoreError> {
-        self.0
-            .await
-            .map_err(|_| StoreError::Closed)?
-            .map_err(|detail| StoreError::Corrupt { code: String::new(), detail })
+        match self.0 {
+            Answer::Text(rx) => rx
+                .await
+                .map_err(|_| StoreError::Closed)?
+                .map_err(|detail| StoreError::Corrupt { code: String::new(), detail }),
+            Answer::Store(rx) => rx.await.map_err(|_| StoreError::Closed)?,
+            Answer::Game(number) => number.wait().await.map(|_| ()),
+        }
     }
 }
 
@@ -545,4 +665,374 @@ fn write_batch(conn: &mut Connection, batch: &[Job]) -> Result<(), rusqlite::Err
         }
     }
     tx.commit()
+}
+
+fn to_json(code: &str, record: &impl serde::Serialize) -> Result<String, StoreError> {
+    serde_json::to_string(record)
+        .map_err(|e| StoreError::Corrupt { code: code.to_owned(), detail: e.to_string() })
+}
+
+impl Store {
+    /// No persistence: every save succeeds at once and nothing is recovered.
+    pub fn memory() -> Store {
+        Store { backend: Backend::Sqlite(SqliteStore::memory()) }
+    }
+
+    /// A cluster node's store: rooms, players and games in PostgreSQL.
+    pub fn postgres(store: Arc<PgStore>) -> Store {
+        Store { backend: Backend::Postgres(store) }
+    }
+
+    /// The PostgreSQL store behind this one, in cluster mode.
+    pub fn as_postgres(&self) -> Option<&Arc<PgStore>> {
+        match &self.backend {
+            Backend::Postgres(pg) => Some(pg),
+            Backend::Sqlite(_) => None,
+        }
+    }
+
+    /// Opens (creating if needed) the SQLite database at `path` and returns the stored rooms.
+    ///
+    /// # Errors
+    ///
+    /// As [`SqliteStore::open`].
+    pub fn open(path: &Path) -> Result<(Store, Records<RoomRecord>), StoreError> {
+        let (store, chess) = SqliteStore::open(path)?;
+        Ok((Store { backend: Backend::Sqlite(store) }, chess))
+    }
+
+    /// Like [`Store::open`], also returning the stored Chaturaji rooms.
+    ///
+    /// # Errors
+    ///
+    /// As [`SqliteStore::open`].
+    pub fn open_all(
+        path: &Path,
+    ) -> Result<(Store, Records<RoomRecord>, Records<ChaturajiRecord>), StoreError> {
+        let (store, chess, chaturaji) = SqliteStore::open_all(path)?;
+        Ok((Store { backend: Backend::Sqlite(store) }, chess, chaturaji))
+    }
+
+    /// Opens the SQLite database at `path` without reading its rooms; see
+    /// [`SqliteStore::open_lazy`].
+    ///
+    /// # Errors
+    ///
+    /// As [`SqliteStore::open`].
+    pub fn open_lazy(path: &Path) -> Result<(Store, StoredRooms), StoreError> {
+        let (store, stored) = SqliteStore::open_lazy(path)?;
+        Ok((Store { backend: Backend::Sqlite(store) }, stored))
+    }
+
+    /// Whether this store writes anywhere.
+    pub fn is_durable(&self) -> bool {
+        match &self.backend {
+            Backend::Sqlite(s) => s.is_durable(),
+            Backend::Postgres(_) => true,
+        }
+    }
+
+    /// Stores a room; returns once committed.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`] if the write failed ([`StoreError::Fenced`]: this node no longer owns
+    /// the room); the caller must not acknowledge the change.
+    pub async fn save(&self, record: &RoomRecord) -> Result<(), StoreError> {
+        match &self.backend {
+            Backend::Sqlite(s) => s.save(record).await,
+            Backend::Postgres(pg) => {
+                let code = record.code.as_str();
+                pg.put_room(RoomKind::Chess, code, to_json(code, record)?).await
+            }
+        }
+    }
+
+    /// Stores a Chaturaji room; returns once committed.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::save`].
+    pub async fn save_chaturaji(&self, record: &ChaturajiRecord) -> Result<(), StoreError> {
+        match &self.backend {
+            Backend::Sqlite(s) => s.save_chaturaji(record).await,
+            Backend::Postgres(pg) => {
+                let code = record.code.as_str();
+                pg.put_room(RoomKind::Chaturaji, code, to_json(code, record)?).await
+            }
+        }
+    }
+
+    /// Forgets a room.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`] if the delete failed.
+    pub async fn delete(&self, code: &str) -> Result<(), StoreError> {
+        match &self.backend {
+            Backend::Sqlite(s) => s.delete(code).await,
+            Backend::Postgres(pg) => pg.delete_room(RoomKind::Chess, code).await,
+        }
+    }
+
+    /// Forgets a Chaturaji room.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`] if the delete failed.
+    pub async fn delete_chaturaji(&self, code: &str) -> Result<(), StoreError> {
+        match &self.backend {
+            Backend::Sqlite(s) => s.delete_chaturaji(code).await,
+            Backend::Postgres(pg) => pg.delete_room(RoomKind::Chaturaji, code).await,
+        }
+    }
+
+    /// Queues a chess room and players to be written in one transaction, at once (as
+    /// [`Store::queue_players`]): a rated game's end and both new ratings, all or nothing.
+    /// PostgreSQL commits it only if the players' rows are still the revisions `expected`
+    /// (see [`PgStore::queue_room_with_players`]); SQLite has one writer, this process, and
+    /// needs no guard.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Closed`] if the writer is gone; a record that cannot be written.
+    pub fn queue_room_with_players(
+        &self,
+        record: &RoomRecord,
+        players: Vec<PlayerRow>,
+        expected: Vec<PlayerRev>,
+    ) -> Result<Option<Committed>, StoreError> {
+        match &self.backend {
+            Backend::Sqlite(s) => s.queue_room_with_players(record, players),
+            Backend::Postgres(pg) => {
+                let code = record.code.as_str();
+                let json = to_json(code, record)?;
+                pg.queue_room_with_players(RoomKind::Chess, code, json, players, expected).map(Some)
+            }
+        }
+    }
+
+    /// [`Store::queue_room_with_players`] for a Chaturaji room.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::queue_room_with_players`].
+    pub fn queue_chaturaji_with_players(
+        &self,
+        record: &ChaturajiRecord,
+        players: Vec<PlayerRow>,
+        expected: Vec<PlayerRev>,
+    ) -> Result<Option<Committed>, StoreError> {
+        match &self.backend {
+            Backend::Sqlite(s) => s.queue_chaturaji_with_players(record, players),
+            Backend::Postgres(pg) => {
+                let code = record.code.as_str();
+                let json = to_json(code, record)?;
+                pg.queue_room_with_players(RoomKind::Chaturaji, code, json, players, expected)
+                    .map(Some)
+            }
+        }
+    }
+
+    /// Queues players to be written in one transaction, at once (no `await`: a caller holding
+    /// a lock queues writes in the order it made them); await the answer to know they are
+    /// committed. `None` for a store that writes nowhere.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Closed`] if the writer is gone.
+    pub fn queue_players(&self, rows: Vec<PlayerRow>) -> Result<Option<Committed>, StoreError> {
+        self.queue_players_expecting(rows, Vec::new())
+    }
+
+    /// [`Store::queue_players`], guarded in PostgreSQL by the revisions `expected` (see
+    /// [`PgStore::queue_players`]); SQLite needs no guard.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::queue_players`].
+    pub fn queue_players_expecting(
+        &self,
+        rows: Vec<PlayerRow>,
+        expected: Vec<PlayerRev>,
+    ) -> Result<Option<Committed>, StoreError> {
+        match &self.backend {
+            Backend::Sqlite(s) => s.queue_players(rows),
+            Backend::Postgres(pg) => pg.queue_players(rows, expected).map(Some),
+        }
+    }
+
+    /// Queues a finished game (`id`, `key`, its JSON) to be stored once; await the answer to
+    /// know it is committed. `None` for a store that writes nowhere. PostgreSQL numbers the
+    /// game itself and does not use `id` (a cluster node calls [`PgStore::queue_game`] to
+    /// learn the number).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Closed`] if the writer is gone.
+    pub fn queue_game(
+        &self,
+        id: u64,
+        key: String,
+        json: String,
+    ) -> Result<Option<Committed>, StoreError> {
+        match &self.backend {
+            Backend::Sqlite(s) => s.queue_game(id, key, json),
+            // The database numbers the game itself (see [`PgStore::queue_game`]).
+            Backend::Postgres(pg) => {
+                pg.queue_game(key, json).map(|n| Some(Committed(Answer::Game(n))))
+            }
+        }
+    }
+}
+
+impl Committed {
+    /// A commit answered on `rx` (PostgreSQL's ordered writer sends the outcome).
+    pub(crate) fn from_receiver(rx: oneshot::Receiver<Result<(), StoreError>>) -> Committed {
+        Committed(Answer::Store(rx))
+    }
+}
+
+/// What every durable backend does, at the level of stored JSON records: the contract the
+/// shared storage suite checks (`tests/storage.rs`) for SQLite and PostgreSQL alike.
+///
+/// A write returns once committed (a crash afterwards keeps it); a failed write stored nothing.
+pub trait Storage: Send + Sync {
+    /// Stores room `code` of `kind` as `json` (a new room, or a room's new state).
+    fn put_room(
+        &self,
+        kind: RoomKind,
+        code: &str,
+        json: String,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Stores a room and players in one transaction: all or nothing.
+    fn put_room_with_players(
+        &self,
+        kind: RoomKind,
+        code: &str,
+        json: String,
+        players: Vec<PlayerRow>,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Forgets room `code`.
+    fn delete_room(
+        &self,
+        kind: RoomKind,
+        code: &str,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// The stored room `code` of `kind`, as JSON.
+    fn room(
+        &self,
+        kind: RoomKind,
+        code: &str,
+    ) -> impl Future<Output = Result<Option<String>, StoreError>> + Send;
+    /// Stores players (one transaction); a second player with a taken skeleton is refused.
+    fn put_players(
+        &self,
+        rows: Vec<PlayerRow>,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Stores a finished game once: a second one with the same key is ignored.
+    fn put_game(
+        &self,
+        id: u64,
+        key: String,
+        json: String,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Every stored player: key and record.
+    fn players(&self) -> impl Future<Output = Result<Vec<(String, String)>, StoreError>> + Send;
+    /// Every stored finished game's record, oldest first.
+    fn games(&self) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send;
+}
+
+async fn committed(queued: Result<Option<Committed>, StoreError>) -> Result<(), StoreError> {
+    match queued? {
+        Some(c) => c.wait().await,
+        None => Ok(()),
+    }
+}
+
+impl SqliteStore {
+    fn queue_json(
+        &self,
+        table: Table,
+        code: &str,
+        json: String,
+        players: Vec<PlayerRow>,
+    ) -> Result<Option<Committed>, StoreError> {
+        let Some(tx) = &self.tx else { return Ok(None) };
+        let (reply, rx) = oneshot::channel();
+        tx.send(Job::Save { table, code: code.to_owned(), json, players, reply })
+            .map_err(|_| StoreError::Closed)?;
+        Ok(Some(Committed(Answer::Text(rx))))
+    }
+
+    /// Runs `read` on a connection of its own, off the runtime's threads.
+    async fn read<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+        none: T,
+    ) -> Result<T, StoreError> {
+        let Some(path) = self.path.clone() else { return Ok(none) };
+        tokio::task::spawn_blocking(move || {
+            let conn = Connection::open(&path)?;
+            conn.busy_timeout(std::time::Duration::from_secs(5))?;
+            read(&conn)
+        })
+        .await
+        .map_err(|e| StoreError::Corrupt { code: String::new(), detail: e.to_string() })?
+    }
+}
+
+impl Storage for SqliteStore {
+    async fn put_room(&self, kind: RoomKind, code: &str, json: String) -> Result<(), StoreError> {
+        committed(self.queue_json(kind, code, json, Vec::new())).await
+    }
+
+    async fn put_room_with_players(
+        &self,
+        kind: RoomKind,
+        code: &str,
+        json: String,
+        players: Vec<PlayerRow>,
+    ) -> Result<(), StoreError> {
+        committed(self.queue_json(kind, code, json, players)).await
+    }
+
+    async fn delete_room(&self, kind: RoomKind, code: &str) -> Result<(), StoreError> {
+        self.delete_in(kind, code).await
+    }
+
+    async fn room(&self, kind: RoomKind, code: &str) -> Result<Option<String>, StoreError> {
+        let code = code.to_owned();
+        self.read(
+            move |conn| {
+                let sql = format!("SELECT record FROM {} WHERE code = ?1", kind.table());
+                let mut stmt = conn.prepare(&sql)?;
+                let mut rows = stmt.query(params![code])?;
+                Ok(match rows.next()? {
+                    Some(row) => Some(row.get(0)?),
+                    None => None,
+                })
+            },
+            None,
+        )
+        .await
+    }
+
+    async fn put_players(&self, rows: Vec<PlayerRow>) -> Result<(), StoreError> {
+        committed(self.queue_players(rows)).await
+    }
+
+    async fn put_game(&self, id: u64, key: String, json: String) -> Result<(), StoreError> {
+        committed(self.queue_game(id, key, json)).await
+    }
+
+    async fn players(&self) -> Result<Vec<(String, String)>, StoreError> {
+        let Some(path) = self.path.clone() else { return Ok(Vec::new()) };
+        self.read(move |_| StoredRooms { path }.read_players(), Vec::new()).await
+    }
+
+    async fn games(&self) -> Result<Vec<String>, StoreError> {
+        let Some(path) = self.path.clone() else { return Ok(Vec::new()) };
+        self.read(move |_| StoredRooms { path }.read_games(), Vec::new()).await
+    }
 }

@@ -43,16 +43,9 @@ async fn player(server: &TestServer, secret: &PlayerSecret, name: &str) -> Clien
     c
 }
 
-async fn until_lobby(c: &mut Client, what: &str, f: impl Fn(&LobbyMsg) -> bool) -> LobbyMsg {
-    match c.until(what, |m| matches!(m, ServerMsg::Lobby(l) if f(l))).await {
-        ServerMsg::Lobby(l) => l,
-        _ => unreachable!(),
-    }
-}
-
 async fn leaderboard(c: &mut Client, game: LobbyGame, speed: SpeedClass) -> Vec<LeaderboardEntry> {
     c.send(&ClientMsg::Leaderboard { game, speed }).await;
-    match until_lobby(c, "leaderboard", |m| matches!(m, LobbyMsg::Leaderboard { .. })).await {
+    match c.until_lobby("leaderboard", |m| matches!(m, LobbyMsg::Leaderboard { .. })).await {
         LobbyMsg::Leaderboard { players, game: g, speed: s } => {
             assert_eq!((g, s), (game, speed));
             players
@@ -63,7 +56,7 @@ async fn leaderboard(c: &mut Client, game: LobbyGame, speed: SpeedClass) -> Vec<
 
 async fn profile(c: &mut Client, name: &str) -> Profile {
     c.send(&ClientMsg::Profile { name: name.into() }).await;
-    match until_lobby(c, "profile", |m| matches!(m, LobbyMsg::Profile { .. })).await {
+    match c.until_lobby("profile", |m| matches!(m, LobbyMsg::Profile { .. })).await {
         LobbyMsg::Profile { profile } => *profile,
         _ => unreachable!(),
     }
@@ -83,7 +76,7 @@ async fn profile_with(c: &mut Client, name: &str, games: usize) -> Profile {
 
 async fn playing_now(c: &mut Client, games: Vec<LobbyGame>) -> Vec<LiveGame> {
     c.send(&ClientMsg::PlayingNow { games }).await;
-    match until_lobby(c, "playing_now", |m| matches!(m, LobbyMsg::PlayingNow { .. })).await {
+    match c.until_lobby("playing_now", |m| matches!(m, LobbyMsg::PlayingNow { .. })).await {
         LobbyMsg::PlayingNow { games } => games,
         _ => unreachable!(),
     }
@@ -91,7 +84,7 @@ async fn playing_now(c: &mut Client, games: Vec<LobbyGame>) -> Vec<LiveGame> {
 
 /// `lobby_matched`, `seated` and the snapshot.
 async fn matched(c: &mut Client) -> (LobbyMsg, Snapshot) {
-    let m = until_lobby(c, "lobby_matched", |m| matches!(m, LobbyMsg::LobbyMatched { .. })).await;
+    let m = c.until_lobby("lobby_matched", |m| matches!(m, LobbyMsg::LobbyMatched { .. })).await;
     c.until("seated", |m| matches!(m, ServerMsg::Seated { .. })).await;
     match c.until("snapshot", |m| matches!(m, ServerMsg::Snapshot { .. })).await {
         ServerMsg::Snapshot { snapshot } => (m, *snapshot),
@@ -128,7 +121,7 @@ async fn leaderboard_and_profiles_with_pgn_survive_a_restart() {
     };
     a.send(&ClientMsg::CreateChallenge { options: rated, device: None }).await;
     let LobbyMsg::ChallengeCreated { challenge } =
-        until_lobby(&mut a, "created", |m| matches!(m, LobbyMsg::ChallengeCreated { .. })).await
+        a.until_lobby("created", |m| matches!(m, LobbyMsg::ChallengeCreated { .. })).await
     else {
         unreachable!()
     };
@@ -179,7 +172,7 @@ async fn leaderboard_and_profiles_with_pgn_survive_a_restart() {
 
     guest.send(&ClientMsg::GameRecord { id: won.id }).await;
     let LobbyMsg::GameRecord { pgn, record, game, .. } =
-        until_lobby(&mut guest, "record", |m| matches!(m, LobbyMsg::GameRecord { .. })).await
+        guest.until_lobby("record", |m| matches!(m, LobbyMsg::GameRecord { .. })).await
     else {
         unreachable!()
     };
@@ -189,7 +182,7 @@ async fn leaderboard_and_profiles_with_pgn_survive_a_restart() {
     assert!(pgn.contains("[Result \"1-0\"]") && pgn.contains("Qxf7#"), "{pgn}");
     guest.send(&ClientMsg::GameRecord { id: casual.id }).await;
     let LobbyMsg::GameRecord { pgn: resigned, .. } =
-        until_lobby(&mut guest, "record", |m| matches!(m, LobbyMsg::GameRecord { .. })).await
+        guest.until_lobby("record", |m| matches!(m, LobbyMsg::GameRecord { .. })).await
     else {
         unreachable!()
     };
@@ -214,7 +207,7 @@ async fn leaderboard_and_profiles_with_pgn_survive_a_restart() {
     assert_eq!(leaderboard(&mut guest, LobbyGame::Chess, SpeedClass::Blitz).await, board);
     guest.send(&ClientMsg::GameRecord { id: won.id }).await;
     let LobbyMsg::GameRecord { pgn: again, .. } =
-        until_lobby(&mut guest, "record", |m| matches!(m, LobbyMsg::GameRecord { .. })).await
+        guest.until_lobby("record", |m| matches!(m, LobbyMsg::GameRecord { .. })).await
     else {
         unreachable!()
     };
@@ -284,8 +277,7 @@ async fn resign(c: &mut Client, other: &mut Client) {
 }
 
 async fn offered(c: &mut Client) -> Color {
-    match until_lobby(c, "rematch_offered", |m| matches!(m, LobbyMsg::RematchOffered { .. })).await
-    {
+    match c.until_lobby("rematch_offered", |m| matches!(m, LobbyMsg::RematchOffered { .. })).await {
         LobbyMsg::RematchOffered { by, .. } => by,
         _ => unreachable!(),
     }
@@ -332,7 +324,7 @@ async fn a_rematch_swaps_colours_and_an_offer_lapses_when_its_player_leaves() {
     assert_eq!(offered(&mut b).await, Color::Black);
     w.close().await;
     let withdrawn =
-        until_lobby(&mut b, "withdrawn", |m| matches!(m, LobbyMsg::RematchWithdrawn { .. })).await;
+        b.until_lobby("withdrawn", |m| matches!(m, LobbyMsg::RematchWithdrawn { .. })).await;
     assert_eq!(withdrawn, LobbyMsg::RematchWithdrawn { code: new, by: Color::Black });
     server.stop().await;
 }
@@ -347,7 +339,7 @@ async fn lookups_are_rate_limited_and_the_connection_stays() {
         .collect();
     c.send_together(&asks).await;
     for _ in 0..burst {
-        until_lobby(&mut c, "leaderboard", |m| matches!(m, LobbyMsg::Leaderboard { .. })).await;
+        c.until_lobby("leaderboard", |m| matches!(m, LobbyMsg::Leaderboard { .. })).await;
     }
     let (code, message) = c.until_error().await;
     assert_eq!(code, ErrorCode::RateLimited, "{message}");

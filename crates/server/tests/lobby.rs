@@ -42,16 +42,9 @@ fn play_now(game: LobbyGame) -> ClientMsg {
     ClientMsg::PlayNow { cpu_after_s: None, device: None, game, time_control: BLITZ, rated: false }
 }
 
-/// The next lobby message that `f` accepts (others stay pending).
-async fn until_lobby(c: &mut Client, what: &str, f: impl Fn(&LobbyMsg) -> bool) -> LobbyMsg {
-    match c.until(what, |m| matches!(m, ServerMsg::Lobby(l) if f(l))).await {
-        ServerMsg::Lobby(l) => l,
-        _ => unreachable!(),
-    }
-}
-
 async fn created(c: &mut Client) -> Challenge {
-    match until_lobby(c, "challenge_created", |m| matches!(m, LobbyMsg::ChallengeCreated { .. }))
+    match c
+        .until_lobby("challenge_created", |m| matches!(m, LobbyMsg::ChallengeCreated { .. }))
         .await
     {
         LobbyMsg::ChallengeCreated { challenge } => challenge,
@@ -60,14 +53,14 @@ async fn created(c: &mut Client) -> Challenge {
 }
 
 async fn list(c: &mut Client) -> Vec<Challenge> {
-    match until_lobby(c, "lobby_list", |m| matches!(m, LobbyMsg::LobbyList { .. })).await {
+    match c.until_lobby("lobby_list", |m| matches!(m, LobbyMsg::LobbyList { .. })).await {
         LobbyMsg::LobbyList { challenges } => challenges,
         _ => unreachable!(),
     }
 }
 
 async fn removed(c: &mut Client) -> (ChallengeId, RemovedReason) {
-    match until_lobby(c, "lobby_removed", |m| matches!(m, LobbyMsg::LobbyRemoved { .. })).await {
+    match c.until_lobby("lobby_removed", |m| matches!(m, LobbyMsg::LobbyRemoved { .. })).await {
         LobbyMsg::LobbyRemoved { id, reason } => (id, reason),
         _ => unreachable!(),
     }
@@ -76,7 +69,7 @@ async fn removed(c: &mut Client) -> (ChallengeId, RemovedReason) {
 /// `lobby_matched`, `seated` and the snapshot: the room's code, the challenge and the state.
 async fn matched(c: &mut Client) -> (AccessCode, Option<ChallengeId>, Snapshot) {
     let LobbyMsg::LobbyMatched { code, challenge, .. } =
-        until_lobby(c, "lobby_matched", |m| matches!(m, LobbyMsg::LobbyMatched { .. })).await
+        c.until_lobby("lobby_matched", |m| matches!(m, LobbyMsg::LobbyMatched { .. })).await
     else {
         unreachable!()
     };
@@ -106,8 +99,7 @@ async fn a_posted_challenge_is_listed_accepted_and_played() {
         (posted.color, posted.rating, posted.creator.as_deref()),
         (ColorChoice::White, 1500, None)
     );
-    let seen =
-        until_lobby(&mut b, "lobby_added", |m| matches!(m, LobbyMsg::LobbyAdded { .. })).await;
+    let seen = b.until_lobby("lobby_added", |m| matches!(m, LobbyMsg::LobbyAdded { .. })).await;
     assert_eq!(seen, LobbyMsg::LobbyAdded { challenge: posted.clone() });
 
     b.send(&ClientMsg::AcceptChallenge { device: None, id: posted.id }).await;
@@ -166,13 +158,11 @@ async fn cancel_and_disconnect_remove_a_challenge_for_subscribers() {
     a.send(&challenge(LobbyGame::Horde, ColorChoice::Black)).await;
     let second = created(&mut a).await;
     for expected in [&first, &second] {
-        let m =
-            until_lobby(&mut watcher, "added", |m| matches!(m, LobbyMsg::LobbyAdded { .. })).await;
+        let m = watcher.until_lobby("added", |m| matches!(m, LobbyMsg::LobbyAdded { .. })).await;
         assert_eq!(m, LobbyMsg::LobbyAdded { challenge: expected.clone() });
     }
     // A filtered subscriber sees the Horde challenge only.
-    let m =
-        until_lobby(&mut horde_only, "added", |m| matches!(m, LobbyMsg::LobbyAdded { .. })).await;
+    let m = horde_only.until_lobby("added", |m| matches!(m, LobbyMsg::LobbyAdded { .. })).await;
     assert_eq!(m, LobbyMsg::LobbyAdded { challenge: second.clone() });
     let mut late = Client::connect(server.addr).await;
     late.send(&ClientMsg::LobbySubscribe { games: Vec::new() }).await;
@@ -237,7 +227,7 @@ async fn the_cap_and_the_rate_limit_refuse_with_their_codes() {
     assert_eq!(a.until_error().await.0, ErrorCode::RateLimited);
     tokio::time::sleep(Duration::from_millis(200)).await;
     a.send(&play_now(LobbyGame::Chess)).await;
-    until_lobby(&mut a, "queued", |m| matches!(m, LobbyMsg::PairingQueued { .. })).await;
+    a.until_lobby("queued", |m| matches!(m, LobbyMsg::PairingQueued { .. })).await;
 
     // Rated games are for identified players only (a guest is told so); Chaturaji tables are
     // not offered yet.
@@ -283,7 +273,7 @@ async fn seeker(server: &TestServer, address: &str, game: LobbyGame) -> Client {
     let mut c = Client::connect_forwarded(server.addr, address).await;
     c.patience = Duration::from_secs(3600);
     c.send(&play_now(game)).await;
-    until_lobby(&mut c, "queued", |m| matches!(m, LobbyMsg::PairingQueued { .. })).await;
+    c.until_lobby("queued", |m| matches!(m, LobbyMsg::PairingQueued { .. })).await;
     c
 }
 
@@ -339,7 +329,7 @@ async fn quick_pairing_follows_the_widening_rating_window() {
     assert!(nothing.is_none(), "{nothing:?}");
     assert!(e.try_recv(Duration::from_millis(1)).await.is_none());
     h.send(&ClientMsg::CancelPlayNow).await;
-    until_lobby(&mut h, "cancelled", |m| matches!(m, LobbyMsg::PairingCancelled)).await;
+    h.until_lobby("cancelled", |m| matches!(m, LobbyMsg::PairingCancelled)).await;
     // After the cancel a new Horde seeker at 2600 pairs with e at once.
     let mut f = seeker(&server, "10.0.0.4", LobbyGame::Horde).await;
     let (code_e, _, _) = matched(&mut e).await;

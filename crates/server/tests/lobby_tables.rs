@@ -31,16 +31,9 @@ fn device(i: usize) -> String {
     format!("device-table-{i:06}")
 }
 
-async fn lobby(c: &mut Client, what: &str, f: impl Fn(&LobbyMsg) -> bool) -> LobbyMsg {
-    match c.until(what, |m| matches!(m, ServerMsg::Lobby(l) if f(l))).await {
-        ServerMsg::Lobby(l) => l,
-        _ => unreachable!(),
-    }
-}
-
 /// `lobby_matched`, `chaturaji_seated` and the snapshot: the seat and the table.
 async fn seated(c: &mut Client) -> (Seat, ChaturajiSnapshot) {
-    lobby(c, "lobby_matched", |m| matches!(m, LobbyMsg::LobbyMatched { .. })).await;
+    c.until_lobby("lobby_matched", |m| matches!(m, LobbyMsg::LobbyMatched { .. })).await;
     let m = c
         .until("seated", |m| {
             matches!(m, ServerMsg::Chaturaji(ChaturajiMsg::ChaturajiSeated { .. }))
@@ -69,7 +62,7 @@ async fn a_table_starts_when_full_and_the_list_follows_it() {
     let server = TestServer::start(Config::default()).await;
     let mut watcher = Client::connect(server.addr).await;
     watcher.send(&ClientMsg::LobbySubscribe { games: vec![LobbyGame::Chaturaji] }).await;
-    lobby(&mut watcher, "list", |m| matches!(m, LobbyMsg::LobbyList { .. })).await;
+    watcher.until_lobby("list", |m| matches!(m, LobbyMsg::LobbyList { .. })).await;
 
     let mut a = Client::connect(server.addr).await;
     a.send(&table(3, 300, None)).await;
@@ -78,23 +71,23 @@ async fn a_table_starts_when_full_and_the_list_follows_it() {
     assert_eq!(a.until_error().await.0, ErrorCode::InvalidOptions, "2 to 4 people");
     a.send(&table(3, 300, Some(&device(0)))).await;
     let LobbyMsg::ChallengeCreated { challenge } =
-        lobby(&mut a, "created", |m| matches!(m, LobbyMsg::ChallengeCreated { .. })).await
+        a.until_lobby("created", |m| matches!(m, LobbyMsg::ChallengeCreated { .. })).await
     else {
         unreachable!()
     };
     assert_eq!(challenge.table, Some(TableView { people: 3, joined: 1, cpu_after_s: 300 }));
-    lobby(&mut watcher, "added", |m| matches!(m, LobbyMsg::LobbyAdded { .. })).await;
+    watcher.until_lobby("added", |m| matches!(m, LobbyMsg::LobbyAdded { .. })).await;
 
     let mut b = Client::connect(server.addr).await;
     b.send(&ClientMsg::AcceptChallenge { id: challenge.id, device: Some(device(1)) }).await;
     let LobbyMsg::TableJoined { challenge: joined } =
-        lobby(&mut b, "joined", |m| matches!(m, LobbyMsg::TableJoined { .. })).await
+        b.until_lobby("joined", |m| matches!(m, LobbyMsg::TableJoined { .. })).await
     else {
         unreachable!()
     };
     assert_eq!(joined.table.unwrap().joined, 2);
     let LobbyMsg::LobbyUpdated { challenge: updated } =
-        lobby(&mut watcher, "updated", |m| matches!(m, LobbyMsg::LobbyUpdated { .. })).await
+        watcher.until_lobby("updated", |m| matches!(m, LobbyMsg::LobbyUpdated { .. })).await
     else {
         unreachable!()
     };
@@ -112,7 +105,7 @@ async fn a_table_starts_when_full_and_the_list_follows_it() {
         seats.push(seat);
     }
     assert_eq!(seats, [Seat::Red, Seat::Blue, Seat::Yellow], "the creator first");
-    let removed = lobby(&mut watcher, "removed", |m| matches!(m, LobbyMsg::LobbyRemoved { .. }));
+    let removed = watcher.until_lobby("removed", |m| matches!(m, LobbyMsg::LobbyRemoved { .. }));
     assert_eq!(
         removed.await,
         LobbyMsg::LobbyRemoved { id: challenge.id, reason: RemovedReason::Accepted }
@@ -126,13 +119,13 @@ async fn cpus_take_the_empty_seats_after_the_wait_and_a_table_goes_with_its_crea
     let mut a = Client::connect(server.addr).await;
     a.send(&table(4, 5, Some(&device(0)))).await;
     let LobbyMsg::ChallengeCreated { challenge } =
-        lobby(&mut a, "created", |m| matches!(m, LobbyMsg::ChallengeCreated { .. })).await
+        a.until_lobby("created", |m| matches!(m, LobbyMsg::ChallengeCreated { .. })).await
     else {
         unreachable!()
     };
     let mut b = Client::connect(server.addr).await;
     b.send(&ClientMsg::AcceptChallenge { id: challenge.id, device: Some(device(1)) }).await;
-    lobby(&mut b, "joined", |m| matches!(m, LobbyMsg::TableJoined { .. })).await;
+    b.until_lobby("joined", |m| matches!(m, LobbyMsg::TableJoined { .. })).await;
     a.patience = Duration::from_secs(10);
     b.patience = Duration::from_secs(10);
     let started = std::time::Instant::now();
@@ -145,15 +138,15 @@ async fn cpus_take_the_empty_seats_after_the_wait_and_a_table_goes_with_its_crea
     let mut c = Client::connect(server.addr).await;
     c.send(&table(4, 300, Some(&device(2)))).await;
     let LobbyMsg::ChallengeCreated { challenge } =
-        lobby(&mut c, "created", |m| matches!(m, LobbyMsg::ChallengeCreated { .. })).await
+        c.until_lobby("created", |m| matches!(m, LobbyMsg::ChallengeCreated { .. })).await
     else {
         unreachable!()
     };
     let mut d = Client::connect(server.addr).await;
     d.send(&ClientMsg::AcceptChallenge { id: challenge.id, device: Some(device(3)) }).await;
-    lobby(&mut d, "joined", |m| matches!(m, LobbyMsg::TableJoined { .. })).await;
+    d.until_lobby("joined", |m| matches!(m, LobbyMsg::TableJoined { .. })).await;
     c.close().await;
-    let removed = lobby(&mut d, "removed", |m| matches!(m, LobbyMsg::LobbyRemoved { .. })).await;
+    let removed = d.until_lobby("removed", |m| matches!(m, LobbyMsg::LobbyRemoved { .. })).await;
     assert_eq!(
         removed,
         LobbyMsg::LobbyRemoved { id: challenge.id, reason: RemovedReason::CreatorLeft }
@@ -167,25 +160,25 @@ async fn a_person_at_a_table_leaves_it_with_cancel_and_the_table_stays() {
     let mut a = Client::connect(server.addr).await;
     a.send(&table(3, 300, Some(&device(0)))).await;
     let LobbyMsg::ChallengeCreated { challenge } =
-        lobby(&mut a, "created", |m| matches!(m, LobbyMsg::ChallengeCreated { .. })).await
+        a.until_lobby("created", |m| matches!(m, LobbyMsg::ChallengeCreated { .. })).await
     else {
         unreachable!()
     };
     let mut b = Client::connect(server.addr).await;
     b.send(&ClientMsg::AcceptChallenge { id: challenge.id, device: Some(device(1)) }).await;
-    lobby(&mut b, "joined", |m| matches!(m, LobbyMsg::TableJoined { .. })).await;
+    b.until_lobby("joined", |m| matches!(m, LobbyMsg::TableJoined { .. })).await;
     for p in [&mut a, &mut b] {
-        lobby(p, "two", |m| {
+        p.until_lobby("two", |m| {
             matches!(m, LobbyMsg::LobbyUpdated { challenge } if challenge.table.unwrap().joined == 2)
         })
         .await;
     }
 
     b.send(&ClientMsg::CancelChallenge { id: challenge.id }).await;
-    let left = lobby(&mut b, "left", |m| matches!(m, LobbyMsg::LobbyUpdated { .. })).await;
+    let left = b.until_lobby("left", |m| matches!(m, LobbyMsg::LobbyUpdated { .. })).await;
     let LobbyMsg::LobbyUpdated { challenge: left } = left else { unreachable!() };
     assert_eq!(left.table.unwrap().joined, 1, "the leaver is told the table without them");
-    lobby(&mut a, "one", |m| {
+    a.until_lobby("one", |m| {
         matches!(m, LobbyMsg::LobbyUpdated { challenge } if challenge.table.unwrap().joined == 1)
     })
     .await;
@@ -195,7 +188,7 @@ async fn a_person_at_a_table_leaves_it_with_cancel_and_the_table_stays() {
     // The seat is free again: two others fill the table and it starts without the leaver.
     let mut c = Client::connect(server.addr).await;
     c.send(&ClientMsg::AcceptChallenge { id: challenge.id, device: Some(device(2)) }).await;
-    lobby(&mut c, "joined", |m| matches!(m, LobbyMsg::TableJoined { .. })).await;
+    c.until_lobby("joined", |m| matches!(m, LobbyMsg::TableJoined { .. })).await;
     let mut d = Client::connect(server.addr).await;
     d.send(&ClientMsg::AcceptChallenge { id: challenge.id, device: Some(device(3)) }).await;
     let mut seats = Vec::new();
@@ -230,7 +223,7 @@ async fn quick_pairing_fills_a_table_of_four_or_seats_cpus_after_the_wait() {
     for i in 0..4 {
         let mut c = Client::connect(server.addr).await;
         c.send(&seek(Some(300), Some(device(i)))).await;
-        lobby(&mut c, "queued", |m| matches!(m, LobbyMsg::PairingQueued { .. })).await;
+        c.until_lobby("queued", |m| matches!(m, LobbyMsg::PairingQueued { .. })).await;
         four.push(c);
     }
     for c in &mut four {
@@ -244,7 +237,7 @@ async fn quick_pairing_fills_a_table_of_four_or_seats_cpus_after_the_wait() {
         let mut c = Client::connect(server.addr).await;
         c.patience = Duration::from_secs(10);
         c.send(&seek(Some(5), Some(device(i)))).await;
-        lobby(&mut c, "queued", |m| matches!(m, LobbyMsg::PairingQueued { .. })).await;
+        c.until_lobby("queued", |m| matches!(m, LobbyMsg::PairingQueued { .. })).await;
         two.push(c);
     }
     let started = std::time::Instant::now();

@@ -11,6 +11,7 @@ mod common;
 use std::path::Path;
 use std::time::Duration;
 
+use common::rated::*;
 use common::{Client, TestServer};
 use maharajah_protocol::identity::{PlayerKey, PlayerSecret};
 use maharajah_protocol::*;
@@ -18,95 +19,21 @@ use maharajah_server::players::{Players, StoredRating};
 use maharajah_server::store::Store;
 use maharajah_server::Config;
 
-const BLITZ: TimeControl = TimeControl { base_ms: 180_000, increment_ms: 2_000 };
-
-fn new_secret() -> PlayerSecret {
-    PlayerSecret::from_bytes(rand::random())
-}
-
 fn on_disk(db: &Path) -> Config {
     Config { db: Some(db.to_owned()), ..Config::default() }
-}
-
-/// Identifies `c` as `secret`'s player; the server's view of them.
-async fn identify(c: &mut Client, secret: &PlayerSecret) -> PlayerView {
-    let challenge = c.challenge.clone().expect("the welcome carries a challenge");
-    let signature = secret.sign_hello(&challenge.nonce_bytes().unwrap(), &challenge.server);
-    c.send(&ClientMsg::Identify { key: secret.public(), signature }).await;
-    match c.until("the player", |m| matches!(m, ServerMsg::Player { .. })).await {
-        ServerMsg::Player { player } => player,
-        _ => unreachable!(),
-    }
-}
-
-/// A connection identified as `secret`'s player, named `name` if given.
-async fn player(server: &TestServer, secret: &PlayerSecret, name: Option<&str>) -> Client {
-    let mut c = Client::connect(server.addr).await;
-    identify(&mut c, secret).await;
-    if let Some(name) = name {
-        c.send(&ClientMsg::RegisterName { name: name.into() }).await;
-        c.until("the named player", |m| matches!(m, ServerMsg::Player { .. })).await;
-    }
-    c
-}
-
-fn rated_challenge(game: LobbyGame, color: ColorChoice) -> ClientMsg {
-    ClientMsg::CreateChallenge {
-        device: None,
-        options: ChallengeOptions {
-            table: None,
-            game,
-            time_control: Some(BLITZ),
-            rated: true,
-            color,
-        },
-    }
 }
 
 fn rated_play_now(game: LobbyGame) -> ClientMsg {
     ClientMsg::PlayNow { cpu_after_s: None, device: None, game, time_control: BLITZ, rated: true }
 }
 
-async fn until_lobby(c: &mut Client, what: &str, f: impl Fn(&LobbyMsg) -> bool) -> LobbyMsg {
-    match c.until(what, |m| matches!(m, ServerMsg::Lobby(l) if f(l))).await {
-        ServerMsg::Lobby(l) => l,
-        _ => unreachable!(),
-    }
-}
-
-async fn created(c: &mut Client) -> Challenge {
-    match until_lobby(c, "challenge_created", |m| matches!(m, LobbyMsg::ChallengeCreated { .. }))
-        .await
-    {
-        LobbyMsg::ChallengeCreated { challenge } => challenge,
-        _ => unreachable!(),
-    }
-}
-
 /// The rating the lobby queued `c` with.
 async fn queued(c: &mut Client) -> u32 {
-    match until_lobby(c, "pairing_queued", |m| matches!(m, LobbyMsg::PairingQueued { .. })).await {
+    match c.until_lobby("pairing_queued", |m| matches!(m, LobbyMsg::PairingQueued { .. })).await {
         LobbyMsg::PairingQueued { rating, rated, .. } => {
             assert!(rated);
             rating
         }
-        _ => unreachable!(),
-    }
-}
-
-/// `lobby_matched`, `seated` and the snapshot: the room's code and state.
-async fn matched(c: &mut Client) -> (AccessCode, Snapshot) {
-    until_lobby(c, "lobby_matched", |m| matches!(m, LobbyMsg::LobbyMatched { .. })).await;
-    c.until("seated", |m| matches!(m, ServerMsg::Seated { .. })).await;
-    match c.until("snapshot", |m| matches!(m, ServerMsg::Snapshot { .. })).await {
-        ServerMsg::Snapshot { snapshot } => (c.code.clone().unwrap(), *snapshot),
-        _ => unreachable!(),
-    }
-}
-
-async fn ratings_changed(c: &mut Client) -> ByColor<RatingChange> {
-    match c.until_event("ratings", |e| matches!(e, RoomEvent::RatingsChanged { .. })).await {
-        RoomEvent::RatingsChanged { ratings } => *ratings,
         _ => unreachable!(),
     }
 }
@@ -163,7 +90,7 @@ async fn a_rated_challenge_changes_both_ratings_once_and_a_restart_keeps_them() 
     let server = TestServer::start(on_disk(&db)).await;
     let mut watcher = Client::connect(server.addr).await;
     watcher.send(&ClientMsg::LobbySubscribe { games: Vec::new() }).await;
-    until_lobby(&mut watcher, "list", |m| matches!(m, LobbyMsg::LobbyList { .. })).await;
+    watcher.until_lobby("list", |m| matches!(m, LobbyMsg::LobbyList { .. })).await;
 
     // A guest cannot post a rated challenge.
     let mut guest = Client::connect(server.addr).await;
@@ -171,7 +98,7 @@ async fn a_rated_challenge_changes_both_ratings_once_and_a_restart_keeps_them() 
     let (code, message) = guest.until_error().await;
     assert_eq!(code, ErrorCode::NotIdentified, "{message}");
 
-    let mut a = player(&server, &alice, Some("alice")).await;
+    let mut a = player(server.addr, &alice, Some("alice")).await;
     a.send(&rated_challenge(LobbyGame::Chess, ColorChoice::White)).await;
     let posted = created(&mut a).await;
     assert!(posted.rated);
@@ -180,21 +107,21 @@ async fn a_rated_challenge_changes_both_ratings_once_and_a_restart_keeps_them() 
         (Some("alice"), 1500, true),
         "a new player: the default rating, provisional"
     );
-    let seen = until_lobby(&mut watcher, "added", |m| matches!(m, LobbyMsg::LobbyAdded { .. }));
+    let seen = watcher.until_lobby("added", |m| matches!(m, LobbyMsg::LobbyAdded { .. }));
     assert_eq!(seen.await, LobbyMsg::LobbyAdded { challenge: posted.clone() });
 
     // Neither a guest nor Alice on another connection can take it; it stays open.
     guest.send(&ClientMsg::AcceptChallenge { device: None, id: posted.id }).await;
     assert_eq!(guest.until_error().await.0, ErrorCode::NotIdentified);
-    let mut twin = player(&server, &alice, None).await;
+    let mut twin = player(server.addr, &alice, None).await;
     twin.send(&ClientMsg::AcceptChallenge { device: None, id: posted.id }).await;
     assert_eq!(twin.until_error().await.0, ErrorCode::Forbidden);
     let mut late = Client::connect(server.addr).await;
     late.send(&ClientMsg::LobbySubscribe { games: vec![LobbyGame::Chess] }).await;
-    let listed = until_lobby(&mut late, "list", |m| matches!(m, LobbyMsg::LobbyList { .. })).await;
+    let listed = late.until_lobby("list", |m| matches!(m, LobbyMsg::LobbyList { .. })).await;
     assert_eq!(listed, LobbyMsg::LobbyList { challenges: vec![posted.clone()] });
 
-    let mut b = player(&server, &bob, None).await;
+    let mut b = player(server.addr, &bob, None).await;
     b.send(&ClientMsg::AcceptChallenge { device: None, id: posted.id }).await;
     let (code, snap) = matched(&mut a).await;
     matched(&mut b).await;
@@ -236,7 +163,7 @@ async fn a_rated_challenge_changes_both_ratings_once_and_a_restart_keeps_them() 
         );
     }
     // The lobby shows Alice's new rating on her next challenge.
-    let mut a = player(&server, &alice, None).await;
+    let mut a = player(server.addr, &alice, None).await;
     a.send(&rated_challenge(LobbyGame::Chess, ColorChoice::Random)).await;
     let next = created(&mut a).await;
     assert_eq!((next.creator.as_deref(), next.rating), (Some("alice"), change.white.after));
@@ -249,8 +176,8 @@ async fn an_aborted_rated_game_changes_no_rating() {
     let db = dir.path().join("rooms.sqlite3");
     let (alice, bob) = (new_secret(), new_secret());
     let server = TestServer::start(on_disk(&db)).await;
-    let mut a = player(&server, &alice, None).await;
-    let mut b = player(&server, &bob, None).await;
+    let mut a = player(server.addr, &alice, None).await;
+    let mut b = player(server.addr, &bob, None).await;
     // A rated Maharajah game starts with the hidden lock-in; Alice leaves during it.
     a.send(&rated_challenge(LobbyGame::Maharajah, ColorChoice::Black)).await;
     let posted = created(&mut a).await;
@@ -293,7 +220,7 @@ async fn rated_quick_pairing_uses_each_players_rating_within_the_window() {
     let server = TestServer::start(on_disk(&db)).await;
 
     // The list shows the rating of the challenge's game and speed class, not provisional.
-    let mut a = player(&server, &ana, None).await;
+    let mut a = player(server.addr, &ana, None).await;
     a.send(&rated_challenge(LobbyGame::Horde, ColorChoice::White)).await;
     let posted = created(&mut a).await;
     assert_eq!(
@@ -301,7 +228,7 @@ async fn rated_quick_pairing_uses_each_players_rating_within_the_window() {
         (Some("Ana"), 1811, false)
     );
     a.send(&ClientMsg::CancelChallenge { id: posted.id }).await;
-    until_lobby(&mut a, "removed", |m| matches!(m, LobbyMsg::LobbyRemoved { .. })).await;
+    a.until_lobby("removed", |m| matches!(m, LobbyMsg::LobbyRemoved { .. })).await;
 
     // A guest cannot seek a rated game.
     let mut guest = Client::connect(server.addr).await;
@@ -309,17 +236,17 @@ async fn rated_quick_pairing_uses_each_players_rating_within_the_window() {
     assert_eq!(guest.until_error().await.0, ErrorCode::NotIdentified);
 
     // Cy, 1180 points from Ana: over the widest window.
-    let mut c = player(&server, &cy, None).await;
+    let mut c = player(server.addr, &cy, None).await;
     c.send(&rated_play_now(LobbyGame::Chess)).await;
     assert_eq!(queued(&mut c).await, 2600);
     a.send(&rated_play_now(LobbyGame::Chess)).await;
     assert_eq!(queued(&mut a).await, 1420);
     // Ana on a second connection, the same rating: never paired with herself.
-    let mut twin = player(&server, &ana, None).await;
+    let mut twin = player(server.addr, &ana, None).await;
     twin.send(&rated_play_now(LobbyGame::Chess)).await;
     assert_eq!(queued(&mut twin).await, 1420);
     // A casual seeker of the same rating is in another pool.
-    let mut casual = player(&server, &new_secret(), None).await;
+    let mut casual = player(server.addr, &new_secret(), None).await;
     casual
         .send(&ClientMsg::PlayNow {
             cpu_after_s: None,
@@ -329,14 +256,14 @@ async fn rated_quick_pairing_uses_each_players_rating_within_the_window() {
             rated: false,
         })
         .await;
-    until_lobby(&mut casual, "queued", |m| matches!(m, LobbyMsg::PairingQueued { .. })).await;
+    casual.until_lobby("queued", |m| matches!(m, LobbyMsg::PairingQueued { .. })).await;
     let nothing = twin.try_recv(Duration::from_millis(300)).await;
     assert!(nothing.is_none(), "{nothing:?}");
     twin.send(&ClientMsg::CancelPlayNow).await;
-    until_lobby(&mut twin, "cancelled", |m| matches!(m, LobbyMsg::PairingCancelled)).await;
+    twin.until_lobby("cancelled", |m| matches!(m, LobbyMsg::PairingCancelled)).await;
 
     // Ben, 150 points from Ana: not until the window has widened to 150 (after 1 s).
-    let mut b = player(&server, &ben, None).await;
+    let mut b = player(server.addr, &ben, None).await;
     b.send(&rated_play_now(LobbyGame::Chess)).await;
     assert_eq!(queued(&mut b).await, 1570);
     let early = a.try_recv(Duration::from_millis(700)).await;

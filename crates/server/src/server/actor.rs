@@ -9,7 +9,8 @@
 //! with a snapshot. Spectators' connections get a snapshot and then the same events as the
 //! seats (every room event is public: none carries a hidden army before both are revealed), and
 //! nothing else: no seat, no private answer. When a rated game has ended it changes the players' ratings, stored in the
-//! same transaction as the room (see [`RoomActor::rate`]).
+//! same transaction as the room (see [`RoomActor::rate`]); in a cluster, from the players'
+//! records as stored, guarded against another node's change meanwhile.
 //!
 //! [`Room`]: crate::room::Room
 //! [`ChaturajiRoom`]: crate::chaturaji::ChaturajiRoom
@@ -32,7 +33,7 @@ use super::{lock, pong, unix_ms, IpGuard, Link, Out, Shared};
 use crate::history::FinishedGame;
 use crate::room::RatedEnd;
 use crate::rooms::{Lifetimes, RoomError};
-use crate::store::{Committed, PlayerRow, Records, Store, StoreError};
+use crate::store::{Committed, PgStore, PlayerRev, PlayerRow, Records, Store, StoreError};
 
 /// What the lobby needs of a connection to seat it.
 #[derive(Clone)]
@@ -64,6 +65,11 @@ pub(super) struct Match {
 
 /// How many commands wait for a room before senders wait.
 pub(super) const ROOM_QUEUE: usize = 64;
+
+/// How many times a rated end is applied when another node of a cluster changed one of its
+/// players meanwhile (each time from the records as stored then); after that the ratings stay
+/// due, tried again after the room's next command or timer.
+const RATE_TRIES: usize = 3;
 
 /// What the runtime needs from one kind of room: a pure state machine with numbered events.
 /// Every method that depends on time takes `now`.
@@ -139,6 +145,11 @@ pub(super) trait RoomLogic: Clone + Send + Sized + 'static {
     }
     /// A seat's connection dropped.
     fn disconnect(&mut self, seat: Self::Seat, now: Millis);
+    /// A seat's connection was handed over by a draining node of a cluster (the player comes
+    /// back through another node at once): by default as a dropped connection.
+    fn hand_over(&mut self, seat: Self::Seat, now: Millis) {
+        self.disconnect(seat, now);
+    }
     /// Answers the room owes to seats' connections since the last call (an action acknowledged
     /// later than it came, such as a Chaturaji roll waiting for the dice links).
     fn take_replies(&mut self) -> Vec<(Self::Seat, ServerMsg)> {
@@ -164,7 +175,8 @@ pub(super) trait RoomLogic: Clone + Send + Sized + 'static {
     /// as an event; no rating is due afterwards.
     fn record_ratings(&mut self, _changes: &[RatingChange]) {}
     /// Queues the room's record as of `now` with the players' `rows`, to be committed in one
-    /// transaction (without awaiting: the caller holds the players' lock).
+    /// transaction (without awaiting: the caller holds the players' lock), guarded by the
+    /// revisions `expected` in a cluster (see [`Store::queue_room_with_players`]).
     ///
     /// # Errors
     ///
@@ -174,6 +186,7 @@ pub(super) trait RoomLogic: Clone + Send + Sized + 'static {
         _store: &Store,
         _now: Millis,
         _rows: Vec<PlayerRow>,
+        _expected: Vec<PlayerRev>,
     ) -> Result<Option<Committed>, StoreError> {
         Ok(None)
     }
@@ -260,7 +273,11 @@ pub(super) enum Cmd<R: RoomLogic> {
         received: Instant,
     },
     /// Connection `conn` has gone.
-    Detach { conn: u64 },
+    Detach {
+        conn: u64,
+        /// Handed over by a draining node (see [`RoomLogic::hand_over`]), not a drop.
+        handover: bool,
+    },
     /// Watch the room as a spectator: a snapshot now, the events as they come.
     Watch { link: Link, reply: oneshot::Sender<Result<(), RoomError>> },
     /// Spectator connection `conn` stops watching.
@@ -270,6 +287,9 @@ pub(super) enum Cmd<R: RoomLogic> {
     Ping { nonce: u64, link: Link },
     /// A seat offers (or accepts) a rematch; `member` is how to seat its connection.
     Rematch { token: String, member: Member },
+    /// Another node owns the room now (cluster): stop, closing every connection so its
+    /// players reconnect to the new owner.
+    Release,
 }
 
 /// The room's answer to a join or rejoin.
@@ -288,11 +308,12 @@ pub(super) enum RoomTx {
 }
 
 impl RoomTx {
-    /// Tells the room that connection `conn` has gone.
-    pub(super) async fn detach(&self, conn: u64) {
+    /// Tells the room that connection `conn` has gone (`handover`: handed over by a
+    /// draining node of a cluster).
+    pub(super) async fn detach(&self, conn: u64, handover: bool) {
         match self {
-            RoomTx::Chess(tx) => drop(tx.send(Cmd::Detach { conn }).await),
-            RoomTx::Chaturaji(tx) => drop(tx.send(Cmd::Detach { conn }).await),
+            RoomTx::Chess(tx) => drop(tx.send(Cmd::Detach { conn, handover }).await),
+            RoomTx::Chaturaji(tx) => drop(tx.send(Cmd::Detach { conn, handover }).await),
         }
     }
 
@@ -324,6 +345,18 @@ impl RoomTx {
             RoomTx::Chess(tx) => tx.send(Cmd::Rematch { token, member }).await.is_ok(),
             RoomTx::Chaturaji(_) => false,
         }
+    }
+
+    /// Stops the room's task here (another node owns it now); see [`Cmd::Release`].
+    pub(super) fn release(&self) {
+        // Queued behind the commands already sent (a full queue is waited for).
+        let tx = self.clone();
+        tokio::spawn(async move {
+            match tx {
+                RoomTx::Chess(tx) => drop(tx.send(Cmd::Release).await),
+                RoomTx::Chaturaji(tx) => drop(tx.send(Cmd::Release).await),
+            }
+        });
     }
 
     /// Has the room answer a ping in order with its other answers; false if the room is gone.
@@ -364,6 +397,7 @@ pub(super) fn start<R: RoomLogic>(
         recorded: None,
         live: None,
         offers: Vec::new(),
+        fenced: false,
     };
     tokio::spawn(actor.run(rx));
 }
@@ -400,7 +434,8 @@ fn backup<R: RoomLogic>(store: &Store, room: &R) -> Option<R> {
     store.is_durable().then(|| room.clone())
 }
 
-/// Stores `room` if it changed since event `before`; on failure restores `backup` and says so.
+/// Stores `room` if it changed since event `before`; on failure restores `backup` and says
+/// whether the write was fenced (another node owns the room).
 async fn persist<R: RoomLogic>(
     store: &Store,
     stats: &Stats,
@@ -408,9 +443,9 @@ async fn persist<R: RoomLogic>(
     backup: Option<R>,
     before: u64,
     now: Millis,
-) -> bool {
+) -> Result<(), bool> {
     if room.seq() == before {
-        return true;
+        return Ok(());
     }
     let started = Instant::now();
     match room.save(store, now).await {
@@ -418,14 +453,14 @@ async fn persist<R: RoomLogic>(
             if store.is_durable() {
                 stats.committed(started.elapsed());
             }
-            true
+            Ok(())
         }
         Err(e) => {
             error!(room = %room.code(), "storing failed, the change is rolled back: {e}");
             if let Some(b) = backup {
                 *room = b;
             }
-            false
+            Err(matches!(e, StoreError::Fenced { .. }))
         }
     }
 }
@@ -452,6 +487,8 @@ struct RoomActor<R: RoomLogic> {
     live: Option<LiveRoom>,
     /// Pending rematch offers, with how to seat each offering connection.
     offers: Vec<(R::Seat, Member)>,
+    /// A write was refused because another node owns the room now (cluster).
+    fenced: bool,
 }
 
 impl<R: RoomLogic> RoomActor<R> {
@@ -474,6 +511,10 @@ impl<R: RoomLogic> RoomActor<R> {
             let wake = self.shared.instant_at(self.room.next_deadline());
             tokio::select! {
                 cmd = rx.recv() => match cmd {
+                    Some(Cmd::Release) => {
+                        self.release();
+                        break;
+                    }
                     Some(cmd) => self.handle(cmd).await,
                     None => break,
                 },
@@ -483,6 +524,16 @@ impl<R: RoomLogic> RoomActor<R> {
                     }
                 }
                 () = shutdown.recv() => break,
+            }
+            if self.fenced {
+                // While this task is registered no claim of the room starts here, so the
+                // entry is this task's.
+                lock(&self.shared.rooms).remove(self.room.code());
+                if let Some(cluster) = &self.shared.cluster {
+                    cluster.fenced();
+                }
+                self.release();
+                break;
             }
         }
         self.shared.stats.room_state(Some(state), None);
@@ -510,6 +561,9 @@ impl<R: RoomLogic> RoomActor<R> {
         if game.seats.iter().all(|s| s.player.is_none()) {
             return;
         }
+        if let Some(pg) = self.shared.store.as_postgres() {
+            return self.record_in_cluster(pg, game);
+        }
         let mut history = lock(&self.shared.history);
         let Some(stored) = history.add(game) else { return };
         let json = match serde_json::to_string(&stored) {
@@ -529,6 +583,30 @@ impl<R: RoomLogic> RoomActor<R> {
             Ok(None) => {}
             Err(e) => error!(room = %self.room.code(), "storing a finished game: {e}"),
         }
+    }
+
+    /// Cluster: queues the finished game to the database, which numbers it (the same number
+    /// on every node); it is kept here under that number once committed. Other nodes learn of
+    /// it by following the database ([`super::cluster::follow_task`]).
+    fn record_in_cluster(&self, pg: &Arc<PgStore>, game: FinishedGame) {
+        let code = self.room.code().clone();
+        let json = match serde_json::to_string(&game) {
+            Ok(json) => json,
+            Err(e) => return error!(room = %code, "finished game: {e}"),
+        };
+        let numbered = match pg.queue_game(game.key.clone(), json) {
+            Ok(numbered) => numbered,
+            Err(e) => return error!(room = %code, "storing a finished game: {e}"),
+        };
+        let shared = self.shared.clone();
+        tokio::spawn(async move {
+            match numbered.wait().await {
+                Ok(id) => {
+                    lock(&shared.history).keep(FinishedGame { id, ..game });
+                }
+                Err(e) => error!(room = %code, "storing a finished game: {e}"),
+            }
+        });
     }
 
     /// Updates the room's line in the "playing now" list when it changed.
@@ -647,16 +725,60 @@ impl<R: RoomLogic> RoomActor<R> {
     /// room's `ratings_changed` event are committed in one transaction, then broadcast. If
     /// storing fails, both are rolled back and the rating stays due (tried again after the
     /// room's next command or timer).
+    ///
+    /// In a cluster another node may have rated a player since this one read them: the
+    /// players' records are read from the database first, and the write commits only if they
+    /// are still the ones stored; if not (no update is lost), it is rolled back and tried
+    /// again from the new records, [`RATE_TRIES`] times at most.
     async fn rate(&mut self) {
         let Some(end) = self.room.rating_due() else { return };
+        for attempt in 1..=RATE_TRIES {
+            match self.rate_once(&end).await {
+                Ok(()) => return,
+                Err(e @ StoreError::StalePlayer { .. }) if attempt < RATE_TRIES => {
+                    info!(room = %self.room.code(), "ratings computed from a stale player, again: {e}");
+                }
+                Err(e) => {
+                    return error!(room = %self.room.code(), "storing the ratings failed: {e}");
+                }
+            }
+        }
+    }
+
+    /// One try of [`RoomActor::rate`]; on failure everything is rolled back.
+    async fn rate_once(&mut self, end: &RatedEnd) -> Result<(), StoreError> {
+        // Cluster: the players as stored now, and the revisions the write must replace.
+        let stored = match self.shared.store.as_postgres() {
+            Some(pg) => {
+                let keys: Vec<String> = end.players.iter().map(ToString::to_string).collect();
+                let rows = pg.players_of(&keys).await?;
+                let expected = keys
+                    .into_iter()
+                    .map(|key| {
+                        let rev = rows.iter().find(|r| r.key == key).map(|r| r.rev);
+                        PlayerRev { key, rev }
+                    })
+                    .collect();
+                Some((rows, expected))
+            }
+            None => None,
+        };
         let now = self.shared.now();
         let backup = self.room.clone();
         let before = self.room.seq();
         let (queued, previous, changes) = {
             let mut players = lock(&self.shared.players);
-            let applied = players.apply(&end, unix_ms());
+            let mut expected = Vec::new();
+            if let Some((rows, revs)) = stored {
+                for bad in players.refresh(rows.into_iter().map(|r| (r.key, r.record))) {
+                    warn!(room = %self.room.code(), "not read: {bad}");
+                }
+                expected = revs;
+            }
+            let applied = players.apply(end, unix_ms());
             self.room.record_ratings(&applied.changes);
-            let queued = self.room.queue_with_players(&self.shared.store, now, applied.rows);
+            let queued =
+                self.room.queue_with_players(&self.shared.store, now, applied.rows, expected);
             (queued, applied.previous, applied.changes)
         };
         let stored = match queued {
@@ -669,20 +791,42 @@ impl<R: RoomLogic> RoomActor<R> {
                 info!(room = %self.room.code(), rating = %end.rating, "ratings changed");
                 self.changes = changes;
                 self.broadcast(before, None);
+                Ok(())
             }
             Err(e) => {
-                error!(room = %self.room.code(), "storing the ratings failed, rolled back: {e}");
+                warn!(room = %self.room.code(), "storing the ratings failed, rolled back: {e}");
                 self.room = backup;
                 let mut players = lock(&self.shared.players);
                 for (player, rating) in previous {
                     players.restore_rating(&player, end.rating, rating);
                 }
+                Err(e)
             }
         }
     }
 
     async fn persist(&mut self, backup: Option<R>, before: u64, now: Millis) -> bool {
-        persist(&self.shared.store, &self.shared.stats, &mut self.room, backup, before, now).await
+        let stats = &self.shared.stats;
+        match persist(&self.shared.store, stats, &mut self.room, backup, before, now).await {
+            Ok(()) => true,
+            Err(fenced) => {
+                self.fenced |= fenced;
+                false
+            }
+        }
+    }
+
+    /// Closes every connection of the room (another node owns it now): each client
+    /// reconnects and is routed to the owner, which recovers the room as after a restart.
+    fn release(&mut self) {
+        info!(room = %self.room.code(), kind = R::KIND, "room released to another node");
+        for link in self.links.drain(..).map(|(_, l)| l).chain(self.watchers.drain(..)) {
+            link.send(ServerMsg::error(
+                ErrorCode::Unavailable,
+                "the room moved to another server; reconnect",
+            ));
+            link.kill.notify_one();
+        }
     }
 
     /// Sends the events after `before` to every seat's connection, except to connection
@@ -816,7 +960,7 @@ impl<R: RoomLogic> RoomActor<R> {
                     }
                 }
             }
-            Cmd::Ping { .. } => {}
+            Cmd::Ping { .. } | Cmd::Release => {}
             Cmd::Rematch { token, member } => self.rematch(&token, member),
             Cmd::Watch { link, reply } => {
                 let cap = self.shared.config.spectators_per_room;
@@ -835,7 +979,7 @@ impl<R: RoomLogic> RoomActor<R> {
                 let _ = reply.send(Ok(()));
             }
             Cmd::Unwatch { conn } => self.watchers.retain(|l| l.id != conn),
-            Cmd::Detach { conn } => {
+            Cmd::Detach { conn, handover } => {
                 // Connections closed by our own shutdown are not players leaving: no presence
                 // change is stored and no shield pause (or stand-in) is spent.
                 if self.shared.shutdown.is_shutdown() {
@@ -846,7 +990,11 @@ impl<R: RoomLogic> RoomActor<R> {
                 self.links.retain(|(_, l)| l.id != conn);
                 self.withdraw_offers(conn);
                 for seat in gone {
-                    self.room.disconnect(seat, now);
+                    if handover {
+                        self.room.hand_over(seat, now);
+                    } else {
+                        self.room.disconnect(seat, now);
+                    }
                 }
                 if self.persist(backup, before, now).await {
                     self.broadcast(before, None);

@@ -3,9 +3,12 @@
 //!
 //! - `/healthz`: 200 while the process serves (it answers at all).
 //! - `/readyz`: 200 once the stored rooms are back and new connections are accepted, 503 before
-//!   that and while shutting down.
+//!   that and while shutting down (draining); in a cluster also 503 while the node cannot renew
+//!   its leases (PostgreSQL unreachable for a lease).
 //! - `/metrics`: open connections, rooms by state, moves handled, commit latency (a histogram),
-//!   refusals by error code. Never a token or an address.
+//!   refusals by error code; in a cluster, `maharajah_cluster_*`: rooms owned, lease renewals
+//!   and failures, rooms lost and claimed, fenced writes, forwarded connections. Never a token
+//!   or an address.
 //!
 //! The HTTP is the smallest that serves those three `GET`s to probes and scrapers: one request
 //! per connection (`Connection: close`), a request head of at most 8 KiB read within 5 s.
@@ -173,7 +176,13 @@ async fn answer(shared: &Shared, mut stream: TcpStream) -> std::io::Result<()> {
         ("GET", "/healthz") => ("200 OK", "ok\n".to_owned()),
         ("GET", "/readyz") if shared.is_ready() => ("200 OK", "ready\n".to_owned()),
         ("GET", "/readyz") => ("503 Service Unavailable", "not ready\n".to_owned()),
-        ("GET", "/metrics") => ("200 OK", shared.stats.render(shared.room_count())),
+        ("GET", "/metrics") => {
+            let mut body = shared.stats.render(shared.room_count());
+            if let Some(cluster) = &shared.cluster {
+                body.push_str(&cluster.render());
+            }
+            ("200 OK", body)
+        }
         ("GET", _) => ("404 Not Found", "not found\n".to_owned()),
         _ => ("405 Method Not Allowed", "only GET\n".to_owned()),
     };

@@ -21,7 +21,7 @@ use crate::history::{diff_of, FinishedGame, FinishedSeat};
 use crate::players::Players;
 use crate::room::RatedEnd;
 use crate::rooms::{Lifetimes, RoomError};
-use crate::store::{Committed, PlayerRow, Store, StoreError};
+use crate::store::{Committed, PlayerRev, PlayerRow, Store, StoreError};
 
 /// A turn limit as the lobby writes it: the increment on a zero base.
 fn per_turn(turn: TurnTime) -> Option<TimeControl> {
@@ -173,8 +173,9 @@ impl RoomLogic for ChaturajiRoom {
         store: &Store,
         now: Millis,
         rows: Vec<PlayerRow>,
+        expected: Vec<PlayerRev>,
     ) -> Result<Option<Committed>, StoreError> {
-        store.queue_chaturaji_with_players(&self.to_record(now), rows)
+        store.queue_chaturaji_with_players(&self.to_record(now), rows, expected)
     }
 
     fn act(

@@ -16,7 +16,7 @@ use crate::players::Players;
 use crate::room::{Action, RatedEnd, Room, RoomRecord};
 use crate::rooms::{Lifetimes, RoomError};
 use crate::rules::RulesError;
-use crate::store::{Committed, PlayerRow, Store, StoreError};
+use crate::store::{Committed, PlayerRev, PlayerRow, Store, StoreError};
 
 impl RoomLogic for Room {
     fn state(&self) -> usize {
@@ -94,6 +94,10 @@ impl RoomLogic for Room {
 
     fn is_move(action: &Action) -> bool {
         matches!(action, Action::Move { .. })
+    }
+
+    fn hand_over(&mut self, seat: Color, now: Millis) {
+        Room::hand_over(self, seat, now);
     }
 
     fn disconnect(&mut self, seat: Color, now: Millis) {
@@ -228,8 +232,9 @@ impl RoomLogic for Room {
         store: &Store,
         now: Millis,
         rows: Vec<PlayerRow>,
+        expected: Vec<PlayerRev>,
     ) -> Result<Option<Committed>, StoreError> {
-        store.queue_room_with_players(&self.to_record(now), rows)
+        store.queue_room_with_players(&self.to_record(now), rows, expected)
     }
 
     fn delete(

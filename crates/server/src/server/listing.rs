@@ -6,16 +6,17 @@
 use maharajah_protocol::identity::{name_skeleton, PlayerKey};
 use maharajah_protocol::listing::{LEADERBOARD_SIZE, PLAYING_NOW_SIZE};
 use maharajah_protocol::{
-    ErrorCode, GameId, LeaderboardEntry, LiveGame, LobbyGame, LobbyMsg, PlayerLabel, Profile,
-    RatingKey, SpeedClass, TimeControl,
+    AccessCode, ErrorCode, GameId, LeaderboardEntry, LiveGame, LobbyGame, LobbyMsg, PlayerLabel,
+    Profile, RatingKey, SpeedClass, TimeControl,
 };
 
-use super::{count, lock, unix_ms, within_limit, Conn, Flow};
+use super::{count, lock, unix_ms, within_limit, Conn, Flow, Shared};
 use crate::lobby::RequestBucket;
 
 /// A room with a game on, as the "playing now" list shows it; players by key (named when the
-/// list is asked for).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// list is asked for). In a cluster each node publishes its most watched ones with its
+/// heartbeat (JSON), so any node lists the games of all.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct LiveRoom {
     pub game: LobbyGame,
     pub hidden_setup: bool,
@@ -25,6 +26,34 @@ pub(crate) struct LiveRoom {
     pub seats: Vec<(Option<PlayerKey>, bool)>,
     pub ply: u32,
     pub spectators: u32,
+}
+
+/// The "playing now" order: the most watched first, then the longest games.
+fn most_watched(rooms: &mut Vec<(AccessCode, LiveRoom)>) {
+    rooms.sort_by(|a, b| b.1.spectators.cmp(&a.1.spectators).then(b.1.ply.cmp(&a.1.ply)));
+    rooms.truncate(PLAYING_NOW_SIZE);
+}
+
+/// This node's games playing now, the most watched first, as JSON for its heartbeat.
+pub(super) fn published(shared: &Shared) -> String {
+    let mut rooms: Vec<_> =
+        lock(&shared.live).iter().map(|(c, l)| (c.clone(), l.clone())).collect();
+    most_watched(&mut rooms);
+    serde_json::to_string(&rooms).unwrap_or_else(|_| "[]".to_owned())
+}
+
+/// The games playing now that other nodes published (JSON lists), each room once.
+pub(super) fn parse_published(lists: &[String]) -> Vec<(AccessCode, LiveRoom)> {
+    let mut rooms: Vec<(AccessCode, LiveRoom)> = Vec::new();
+    for list in lists {
+        match serde_json::from_str::<Vec<(AccessCode, LiveRoom)>>(list) {
+            Ok(list) => rooms.extend(list),
+            Err(e) => tracing::warn!("a node's games playing now do not read: {e}"),
+        }
+    }
+    rooms.sort_by(|a, b| a.0.cmp(&b.0));
+    rooms.dedup_by(|a, b| a.0 == b.0);
+    rooms
 }
 
 impl Conn {
@@ -129,13 +158,17 @@ impl Conn {
     }
 
     fn playing_now(&mut self, games: &[LobbyGame]) -> Flow {
-        let mut rooms: Vec<_> = lock(&self.shared.live)
-            .iter()
-            .filter(|(_, l)| games.is_empty() || games.contains(&l.game))
-            .map(|(code, l)| (code.clone(), l.clone()))
-            .collect();
-        rooms.sort_by(|a, b| b.1.spectators.cmp(&a.1.spectators).then(b.1.ply.cmp(&a.1.ply)));
-        rooms.truncate(PLAYING_NOW_SIZE);
+        let mut rooms: Vec<_> =
+            lock(&self.shared.live).iter().map(|(code, l)| (code.clone(), l.clone())).collect();
+        if let Some(cluster) = &self.shared.cluster {
+            // The other nodes' games as of their last heartbeat; a room held here is as here.
+            let elsewhere = cluster.playing_elsewhere();
+            let here: std::collections::HashSet<AccessCode> =
+                rooms.iter().map(|(c, _)| c.clone()).collect();
+            rooms.extend(elsewhere.into_iter().filter(|(c, _)| !here.contains(c)));
+        }
+        rooms.retain(|(_, l)| games.is_empty() || games.contains(&l.game));
+        most_watched(&mut rooms);
         let now = unix_ms();
         let cap = self.shared.config.spectators_per_room;
         let players = lock(&self.shared.players);

@@ -125,6 +125,30 @@ impl HubState {
 }
 
 impl LobbyHub {
+    /// This node no longer runs the cluster's lobby (another node holds its lease): every
+    /// connection with a place in it here is closed, so its app reconnects and is forwarded
+    /// to the node that does. Returns how many were closed.
+    pub(super) fn disband(&self) -> usize {
+        let links: HashMap<ConnId, Link> = {
+            let state = lock(&self.state);
+            let subscribers = state.subscribers.iter().map(|(id, (link, _))| (*id, link));
+            let members = state.members.iter().map(|(id, m)| (*id, &m.link));
+            let seated = state.tables.values().flat_map(|t| t.members.iter());
+            let seated = seated.map(|(m, _)| (m.link.id, &m.link));
+            let queued = state.table_queue.iter().map(|s| (s.member.link.id, &s.member.link));
+            subscribers
+                .chain(members)
+                .chain(seated)
+                .chain(queued)
+                .map(|(i, l)| (i, l.clone()))
+                .collect()
+        };
+        for link in links.values() {
+            link.kill.notify_one();
+        }
+        links.len()
+    }
+
     /// Removes everything of a closed connection; subscribers see its challenges go.
     fn leave(&self, conn: ConnId) {
         let mut state = lock(&self.state);
@@ -260,7 +284,7 @@ pub(super) async fn open_room(shared: Arc<Shared>, m: Match) {
     // A player whose connection closed meanwhile is away, as after any drop.
     let room = RoomTx::Chess(tx);
     for conn in gone {
-        room.detach(conn).await;
+        room.detach(conn, false).await;
     }
 }
 

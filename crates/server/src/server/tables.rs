@@ -148,6 +148,6 @@ pub(super) async fn open_table(shared: Arc<Shared>, id: Option<ChallengeId>, tab
     actor::start(&shared, room, links, rx, None);
     let room = RoomTx::Chaturaji(tx);
     for conn in gone {
-        room.detach(conn).await;
+        room.detach(conn, false).await;
     }
 }

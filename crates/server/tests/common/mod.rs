@@ -1,6 +1,9 @@
 //! A tiny test client over real WebSockets, and a server on 127.0.0.1:0.
 #![allow(clippy::unwrap_used, dead_code)]
 
+pub mod pg;
+pub mod rated;
+
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -253,6 +256,27 @@ impl Client {
             ServerMsg::Event { event, .. } => event,
             _ => unreachable!(),
         }
+    }
+
+    /// Reads until a lobby message matches; returns it.
+    pub async fn until_lobby(&mut self, what: &str, f: impl Fn(&LobbyMsg) -> bool) -> LobbyMsg {
+        match self.until(what, |m| matches!(m, ServerMsg::Lobby(l) if f(l))).await {
+            ServerMsg::Lobby(l) => l,
+            _ => unreachable!(),
+        }
+    }
+
+    /// Reads `lobby_matched`, `seated` and the room's snapshot: the room's code.
+    pub async fn matched(&mut self) -> AccessCode {
+        let matched = |m: &LobbyMsg| matches!(m, LobbyMsg::LobbyMatched { .. });
+        let LobbyMsg::LobbyMatched { code, .. } = self.until_lobby("lobby_matched", matched).await
+        else {
+            unreachable!()
+        };
+        self.until("seated", |m| matches!(m, ServerMsg::Seated { .. })).await;
+        self.until("snapshot", |m| matches!(m, ServerMsg::Snapshot { .. })).await;
+        assert_eq!(self.code.as_ref(), Some(&code), "seated in the matched room");
+        code
     }
 
     /// Reads until an error; returns its code.
