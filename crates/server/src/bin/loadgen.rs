@@ -4,8 +4,17 @@
 //!
 //! ```text
 //! maharajah-loadgen [--games N] [--think MIN-MAX] [--duration S] [--plies P] [--procs K]
-//!                   [--lobby] [--addr HOST:PORT [--server-pid PID] | --db PATH]
+//!                   [--lobby] [--addr HOST:PORT [--server-pid PID] | --db PATH
+//!                   | --addrs HOST:PORT,HOST:PORT,...]
 //! ```
+//!
+//! `--addrs`: the nodes of a cluster. Game `i` seats White through node `i mod n` and Black
+//! through the next one, so every game has its players on two nodes (one of them forwarded to
+//! the room's owner). A game whose connection drops (a node killed or drained under load)
+//! reconnects both players through the nodes in turn and rejoins, as the app does; it then
+//! checks that every move it had acknowledged is in the room's snapshot ("acknowledged moves
+//! lost") and counts the time from the drop to both players seated again ("reconnect to
+//! resumed").
 //!
 //! `--lobby`: every room comes from the lobby instead of a code passed by hand, a third of the
 //! game pairs each way: a casual challenge posted by one and accepted by the other; quick
@@ -56,9 +65,12 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 type Failure = String;
 
+/// A move's round trip (µs) above which its second is reported (the p99 target, 20 ms).
+const SLOW: u64 = 20_000;
+
 const USAGE: &str = "usage: maharajah-loadgen [--games N] [--think MIN-MAX | --think MS] \
                      [--duration S] [--plies P] [--procs K] [--lobby] \
-                     [--addr HOST:PORT [--server-pid PID] | --db PATH]";
+                     [--addr HOST:PORT [--server-pid PID] | --db PATH | --addrs A,B,C]";
 
 #[derive(Clone, Debug)]
 struct Args {
@@ -74,6 +86,8 @@ struct Args {
     worker: Option<usize>,
     /// Rooms come from the lobby (challenges, quick pairing, rated challenges).
     lobby: bool,
+    /// The nodes of a cluster (`--addrs`); games reconnect through them.
+    addrs: Vec<SocketAddr>,
 }
 
 fn parse_think(v: &str) -> Result<(u64, u64), String> {
@@ -103,6 +117,7 @@ fn parse_args() -> Result<Args, String> {
         db: None,
         worker: None,
         lobby: false,
+        addrs: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -126,6 +141,12 @@ fn parse_args() -> Result<Args, String> {
             "--db" => a.db = Some(value("--db")?.into()),
             "--worker" => a.worker = Some(num("--worker", value("--worker")?)?),
             "--lobby" => a.lobby = true,
+            "--addrs" => {
+                for one in value("--addrs")?.split(',') {
+                    a.addrs.push(num("--addrs", one.trim().to_owned())?);
+                }
+                a.addr = a.addrs.first().copied();
+            }
             "-h" | "--help" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument {other}\n{USAGE}")),
         }
@@ -207,8 +228,13 @@ async fn connect(addr: SocketAddr, identified: bool) -> Result<Ws, Failure> {
     Ok(ws)
 }
 
-/// Creates a room on `w` (White) and joins it on `b`; returns both seat tokens.
-async fn seat(w: &mut Ws, b: &mut Ws) -> Result<(String, String), Failure> {
+/// Creates a room on `w` (White) and joins it on `b`; returns both seat tokens (the room's code
+/// in `code`).
+async fn seat(
+    w: &mut Ws,
+    b: &mut Ws,
+    code_out: &mut Option<maharajah_protocol::AccessCode>,
+) -> Result<(String, String), Failure> {
     let options = RoomOptions {
         variant: Variant::Chess,
         time_control: Some(TimeControl { base_ms: 600_000, increment_ms: 5_000 }),
@@ -221,6 +247,7 @@ async fn seat(w: &mut Ws, b: &mut Ws) -> Result<(String, String), Failure> {
     else {
         return Err("no seat".into());
     };
+    *code_out = Some(code.clone());
     send(b, &ClientMsg::JoinRoom { code }).await?;
     let ServerMsg::Seated { token: bt, .. } =
         recv_until(b, |m| matches!(m, ServerMsg::Seated { .. })).await?
@@ -339,10 +366,93 @@ type Go = watch::Receiver<Option<Instant>>;
 struct GameStats {
     /// Round trips (µs) of moves sent inside the window.
     rtts: Vec<u64>,
+    /// The second of the window (from its start) of each of those moves slower than [`SLOW`].
+    slow: Vec<u64>,
     /// Moves played in all.
     moves: u64,
     /// Lobby mode: pairing request to the first move's ack (µs), every pairing.
     pairings: Vec<u64>,
+    /// Cluster: from a dropped connection to both players seated again (µs), each time.
+    reconnects: Vec<u64>,
+    /// Cluster: moves acknowledged to this game but missing after a reconnect.
+    lost: u64,
+}
+
+/// Rejoins seat `token` of room `code` through the nodes in turn, starting after node
+/// `from`, for at most 30 s; the connection and the room's moves.
+async fn rejoin_any(
+    addrs: &[SocketAddr],
+    from: usize,
+    code: &maharajah_protocol::AccessCode,
+    token: &str,
+) -> Result<(Ws, Vec<String>), Failure> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut last = String::new();
+    for k in 1.. {
+        if Instant::now() >= deadline {
+            break;
+        }
+        let addr = addrs[(from + k) % addrs.len()];
+        let attempt = async {
+            let mut ws = connect(addr, false).await?;
+            let rejoin = ClientMsg::Rejoin {
+                code: code.clone(),
+                token: token.to_owned(),
+                last_seq: u64::MAX,
+            };
+            send(&mut ws, &rejoin).await?;
+            recv_until(&mut ws, |m| matches!(m, ServerMsg::Seated { .. })).await?;
+            match recv_until(&mut ws, |m| matches!(m, ServerMsg::Snapshot { .. })).await? {
+                ServerMsg::Snapshot { snapshot } => Ok((ws, snapshot.moves)),
+                _ => Err("no snapshot".to_owned()),
+            }
+        };
+        match tokio::time::timeout(Duration::from_secs(15), attempt).await {
+            Ok(Ok(done)) => return Ok(done),
+            Ok(Err(e)) => last = e,
+            Err(_) => last = "timeout".into(),
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    Err(format!("rejoin: {last}"))
+}
+
+/// The position after `moves` (UCI) from the start.
+fn replay(moves: &[String]) -> Result<engine::Position, Failure> {
+    let mut pos = engine::Position::from_fen(engine::Variant::Chess, engine::fen::STANDARD_START)
+        .map_err(|e| e.to_string())?;
+    for uci in moves {
+        let mv = *pos
+            .legal_moves()
+            .iter()
+            .find(|m| m.to_string() == *uci)
+            .ok_or_else(|| format!("the room's move {uci} is not legal here"))?;
+        pos = pos.play(mv).map_err(|e| e.to_string())?;
+    }
+    Ok(pos)
+}
+
+/// One move of a seated game: sent by the side to move, acknowledged (`acked` set), and seen
+/// by the other side; its round trip (µs).
+async fn one_move(
+    w: &mut Ws,
+    b: &mut Ws,
+    tokens: &(String, String),
+    ply: u32,
+    uci: String,
+    acked: &mut bool,
+) -> Result<u64, Failure> {
+    let (mover, other, token) = if ply % 2 == 0 { (w, b, &tokens.0) } else { (b, w, &tokens.1) };
+    let t0 = Instant::now();
+    send(mover, &ClientMsg::Move { token: token.clone(), ply, uci }).await?;
+    recv_until(mover, |m| matches!(m, ServerMsg::MoveAck { .. })).await?;
+    *acked = true;
+    let rtt = u64::try_from(t0.elapsed().as_micros()).unwrap_or(u64::MAX);
+    recv_until(other, |m| {
+        matches!(m, ServerMsg::Event { event: RoomEvent::Moved { ply: p, .. }, .. } if *p == ply)
+    })
+    .await?;
+    Ok(rtt)
 }
 
 /// Plays White's first move at once after a lobby pairing: the position after it, and the
@@ -379,11 +489,14 @@ async fn game(
     let mut stats = GameStats::default();
     // Lobby mode: the position after the first move, played at once after each pairing.
     let mut opened: Option<engine::Position> = None;
+    let mut code = None;
+    let nodes = if args.addrs.is_empty() { vec![addr] } else { args.addrs.clone() };
+    let (w_node, b_node) = (index % nodes.len(), (index + 1) % nodes.len());
     let (mut w, mut b, mut tokens) = {
         let _permit = setup.acquire().await.map_err(|e| e.to_string())?;
         let rated = args.lobby && index % 3 == 2;
-        let mut w = connect(addr, rated).await?;
-        let mut b = connect(addr, rated).await?;
+        let mut w = connect(nodes[w_node], rated).await?;
+        let mut b = connect(nodes[b_node], rated).await?;
         let tokens = if args.lobby {
             let (wt, bt, asked) = lobby_seat(&mut w, &mut b, index).await?;
             let (pos, took) = first_move(&mut w, &mut b, &wt, &mut rng, asked).await?;
@@ -392,7 +505,7 @@ async fn game(
             opened = Some(pos);
             (wt, bt)
         } else {
-            seat(&mut w, &mut b).await?
+            seat(&mut w, &mut b, &mut code).await?
         };
         (w, b, tokens)
     };
@@ -427,30 +540,41 @@ async fn game(
                 break;
             }
             let mv = moves[rng.below(moves.len() as u64) as usize];
-            let (mover, other, token) = if ply % 2 == 0 {
-                (&mut w, &mut b, &tokens.0)
-            } else {
-                (&mut b, &mut w, &tokens.1)
-            };
             let t0 = Instant::now();
-            send(mover, &ClientMsg::Move { token: token.clone(), ply, uci: mv.to_string() })
-                .await?;
-            recv_until(mover, |m| matches!(m, ServerMsg::MoveAck { .. })).await?;
-            if t0 >= start && t0 < end {
-                stats.rtts.push(u64::try_from(t0.elapsed().as_micros()).unwrap_or(u64::MAX));
+            let mut acked = false;
+            let mut played =
+                one_move(&mut w, &mut b, &tokens, ply, mv.to_string(), &mut acked).await;
+            if let Ok(rtt) = played {
+                if t0 >= start && t0 < end {
+                    stats.rtts.push(rtt);
+                    if rtt > SLOW {
+                        stats.slow.push((t0 - start).as_secs());
+                    }
+                }
+                stats.moves += 1;
+                pos = pos.play(mv).map_err(|e| e.to_string())?;
+                ply += 1;
+                if paced {
+                    let think = lo + rng.below(hi - lo + 1);
+                    let until = (Instant::now() + Duration::from_millis(think)).min(end);
+                    played =
+                        idle(&mut w, &mut b, tokio::time::sleep_until(until)).await.map(|()| 0);
+                    acked = false;
+                }
             }
-            stats.moves += 1;
-            recv_until(other, |m| {
-                matches!(m, ServerMsg::Event { event: RoomEvent::Moved { ply: p, .. }, .. } if *p == ply)
-            })
-            .await?;
-            pos = pos.play(mv).map_err(|e| e.to_string())?;
-            ply += 1;
-            if paced {
-                let think = lo + rng.below(hi - lo + 1);
-                let until = (Instant::now() + Duration::from_millis(think)).min(end);
-                idle(&mut w, &mut b, tokio::time::sleep_until(until)).await?;
-            }
+            let Err(e) = played else { continue };
+            // A dropped connection in a cluster: both players come back through the nodes.
+            let (Some(room), true) = (&code, args.addrs.len() > 1) else { return Err(e) };
+            let dropped = Instant::now();
+            let acked_plies = ply + u32::from(acked);
+            let (nw, _) = rejoin_any(&nodes, w_node, room, &tokens.0).await?;
+            let (nb, moves) = rejoin_any(&nodes, b_node, room, &tokens.1).await?;
+            stats.reconnects.push(u64::try_from(dropped.elapsed().as_micros()).unwrap_or(u64::MAX));
+            let kept = u32::try_from(moves.len()).unwrap_or(u32::MAX);
+            stats.lost += u64::from(acked_plies.saturating_sub(kept));
+            (w, b) = (nw, nb);
+            pos = replay(&moves)?;
+            ply = kept;
         }
         if !paced {
             break;
@@ -467,7 +591,7 @@ async fn game(
             opened = Some(pos);
             tokens = (wt, bt);
         } else {
-            tokens = seat(&mut w, &mut b).await?;
+            tokens = seat(&mut w, &mut b, &mut code).await?;
         }
     }
     let _ = w.close(None).await;
@@ -482,7 +606,10 @@ struct Totals {
     failed: usize,
     moves: u64,
     rtts: Vec<u64>,
+    slow: Vec<u64>,
     pairings: Vec<u64>,
+    reconnects: Vec<u64>,
+    lost: u64,
     first_error: Option<String>,
     /// CPU seconds used and spent waiting for a CPU by the client processes in the window.
     client_cpu: Option<(f64, f64)>,
@@ -527,7 +654,10 @@ async fn collect(tasks: Vec<tokio::task::JoinHandle<Result<GameStats, Failure>>>
                 t.ok += 1;
                 t.moves += s.moves;
                 t.rtts.extend(s.rtts);
+                t.slow.extend(s.slow);
                 t.pairings.extend(s.pairings);
+                t.reconnects.extend(s.reconnects);
+                t.lost += s.lost;
             }
             Ok(Err(e)) => {
                 t.failed += 1;
@@ -566,18 +696,20 @@ async fn worker(args: Arc<Args>, first: usize, addr: SocketAddr) -> ExitCode {
     if let Some(e) = t.first_error {
         let _ = writeln!(out, "error {}", e.replace('\n', " "));
     }
-    let mut line = String::from("rtts");
-    for r in t.rtts {
-        line.push(' ');
-        line.push_str(&r.to_string());
+    // One line per list: its name (and for reconnects the lost moves), then the numbers.
+    let lines = [
+        ("rtts".to_owned(), t.rtts),
+        ("slow".to_owned(), t.slow),
+        ("pairings".to_owned(), t.pairings),
+        (format!("reconnects {}", t.lost), t.reconnects),
+    ];
+    for (mut line, values) in lines {
+        for r in values {
+            line.push(' ');
+            line.push_str(&r.to_string());
+        }
+        let _ = writeln!(out, "{line}");
     }
-    let _ = writeln!(out, "{line}");
-    let mut line = String::from("pairings");
-    for r in t.pairings {
-        line.push(' ');
-        line.push_str(&r.to_string());
-    }
-    let _ = writeln!(out, "{line}");
     ExitCode::SUCCESS
 }
 
@@ -598,6 +730,12 @@ async fn run_children(
         let (lo, hi) = args.think_ms;
         let mut child = std::process::Command::new(&exe)
             .args(["--worker", &first.to_string(), "--addr", &addr.to_string()])
+            .args(if args.addrs.is_empty() {
+                Vec::new()
+            } else {
+                let all: Vec<String> = args.addrs.iter().map(ToString::to_string).collect();
+                vec!["--addrs".to_owned(), all.join(",")]
+            })
             .args(["--games", &n.to_string(), "--plies", &args.plies.to_string()])
             .args(["--think", &format!("{lo}-{hi}")])
             .args(["--duration", &args.duration.as_secs().to_string()])
@@ -665,8 +803,13 @@ async fn run_children(
                     c.1 += wait;
                 }
                 Some("rtts") => totals.rtts.extend(f.filter_map(|x| x.parse::<u64>().ok())),
+                Some("slow") => totals.slow.extend(f.filter_map(|x| x.parse::<u64>().ok())),
                 Some("pairings") => {
                     totals.pairings.extend(f.filter_map(|x| x.parse::<u64>().ok()));
+                }
+                Some("reconnects") => {
+                    totals.lost += f.next().and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
+                    totals.reconnects.extend(f.filter_map(|x| x.parse::<u64>().ok()));
                 }
                 _ => {}
             }
@@ -817,6 +960,16 @@ async fn main() -> ExitCode {
         percentile(&rtts, 0.99),
         percentile(&rtts, 1.0)
     );
+    if !totals.slow.is_empty() {
+        // Where the slow moves fall: spread out (the machine is short of CPU throughout) or
+        // bunched in a few seconds (a stall somewhere).
+        let mut by_second = std::collections::BTreeMap::<u64, usize>::new();
+        for s in &totals.slow {
+            *by_second.entry(*s).or_default() += 1;
+        }
+        let counts: Vec<String> = by_second.iter().map(|(s, n)| format!("{s}s:{n}")).collect();
+        println!("moves over {} ms by second of the window: {}", SLOW / 1000, counts.join(" "));
+    }
     if args.lobby {
         let mut pairings = totals.pairings;
         pairings.sort_unstable();
@@ -852,6 +1005,20 @@ async fn main() -> ExitCode {
             "server time per move (decoded → ack queued, commit included): p50 {:.2} ms, \
              p99 {:.2} ms, max {:.2} ms over {} moves",
             m.p50_ms, m.p99_ms, m.max_ms, m.count
+        );
+    }
+    if !args.addrs.is_empty() {
+        let mut reconnects = totals.reconnects;
+        reconnects.sort_unstable();
+        println!(
+            "cluster of {} nodes: {} reconnects, reconnect to resumed p50 {:.0} ms, p99 {:.0} ms, \
+             max {:.0} ms; acknowledged moves lost: {}",
+            args.addrs.len(),
+            reconnects.len(),
+            percentile(&reconnects, 0.50),
+            percentile(&reconnects, 0.99),
+            percentile(&reconnects, 1.0),
+            totals.lost
         );
     }
     if let Some((cpu, wait)) = totals.client_cpu {
