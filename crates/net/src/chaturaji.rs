@@ -394,8 +394,9 @@ fn unexpected(reply: Reply) -> NetError {
 }
 
 impl ChaturajiClient {
-    /// Connects to `url` for the device `device` (a stable random id, 16–128 characters).
-    /// Create or join a table next.
+    /// Connects to `url` for the device `device` (a stable random id, 16–128 characters);
+    /// several addresses are tried in turn as by [`crate::Connection::connect`]. Create or join
+    /// a table next.
     ///
     /// # Errors
     ///

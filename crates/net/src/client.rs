@@ -357,7 +357,9 @@ fn lock(state: &Mutex<RoomState>) -> MutexGuard<'_, RoomState> {
 
 impl Connection {
     /// Connects to `url` (e.g. `ws://192.168.1.20:40123/`), sends `hello` and checks the
-    /// protocol version. Create or join a room next.
+    /// protocol version. Create or join a room next. `url` may name several nodes of one
+    /// service (`ws://a:7878/, ws://b:7878/`): they are tried in turn, at the first connection
+    /// and at every reconnection (the one that answered last first).
     ///
     /// # Errors
     ///

@@ -367,19 +367,59 @@ pub(crate) trait Flavour: Sized + Send + 'static {
     fn done() -> Self::Reply;
 }
 
-/// Connects to `url` and spawns the task that owns the socket from then on.
+/// The addresses in a client's server address: one `ws://` or `wss://` URL, or several
+/// separated by commas or spaces (the nodes of one service, any of which serves any player).
+pub(crate) fn addresses(url: &str) -> Vec<String> {
+    let list: Vec<String> = url
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect();
+    if list.is_empty() {
+        vec![url.to_owned()]
+    } else {
+        list
+    }
+}
+
+/// Connects to the first of `urls` that answers, trying them in turn from `from`: the socket,
+/// the welcome and which address it was. A refused protocol version ends the search (another
+/// node of the same service would refuse it too); else the last address's error.
+async fn establish_any(
+    urls: &[String],
+    from: usize,
+    options: &ConnectOptions,
+) -> Result<(Ws, Welcome, usize), NetError> {
+    let mut last = None;
+    for i in 0..urls.len() {
+        let at = (from + i) % urls.len();
+        match establish(&urls[at], options).await {
+            Ok((ws, welcome)) => return Ok((ws, welcome, at)),
+            Err(e @ NetError::VersionMismatch(_)) => return Err(e),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last
+        .unwrap_or_else(|| NetError::Connect { url: String::new(), reason: "no address".into() }))
+}
+
+/// Connects to `url` (one address or several, see [`addresses`]) and spawns the task that owns
+/// the socket from then on; a reconnection tries the address that last answered first, then
+/// the others in turn.
 pub(crate) async fn start<F: Flavour>(
     url: &str,
     options: ConnectOptions,
     flavour: F,
 ) -> Result<(Handle<F::Req, F::Reply>, mpsc::UnboundedReceiver<EventOf<F>>), NetError> {
-    let (ws, welcome) = establish(url, &options).await?;
+    let urls = addresses(url);
+    let (ws, welcome, at) = establish_any(&urls, 0, &options).await?;
     let (events, events_rx) = mpsc::unbounded_channel();
     flavour.on_welcome(&welcome);
     let _ = events.send(LinkEvent::connected(welcome));
     let (cmds, cmds_rx) = mpsc::unbounded_channel();
     let task = Task {
-        url: url.to_owned(),
+        urls,
+        at,
         options,
         flavour,
         events,
@@ -515,7 +555,9 @@ enum End {
 }
 
 struct Task<F: Flavour> {
-    url: String,
+    /// The server's addresses, and the one that answered last.
+    urls: Vec<String>,
+    at: usize,
     options: ConnectOptions,
     flavour: F,
     events: mpsc::UnboundedSender<EventOf<F>>,
@@ -541,8 +583,9 @@ impl<F: Flavour> Task<F> {
         loop {
             let socket = match ws.take() {
                 Some(s) => s,
-                None => match establish(&self.url, &self.options).await {
-                    Ok((s, welcome)) => {
+                None => match establish_any(&self.urls, self.at, &self.options).await {
+                    Ok((s, welcome, at)) => {
+                        self.at = at;
                         self.flavour.on_welcome(&welcome);
                         self.emit(LinkEvent::connected(welcome));
                         s
@@ -864,5 +907,20 @@ impl<F: Flavour> Task<F> {
             Incoming::Ignored => {}
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::addresses;
+
+    #[test]
+    fn a_server_address_names_one_node_or_several() {
+        assert_eq!(addresses("ws://a:1/"), ["ws://a:1/"]);
+        assert_eq!(
+            addresses(" ws://a:1/, wss://b:2/ ws://c:3/ "),
+            ["ws://a:1/", "wss://b:2/", "ws://c:3/"]
+        );
+        assert_eq!(addresses(""), [""], "an empty address fails to connect with its own error");
     }
 }

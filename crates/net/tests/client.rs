@@ -412,3 +412,31 @@ async fn a_modified_host_cannot_tamper_with_the_lock_in() {
         assert!(!err.to_string().is_empty());
     }
 }
+
+/// A client given several addresses (the nodes of one service) skips one that does not answer
+/// and, when the server it reached goes away, reconnects through the next one.
+#[tokio::test]
+async fn several_addresses_are_tried_in_turn() {
+    // A port nobody listens on any more.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let a = TestServer::start("127.0.0.1:0").await;
+    let b = TestServer::start("127.0.0.1:0").await;
+    let url = format!("ws://{dead}/, {} {}", a.url(), b.url());
+    let (client, mut events) = Connection::connect(&url, fast()).await.unwrap();
+    until(&mut events, "connected", |e| matches!(e, NetEvent::Connected { .. })).await;
+    // The room is on `a`: a guest who knows only `a` joins it.
+    let seat = client.create_room(room(Variant::Chess, false, Color::White)).await.unwrap();
+    let (guest, _ge) = Connection::connect(&a.url(), fast()).await.unwrap();
+    assert_eq!(guest.join_room(seat.code.clone()).await.unwrap().seat, Color::Black);
+
+    a.stop().await;
+    until(&mut events, "the drop", |e| matches!(e, NetEvent::Disconnected { .. })).await;
+    // Only `b` answers now.
+    until(&mut events, "reconnected", |e| matches!(e, NetEvent::Connected { .. })).await;
+    // `b` (another single server, not a node of a's cluster) has no such room.
+    let refused = |e: &NetEvent| {
+        matches!(e, NetEvent::Closed(CloseReason::SeatLost { code: ErrorCode::RoomNotFound, .. }))
+    };
+    until(&mut events, "the room is not on b", refused).await;
+    b.stop().await;
+}

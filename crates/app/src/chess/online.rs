@@ -669,7 +669,7 @@ impl NetPlay {
         self.leave().await;
         let (conn, events) = Connection::connect(&url, ConnectOptions::default()).await?;
         match conn.create_room(options).await {
-            Ok(_) => Ok(self.adopt_as(&url, conn, events, true)),
+            Ok(_) => Ok(self.adopt_as(&url, conn, events, true, None)),
             Err(e) => {
                 conn.close().await;
                 Err(e.into())
@@ -691,7 +691,7 @@ impl NetPlay {
         self.leave().await;
         let (conn, events) = Connection::connect(&url, ConnectOptions::default()).await?;
         match conn.join_room(code).await {
-            Ok(_) => Ok(self.adopt_as(&url, conn, events, true)),
+            Ok(_) => Ok(self.adopt_as(&url, conn, events, true, None)),
             Err(e) => {
                 conn.close().await;
                 Err(e.into())
@@ -731,7 +731,7 @@ impl NetPlay {
         // settings).
         let (conn, events) =
             Connection::resume(&url, ConnectOptions::default(), seat, u64::MAX).await?;
-        Ok(self.adopt_as(&url, conn, events, true))
+        Ok(self.adopt_as(&url, conn, events, true, None))
     }
 
     /// Takes over a connection (seated or not) and its events, e.g. the LAN host's own from
@@ -742,7 +742,7 @@ impl NetPlay {
         conn: Connection,
         events: UnboundedReceiver<NetEvent>,
     ) -> NetView {
-        self.adopt_as(url, conn, events, false)
+        self.adopt_as(url, conn, events, false, None)
     }
 
     /// [`NetPlay::adopt`], saying whether the room is on an online server (its view then
@@ -753,7 +753,9 @@ impl NetPlay {
         conn: Connection,
         events: UnboundedReceiver<NetEvent>,
         online: bool,
+        versions: Option<(String, String)>,
     ) -> NetView {
+        let (server_version, engine_version) = versions.unzip();
         let generation =
             self.shared.generations.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
         let live = Live {
@@ -762,8 +764,8 @@ impl NetPlay {
             conn,
             url: url.to_owned(),
             link: Link::Connected,
-            server_version: None,
-            engine_version: None,
+            server_version,
+            engine_version,
             rtt_ms: None,
             clock_seen: None,
             pause_seen: None,
@@ -828,14 +830,9 @@ impl NetPlay {
         events: UnboundedReceiver<NetEvent>,
         versions: Option<(String, String)>,
     ) -> NetView {
-        self.adopt_as(url, conn, events, true);
-        if let Some((server, engine)) = versions {
-            self.with_live_now(|live| {
-                live.server_version = Some(server);
-                live.engine_version = Some(engine);
-            });
-        }
-        self.push();
+        // The versions are in the state before its first view: a view of the game without
+        // them (the lobby took the `welcome`) must never be seen.
+        self.adopt_as(url, conn, events, true, versions);
         self.answer().unwrap_or_else(|_| unreachable_view(url))
     }
 
@@ -860,7 +857,7 @@ impl NetPlay {
             conn.close().await;
             return Err(e.into());
         }
-        self.adopt_as(&url, conn, events, false);
+        self.adopt_as(&url, conn, events, false, None);
         self.with_live_now(|live| live.watching = Some(code));
         self.push();
         self.answer()
