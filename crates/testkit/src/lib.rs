@@ -7,6 +7,7 @@
 //!   (every mDNS daemon must live in one: see `lan-testing.md` in the shared notes).
 //! - [`mdns`]: hand-made advertisements (a host of a future protocol version).
 //! - [`certs`]: a private CA and a server certificate it signed, as PEM files.
+//! - [`pg`]: a throw-away PostgreSQL (the cluster tests of the server and the client).
 //!
 //! Helpers here panic with a message instead of returning errors: a failing fixture is a
 //! failing test.
@@ -15,3 +16,4 @@ pub mod certs;
 pub mod mdns;
 #[cfg(target_os = "linux")]
 pub mod netns;
+pub mod pg;

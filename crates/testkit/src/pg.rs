@@ -10,6 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// A database of a test's own on a running PostgreSQL; the cluster this harness started, if it
+/// did, stops when this is dropped.
 pub struct Pg {
     /// A database of this test's own.
     pub url: String,

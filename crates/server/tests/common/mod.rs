@@ -1,7 +1,11 @@
 //! A tiny test client over real WebSockets, and a server on 127.0.0.1:0.
 #![allow(clippy::unwrap_used, dead_code)]
 
-pub mod pg;
+/// The throw-away PostgreSQL of the cluster and storage suites.
+pub mod pg {
+    #[allow(unused_imports)] // only the cluster and storage suites use it
+    pub use maharajah_testkit::pg::Pg;
+}
 pub mod rated;
 
 use std::collections::VecDeque;
@@ -147,20 +151,28 @@ impl Client {
         let mut request = format!("ws://{addr}").into_client_request().unwrap();
         request.headers_mut().insert("x-forwarded-for", forwarded_for.parse().unwrap());
         let mut c = Client::connect_with(request).await;
-        c.hello().await;
+        c.hello(false).await;
         c
     }
 
     /// Connects and says hello.
     pub async fn connect(addr: SocketAddr) -> Client {
         let mut c = Client::connect_raw(addr).await;
-        c.hello().await;
+        c.hello(false).await;
         c
     }
 
-    async fn hello(&mut self) {
+    /// Connects and says hello as a client that follows a `redirect` (the test follows it).
+    pub async fn connect_redirectable(addr: SocketAddr) -> Client {
+        let mut c = Client::connect_raw(addr).await;
+        c.hello(true).await;
+        c
+    }
+
+    async fn hello(&mut self, redirects: bool) {
         let c = self;
-        c.send(&ClientMsg::Hello { version: PROTOCOL_VERSION, client: "test".into() }).await;
+        c.send(&ClientMsg::Hello { version: PROTOCOL_VERSION, client: "test".into(), redirects })
+            .await;
         match c.recv().await {
             ServerMsg::Welcome { version, challenge, .. } => {
                 assert_eq!(version, PROTOCOL_VERSION);
