@@ -598,6 +598,7 @@ impl Flavour for Chaturaji {
             }
             ServerMsg::Pong { nonce, .. } => Incoming::Pong(nonce),
             ServerMsg::Error { code, message } => Incoming::Error { code, message },
+            ServerMsg::Redirect { url } => Incoming::Redirect(url),
             _ => Incoming::Ignored,
         })
     }

@@ -821,6 +821,7 @@ impl Flavour for Chess {
             ServerMsg::Error { code, message } => Incoming::Error { code, message },
             ServerMsg::Lobby(msg) => Incoming::Lobby(msg),
             ServerMsg::Player { player } => Incoming::Player(player),
+            ServerMsg::Redirect { url } => Incoming::Redirect(url),
             // A second `welcome`, or messages of other room kinds: nothing to do here.
             _ => Incoming::Ignored,
         })

@@ -213,6 +213,8 @@ pub(crate) enum Incoming<F: Flavour> {
     Lobby(LobbyMsg),
     /// `player`.
     Player(PlayerView),
+    /// `redirect`: the room is on the node at this address; ask there.
+    Redirect(String),
     /// Anything else (a second `welcome`, other room kinds).
     Ignored,
 }
@@ -367,6 +369,11 @@ pub(crate) trait Flavour: Sized + Send + 'static {
     fn done() -> Self::Reply;
 }
 
+/// Most redirects followed in a row (within [`REDIRECTS_APART`] of each other) before the
+/// client backs off as after a drop: a room moving between nodes is not chased for ever.
+const MAX_REDIRECTS: u32 = 3;
+const REDIRECTS_APART: Duration = Duration::from_secs(30);
+
 /// The addresses in a client's server address: one `ws://` or `wss://` URL, or several
 /// separated by commas or spaces (the nodes of one service, any of which serves any player).
 pub(crate) fn addresses(url: &str) -> Vec<String> {
@@ -382,17 +389,27 @@ pub(crate) fn addresses(url: &str) -> Vec<String> {
     }
 }
 
-/// Connects to the first of `urls` that answers, trying them in turn from `from`: the socket,
-/// the welcome and which address it was. A refused protocol version ends the search (another
-/// node of the same service would refuse it too); else the last address's error.
+/// The order in which a client tries its `n` addresses: `from` (the one that answered last)
+/// first, then the others from one picked at random and in turn, so the players of a node that
+/// died spread over the others instead of all trying the next one.
+fn try_order(n: usize, from: usize, pick: usize) -> impl Iterator<Item = usize> {
+    let others = n.saturating_sub(1).max(1);
+    std::iter::once(from % n.max(1)).chain((0..n.saturating_sub(1)).map(move |i| {
+        let step = 1 + (pick + i) % others;
+        (from + step) % n
+    }))
+}
+
+/// Connects to the first of `urls` that answers, trying `from` first (see [`try_order`]): the
+/// socket, the welcome and which address it was. A refused protocol version ends the search
+/// (another node of the same service would refuse it too); else the last address's error.
 async fn establish_any(
     urls: &[String],
     from: usize,
     options: &ConnectOptions,
 ) -> Result<(Ws, Welcome, usize), NetError> {
     let mut last = None;
-    for i in 0..urls.len() {
-        let at = (from + i) % urls.len();
+    for at in try_order(urls.len(), from, rand::random::<u32>() as usize) {
         match establish(&urls[at], options).await {
             Ok((ws, welcome)) => return Ok((ws, welcome, at)),
             Err(e @ NetError::VersionMismatch(_)) => return Err(e),
@@ -420,6 +437,7 @@ pub(crate) async fn start<F: Flavour>(
     let task = Task {
         urls,
         at,
+        node: None,
         options,
         flavour,
         events,
@@ -458,8 +476,11 @@ pub(crate) async fn establish(
             tokio_tungstenite::connect_async_with_config(url, None, true).await
         };
         let (mut ws, _) = opened.map_err(|e| connect_err(e.to_string()))?;
-        let hello =
-            ClientMsg::Hello { version: PROTOCOL_VERSION, client: options.client_name.clone() };
+        let hello = ClientMsg::Hello {
+            version: PROTOCOL_VERSION,
+            client: options.client_name.clone(),
+            redirects: true,
+        };
         ws.send(Message::text(encode(&hello))).await.map_err(|e| connect_err(e.to_string()))?;
         loop {
             let msg = ws
@@ -550,6 +571,8 @@ struct InFlight<Q, R> {
 enum End {
     /// The link dropped; reconnect.
     Dropped(String),
+    /// The server sent us to the node at this address; connect there at once.
+    Redirected(String),
     /// Stop for good.
     Closed(CloseReason),
 }
@@ -558,6 +581,9 @@ struct Task<F: Flavour> {
     /// The server's addresses, and the one that answered last.
     urls: Vec<String>,
     at: usize,
+    /// The node a `redirect` named (a cluster's node that holds the room): tried before
+    /// `urls` while it answers.
+    node: Option<String>,
     options: ConnectOptions,
     flavour: F,
     events: mpsc::UnboundedSender<EventOf<F>>,
@@ -580,12 +606,12 @@ impl<F: Flavour> Task<F> {
     async fn run(mut self, first: Ws) {
         let mut ws = Some(first);
         let mut attempt = 0u32;
+        let (mut redirects, mut last_redirect) = (0, None);
         loop {
             let socket = match ws.take() {
                 Some(s) => s,
-                None => match establish_any(&self.urls, self.at, &self.options).await {
-                    Ok((s, welcome, at)) => {
-                        self.at = at;
+                None => match self.reconnect().await {
+                    Ok((s, welcome)) => {
                         self.flavour.on_welcome(&welcome);
                         self.emit(LinkEvent::connected(welcome));
                         s
@@ -608,6 +634,27 @@ impl<F: Flavour> Task<F> {
                     self.finish(reason);
                     return;
                 }
+                // The request that was answered by the redirect is sent again there (the server
+                // did nothing with it); a room that keeps moving is not chased for ever.
+                End::Redirected(url) => {
+                    // Counted while they come close together.
+                    if last_redirect.is_some_and(|t: Instant| t.elapsed() > REDIRECTS_APART) {
+                        redirects = 0;
+                    }
+                    last_redirect = Some(Instant::now());
+                    redirects += 1;
+                    if redirects <= MAX_REDIRECTS {
+                        self.periodic.clear();
+                        self.node = Some(url);
+                        continue;
+                    }
+                    redirects = 0;
+                    self.interrupt();
+                    attempt += 1;
+                    if !self.backoff(attempt, "redirected too many times".into()).await {
+                        return;
+                    }
+                }
                 End::Dropped(reason) => {
                     self.interrupt();
                     if std::mem::take(&mut self.settled) {
@@ -620,6 +667,21 @@ impl<F: Flavour> Task<F> {
                 }
             }
         }
+    }
+
+    /// Opens a new socket: to the node a redirect named while it answers, else to the first of
+    /// the server's addresses that does.
+    async fn reconnect(&mut self) -> Result<(Ws, Welcome), NetError> {
+        if let Some(node) = &self.node {
+            match establish(node, &self.options).await {
+                Ok(done) => return Ok(done),
+                Err(e @ NetError::VersionMismatch(_)) => return Err(e),
+                Err(_) => self.node = None,
+            }
+        }
+        let (ws, welcome, at) = establish_any(&self.urls, self.at, &self.options).await?;
+        self.at = at;
+        Ok((ws, welcome))
     }
 
     /// Reports the drop and waits before the next attempt, queueing requests. False (and
@@ -879,7 +941,11 @@ impl<F: Flavour> Task<F> {
                     return Err(End::Closed(CloseReason::VersionMismatch(message)));
                 }
                 if *awaiting_rejoin {
-                    if matches!(code, ErrorCode::RateLimited | ErrorCode::ShuttingDown) {
+                    // Busy, stopping, or (in a cluster) the room's node away for a moment: the
+                    // seat is still ours, try again.
+                    let retry =
+                        [ErrorCode::RateLimited, ErrorCode::ShuttingDown, ErrorCode::Unavailable];
+                    if retry.contains(&code) {
                         return Err(End::Dropped(message));
                     }
                     return Err(End::Closed(CloseReason::SeatLost { code, message }));
@@ -904,6 +970,12 @@ impl<F: Flavour> Task<F> {
                 self.flavour.on_lobby(None, Some(&player));
                 self.emit(LinkEvent::Player(Box::new(player)));
             }
+            Incoming::Redirect(url) => {
+                if let Some(f) = self.in_flight.as_mut() {
+                    f.sent = false;
+                }
+                return Err(End::Redirected(url));
+            }
             Incoming::Ignored => {}
         }
         Ok(())
@@ -912,7 +984,27 @@ impl<F: Flavour> Task<F> {
 
 #[cfg(test)]
 mod tests {
-    use super::addresses;
+    use super::{addresses, try_order};
+
+    #[test]
+    fn the_last_address_first_then_the_others_from_a_random_one() {
+        for n in 1..6 {
+            for from in 0..n {
+                let mut starts = std::collections::BTreeSet::<usize>::new();
+                for pick in 0..2 * n {
+                    let order: Vec<usize> = try_order(n, from, pick).collect();
+                    assert_eq!(order[0], from, "{order:?}");
+                    let mut sorted = order.clone();
+                    sorted.sort_unstable();
+                    assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "each once: {order:?}");
+                    starts.extend(order.get(1));
+                }
+                // After the one that answered last, every other address comes first for some
+                // pick: a dead node's players spread over all the others.
+                assert_eq!(starts.len(), n - 1, "n {n} from {from}: {starts:?}");
+            }
+        }
+    }
 
     #[test]
     fn a_server_address_names_one_node_or_several() {

@@ -196,8 +196,11 @@ async fn garbage_frames_to_the_server_do_not_disturb_the_game() {
     let (white, _we, black, mut be) =
         pair(&server, room(Variant::Chess, false, Color::White)).await;
     let (mut raw, _) = tokio_tungstenite::connect_async(server.url()).await.unwrap();
-    let hello =
-        ClientMsg::Hello { version: maharajah_protocol::PROTOCOL_VERSION, client: "raw".into() };
+    let hello = ClientMsg::Hello {
+        version: maharajah_protocol::PROTOCOL_VERSION,
+        client: "raw".into(),
+        redirects: false,
+    };
     raw.send(Message::text(encode(&hello))).await.unwrap();
     for junk in ["{{{", "{\"t\":\"teleport\"}", "{\"t\":\"move\",\"ply\":\"x\"}", ""] {
         raw.send(Message::text(junk)).await.unwrap();

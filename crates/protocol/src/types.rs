@@ -39,6 +39,11 @@ pub enum ClientMsg {
         version: u32,
         /// Free text naming the client program, for logs.
         client: String,
+        /// The client follows a [`ServerMsg::Redirect`] (reconnects to the address given and
+        /// asks again). Absent (false) from older clients: a cluster node then forwards their
+        /// connection to the room's node instead.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        redirects: bool,
     },
     /// Asks for a [`ServerMsg::Pong`] (round-trip time and server clock).
     Ping {
@@ -440,6 +445,14 @@ pub enum ServerMsg {
         /// Key, name, ratings.
         player: PlayerView,
     },
+    /// In a cluster, the room asked for (`join_room`, `rejoin`, `watch`, their Chaturaji
+    /// forms) is held by another node: reconnect to `url` and ask again there. Nothing changed
+    /// here; the server closes the connection after it. Sent only to a client whose `hello`
+    /// said `redirects`.
+    Redirect {
+        /// The node's address (`ws://host:port` or `wss://…`).
+        url: String,
+    },
     /// A request failed; nothing changed.
     Error {
         /// What went wrong, for programs.
@@ -471,6 +484,7 @@ impl ServerMsg {
         "move_ack",
         "setup_ack",
         "player",
+        "redirect",
         "error",
         "chaturaji_seated",
         "chaturaji_snapshot",

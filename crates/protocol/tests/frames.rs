@@ -10,7 +10,7 @@ fn token() -> String {
 fn every_client_msg() -> Vec<ClientMsg> {
     let code: AccessCode = "ABCDEFGH".parse().unwrap();
     vec![
-        ClientMsg::Hello { version: PROTOCOL_VERSION, client: "test".into() },
+        ClientMsg::Hello { version: PROTOCOL_VERSION, client: "test".into(), redirects: true },
         ClientMsg::Ping { nonce: 1 },
         ClientMsg::CreateRoom {
             options: RoomOptions {
@@ -142,6 +142,7 @@ fn every_server_msg() -> Vec<ServerMsg> {
                 ratings: Vec::new(),
             },
         },
+        ServerMsg::Redirect { url: "ws://10.0.0.2:7878".into() },
         ServerMsg::error(ErrorCode::IllegalMove, "no"),
         ChaturajiMsg::ChaturajiSeated {
             code: "ABCDEFGH".parse().unwrap(),

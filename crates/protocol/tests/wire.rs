@@ -77,7 +77,11 @@ fn client_frames() -> Vec<ClientMsg> {
         to: "c3".parse().unwrap(),
     };
     vec![
-        ClientMsg::Hello { version: PROTOCOL_VERSION, client: "maharajah-app/0.1.0".into() },
+        ClientMsg::Hello {
+            version: PROTOCOL_VERSION,
+            client: "maharajah-app/0.1.0".into(),
+            redirects: false,
+        },
         ClientMsg::Ping { nonce: u64::MAX },
         ClientMsg::CreateRoom {
             options: options(Variant::Maharajah, tc, true, Some(Color::Black)),
@@ -502,6 +506,9 @@ fn every_frame() -> Vec<Frame> {
     // Added with the lobby's lists, rematches and Chaturaji tables (issue 18), appended last;
     // new fields of older messages are left out when absent, so older lines stay as they were.
     out.extend(listing_frames());
+    // Added with cluster redirects (issue 19), appended last; the protocol version stays, as
+    // only a client that asks for them gets one.
+    out.extend(redirect_frames());
     out
 }
 
@@ -1000,6 +1007,19 @@ fn fair_dice_frames() -> Vec<Frame> {
             }
             .into(),
         ),
+    ]
+}
+
+/// Cluster redirects: a new `hello` field, left out when false, and the message a client
+/// gets only when its `hello` said it follows one.
+fn redirect_frames() -> Vec<Frame> {
+    vec![
+        Frame::Client(ClientMsg::Hello {
+            version: PROTOCOL_VERSION,
+            client: "maharajah-net 0.1.0".into(),
+            redirects: true,
+        }),
+        Frame::Server(ServerMsg::Redirect { url: "wss://node-2.example.org:7878".into() }),
     ]
 }
 

@@ -1,5 +1,5 @@
 //! The online Maharajah server: `maharajah-server [--listen ADDR] [--db PATH | --memory |
-//! --postgres URL --node-id ID [--advertise ws://HOST:PORT] [--lease-secs N]]
+//! --postgres URL --node-id ID [--advertise ws://HOST:PORT] [--lease-secs N] [--redirect]]
 //! [--tls-cert PEM --tls-key PEM]` plus limit flags; `--help` lists them.
 
 use std::net::SocketAddr;
@@ -29,6 +29,9 @@ fn usage() -> String {
          \x20 --lease-secs N how long a room's ownership lasts unrenewed (default 10): a dead\n\
          \x20                node's rooms move after at most this long\n\
          \x20 --pg-pool N    PostgreSQL connections for room writes (default 4)\n\
+         \x20 --redirect     send a client that follows redirects to the room's node (its\n\
+         \x20                --advertise address, which clients must reach) instead of\n\
+         \x20                forwarding its frames there\n\
          \x20 --name NAME    the server's name in identity challenges (its public host name)\n\
          \x20 --max-connections-per-ip N, --messages-per-second N, --join-failures-per-minute N,\n\
          \x20 --rooms-per-minute-per-ip N, --max-rooms N, --ping-interval-secs N,\n\
@@ -61,7 +64,7 @@ fn parse_args() -> Result<(SocketAddr, Option<SocketAddr>, Config), String> {
     let mut config = Config::default();
     let (mut tls_cert, mut tls_key) = (None, None);
     let (mut postgres, mut node, mut advertise) = (None, None, None);
-    let (mut lease_secs, mut pg_pool) = (10.0_f64, 4_usize);
+    let (mut lease_secs, mut pg_pool, mut redirect) = (10.0_f64, 4_usize, false);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -130,6 +133,7 @@ fn parse_args() -> Result<(SocketAddr, Option<SocketAddr>, Config), String> {
             "--advertise" => advertise = Some(args.next().ok_or("--advertise needs a URL")?),
             "--lease-secs" => lease_secs = number(&arg, args.next())?,
             "--pg-pool" => pg_pool = number(&arg, args.next())?,
+            "--redirect" => redirect = true,
             "--name" => config.server_name = args.next().ok_or("--name needs a name")?,
             "--tls-cert" => {
                 tls_cert = Some(PathBuf::from(args.next().ok_or("--tls-cert needs a path")?))
@@ -161,7 +165,7 @@ fn parse_args() -> Result<(SocketAddr, Option<SocketAddr>, Config), String> {
         return Err("this maharajah-server was built without the `tls` feature".into());
     }
     let cluster = match (postgres, node) {
-        (None, None) if advertise.is_none() => None,
+        (None, None) if advertise.is_none() && !redirect => None,
         (Some(url), Some(node)) => {
             if !(0.5..=3600.0).contains(&lease_secs) {
                 return Err(format!("--lease-secs {lease_secs}: between 0.5 and 3600"));
@@ -170,6 +174,7 @@ fn parse_args() -> Result<(SocketAddr, Option<SocketAddr>, Config), String> {
             c.advertise = advertise;
             c.lease = Duration::from_secs_f64(lease_secs);
             c.pool = pg_pool.clamp(1, 64);
+            c.redirect = redirect;
             Some(c)
         }
         _ => return Err("cluster mode needs --postgres URL and --node-id ID together".into()),

@@ -466,7 +466,7 @@ pub async fn run_with_admin(
             };
             pg.heartbeat(&advertise, false, "[]").await?;
             info!(node = c.node, advertise, lease_ms = c.lease.as_millis(), "cluster node");
-            cluster = Some(Arc::new(cluster::Cluster::new(pg.clone(), advertise)));
+            cluster = Some(Arc::new(cluster::Cluster::new(pg.clone(), advertise, c.redirect)));
             (Store::postgres(pg), None)
         }
         (None, Some(path)) => {
@@ -829,6 +829,8 @@ struct Conn {
     upstream: Option<cluster::Upstream>,
     /// The connection comes from another node of the cluster, forwarding a player.
     from_node: bool,
+    /// Its `hello` said it follows a `redirect`.
+    redirects: bool,
     /// That node closed it because it drains: the player is handed over, not gone.
     handed_over: bool,
 }
@@ -996,6 +998,7 @@ where
         refused: 0,
         upstream: None,
         from_node,
+        redirects: false,
         handed_over: false,
     };
     let mut shutdown = shared.shutdown.clone();
@@ -1114,9 +1117,10 @@ impl Conn {
         }
         if !self.hello {
             return match msg {
-                ClientMsg::Hello { version, .. } if version == PROTOCOL_VERSION => {
+                ClientMsg::Hello { version, redirects, .. } if version == PROTOCOL_VERSION => {
                     info!(conn = self.link.id, version, "hello");
                     self.hello = true;
+                    self.redirects = redirects && !self.from_node;
                     self.send(ServerMsg::Welcome {
                         version: PROTOCOL_VERSION,
                         server_version: crate::VERSION.to_owned(),
@@ -1222,7 +1226,8 @@ impl Conn {
         if self.shared.room(code).is_some() {
             return None;
         }
-        let route = cluster::route(&self.shared, code, text, &self.link, self.player, self.ip);
+        let (link, player, ip) = (&self.link, self.player, self.ip);
+        let route = cluster::route(&self.shared, code, text, link, player, ip, self.redirects);
         let route = route.await;
         self.routed(route, &format!("room {code}")).await
     }
@@ -1253,6 +1258,11 @@ impl Conn {
                 info!(conn = self.link.id, "forwarded to the node of {to}");
                 self.upstream = Some(up);
                 Some(Flow::Continue)
+            }
+            cluster::Route::Redirect(url) => {
+                info!(conn = self.link.id, %url, "sent to the node of {to}");
+                self.send(ServerMsg::Redirect { url });
+                Some(Flow::Close)
             }
             cluster::Route::Unavailable(why) => Some(self.refuse(ErrorCode::Unavailable, why)),
         }

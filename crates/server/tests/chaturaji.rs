@@ -98,7 +98,12 @@ impl Player {
             patience: Duration::from_secs(3600),
             challenge: None,
         };
-        p.send(&ClientMsg::Hello { version: PROTOCOL_VERSION, client: "test".into() }).await;
+        p.send(&ClientMsg::Hello {
+            version: PROTOCOL_VERSION,
+            client: "test".into(),
+            redirects: false,
+        })
+        .await;
         let welcome = p.until("welcome", |f| !matches!(f, ServerMsg::Chaturaji(_))).await;
         let ServerMsg::Welcome { challenge, .. } = welcome else { panic!("{welcome:?}") };
         p.challenge = challenge;

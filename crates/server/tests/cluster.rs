@@ -38,11 +38,17 @@ fn free_addr() -> SocketAddr {
 
 impl Node {
     async fn spawn(pg: &str, id: &str) -> Node {
+        Node::spawn_with(pg, id, &[]).await
+    }
+
+    /// A node with more flags (`--redirect`).
+    async fn spawn_with(pg: &str, id: &str, more: &[&str]) -> Node {
         let admin = free_addr();
         let mut child = Command::new(env!("CARGO_BIN_EXE_maharajah-server"))
             .args(["--listen", "127.0.0.1:0", "--admin", &admin.to_string()])
             .args(["--postgres", pg, "--node-id", id, "--lease-secs", LEASE_SECS])
             .args(["--max-connections-per-ip", "1000"])
+            .args(more)
             .stdout(Stdio::piped())
             // The nodes' logs, when a failure needs them.
             .stderr(if std::env::var_os("MAHARAJAH_TEST_LOGS").is_some() {
@@ -300,6 +306,65 @@ async fn a_draining_node_hands_its_rooms_over() {
     let (node, epoch) = owner(&pg, &code).await;
     assert!(node == "n2" || node == "n3", "{node}");
     assert_eq!(epoch, 2);
+}
+
+/// Nodes started with `--redirect` send a client that follows redirects to the node that holds
+/// its room, and close: its moves then go straight there. A client that does not (an older
+/// one) is still forwarded, and no node redirects to an owner whose lease is not fresh: after
+/// a `kill -9` the player is held until the lease ends and the room is claimed where it asked.
+#[tokio::test]
+async fn a_redirecting_node_sends_the_player_to_the_rooms_node() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let Some(pg) = Pg::start("redirect").await else { return };
+    let (n1, n2) = tokio::join!(
+        Node::spawn_with(&pg.url, "n1", &["--redirect"]),
+        Node::spawn_with(&pg.url, "n2", &["--redirect"])
+    );
+    let mut w = Client::connect(n1.addr).await;
+    let code = w.create(options(Variant::Chess, Some((60_000, 0)), false, Color::White)).await;
+
+    // Black asks n2, which sends it to n1 and closes.
+    let mut asked = Client::connect_redirectable(n2.addr).await;
+    asked.send(&ClientMsg::JoinRoom { code: code.clone() }).await;
+    let ServerMsg::Redirect { url } = asked.recv().await else { panic!("expected a redirect") };
+    assert_eq!(url, format!("ws://{}", n1.addr));
+    assert!(asked.is_closed_by_server().await, "the redirecting node closes the connection");
+    assert_eq!(owner(&pg, &code).await, ("n1".to_owned(), 1), "nothing moved");
+
+    // Followed: Black plays on n1 itself, nothing forwarded.
+    let mut b =
+        Client::connect_redirectable(url.trim_start_matches("ws://").parse().unwrap()).await;
+    b.join(&code).await;
+    assert!(matches!(w.play(0, "e2e4").await, ServerMsg::MoveAck { .. }));
+    b.until_event("e2e4", |e| matches!(e, RoomEvent::Moved { ply: 0, .. })).await;
+    assert!(matches!(b.play(1, "e7e5").await, ServerMsg::MoveAck { ply: 1, .. }));
+    assert_eq!(n2.metric("maharajah_cluster_redirects_total").await, 1.0);
+    assert_eq!(n2.metric("maharajah_cluster_proxied_connections_total").await, 0.0);
+
+    // A client that does not follow redirects is forwarded as before.
+    let mut watcher = Client::connect(n2.addr).await;
+    watcher.send(&ClientMsg::Watch { code: code.clone() }).await;
+    let snap =
+        snapshot_of(watcher.until("snapshot", |m| matches!(m, ServerMsg::Snapshot { .. })).await);
+    assert_eq!(snap.moves, ["e2e4", "e7e5"]);
+    assert_eq!(n2.metric("maharajah_cluster_proxied_connections_total").await, 1.0);
+
+    // The owner dies: a player who asks n2 now is not sent to it, but held until its lease
+    // ends and then seated on n2, which claimed the room.
+    let mut n1 = n1;
+    n1.child.start_kill().unwrap();
+    n1.child.wait().await.unwrap();
+    let mut b2 = Client::connect_redirectable(n2.addr).await;
+    b2.patience = Duration::from_secs(10);
+    b2.send(&ClientMsg::Rejoin { code: code.clone(), token: b.token.clone(), last_seq: 0 }).await;
+    let seated = b2
+        .until("seated", |m| matches!(m, ServerMsg::Seated { .. } | ServerMsg::Redirect { .. }))
+        .await;
+    assert!(matches!(seated, ServerMsg::Seated { seat: Color::Black, .. }), "{seated:?}");
+    let snap = snapshot_of(b2.until("snapshot", |m| matches!(m, ServerMsg::Snapshot { .. })).await);
+    assert_eq!(snap.moves, ["e2e4", "e7e5"]);
+    assert_eq!(owner(&pg, &code).await, ("n2".to_owned(), 2));
+    assert_eq!(n2.metric("maharajah_cluster_redirects_total").await, 1.0, "none to a dead node");
 }
 
 /// A node that only forwards a player (it owns no room of theirs) drains: the owner hears the

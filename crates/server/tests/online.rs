@@ -332,7 +332,12 @@ async fn bad_frames_get_typed_errors() {
     assert!(c.is_closed_by_server().await);
     // Another protocol version: a message both sides can show, then close.
     let mut c = Client::connect_raw(server.addr).await;
-    c.send(&ClientMsg::Hello { version: PROTOCOL_VERSION + 1, client: "future".into() }).await;
+    c.send(&ClientMsg::Hello {
+        version: PROTOCOL_VERSION + 1,
+        client: "future".into(),
+        redirects: false,
+    })
+    .await;
     let (code, message) = c.until_error().await;
     assert_eq!(code, ErrorCode::VersionMismatch);
     assert!(message.contains(&format!("version {}", PROTOCOL_VERSION + 1)), "{message}");

@@ -10,8 +10,10 @@
 //!
 //! `--addrs`: the nodes of a cluster. Game `i` seats White through node `i mod n` and Black
 //! through the next one, so every game has its players on two nodes (one of them forwarded to
-//! the room's owner). A game whose connection drops (a node killed or drained under load)
-//! reconnects both players through the nodes in turn and rejoins, as the app does; it then
+//! the room's owner, or, by nodes started with `--redirect`, sent there: every connection
+//! follows a `redirect`). A game whose connection drops (a node killed or drained under load)
+//! reconnects both players through the nodes, each from one picked at random, and rejoins, as
+//! the app does; it then
 //! checks that every move it had acknowledged is in the room's snapshot ("acknowledged moves
 //! lost") and counts the time from the drop to both players seated again ("reconnect to
 //! resumed").
@@ -212,15 +214,19 @@ async fn idle(
 }
 
 async fn connect(addr: SocketAddr, identified: bool) -> Result<Ws, Failure> {
-    let (mut ws, _) = tokio_tungstenite::connect_async_with_config(
-        format!("ws://{addr}"),
-        Some(ws_config()),
-        true,
-    )
-    .await
-    .map_err(|e| format!("connect: {e}"))?;
-    send(&mut ws, &ClientMsg::Hello { version: PROTOCOL_VERSION, client: "loadgen".into() })
-        .await?;
+    connect_url(&format!("ws://{addr}"), identified).await
+}
+
+/// Most redirects followed for one request (a room that moves meanwhile is followed again).
+const REDIRECTS: usize = 3;
+
+async fn connect_url(url: &str, identified: bool) -> Result<Ws, Failure> {
+    let (mut ws, _) = tokio_tungstenite::connect_async_with_config(url, Some(ws_config()), true)
+        .await
+        .map_err(|e| format!("connect: {e}"))?;
+    let hello =
+        ClientMsg::Hello { version: PROTOCOL_VERSION, client: "loadgen".into(), redirects: true };
+    send(&mut ws, &hello).await?;
     let welcome = recv_until(&mut ws, |m| matches!(m, ServerMsg::Welcome { .. })).await?;
     if identified {
         identify(&mut ws, &welcome).await?;
@@ -248,9 +254,8 @@ async fn seat(
         return Err("no seat".into());
     };
     *code_out = Some(code.clone());
-    send(b, &ClientMsg::JoinRoom { code }).await?;
     let ServerMsg::Seated { token: bt, .. } =
-        recv_until(b, |m| matches!(m, ServerMsg::Seated { .. })).await?
+        ask_following(b, &ClientMsg::JoinRoom { code }, false).await?
     else {
         return Err("no seat".into());
     };
@@ -378,17 +383,37 @@ struct GameStats {
     lost: u64,
 }
 
-/// Rejoins seat `token` of room `code` through the nodes in turn, starting after node
-/// `from`, for at most 30 s; the connection and the room's moves.
+/// Sends `msg` (a join or rejoin) and waits for `seated`; a `redirect` is followed (a new
+/// connection to the node named, `msg` again there), at most [`REDIRECTS`] times. The answer;
+/// `ws` is the connection that gave it.
+async fn ask_following(
+    ws: &mut Ws,
+    msg: &ClientMsg,
+    identified: bool,
+) -> Result<ServerMsg, Failure> {
+    for _ in 0..=REDIRECTS {
+        send(ws, msg).await?;
+        let seated =
+            |m: &ServerMsg| matches!(m, ServerMsg::Seated { .. } | ServerMsg::Redirect { .. });
+        match recv_until(ws, seated).await? {
+            ServerMsg::Redirect { url } => *ws = connect_url(&url, identified).await?,
+            answer => return Ok(answer),
+        }
+    }
+    Err("too many redirects".into())
+}
+
+/// Rejoins seat `token` of room `code` through the nodes, from one picked at random and then
+/// in turn, for at most 30 s; the connection and the room's moves.
 async fn rejoin_any(
     addrs: &[SocketAddr],
-    from: usize,
     code: &maharajah_protocol::AccessCode,
     token: &str,
 ) -> Result<(Ws, Vec<String>), Failure> {
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut last = String::new();
-    for k in 1.. {
+    let from = rand::random::<u32>() as usize;
+    for k in 0.. {
         if Instant::now() >= deadline {
             break;
         }
@@ -400,8 +425,7 @@ async fn rejoin_any(
                 token: token.to_owned(),
                 last_seq: u64::MAX,
             };
-            send(&mut ws, &rejoin).await?;
-            recv_until(&mut ws, |m| matches!(m, ServerMsg::Seated { .. })).await?;
+            ask_following(&mut ws, &rejoin, false).await?;
             match recv_until(&mut ws, |m| matches!(m, ServerMsg::Snapshot { .. })).await? {
                 ServerMsg::Snapshot { snapshot } => Ok((ws, snapshot.moves)),
                 _ => Err("no snapshot".to_owned()),
@@ -567,8 +591,12 @@ async fn game(
             let (Some(room), true) = (&code, args.addrs.len() > 1) else { return Err(e) };
             let dropped = Instant::now();
             let acked_plies = ply + u32::from(acked);
-            let (nw, _) = rejoin_any(&nodes, w_node, room, &tokens.0).await?;
-            let (nb, moves) = rejoin_any(&nodes, b_node, room, &tokens.1).await?;
+            // Two players, two devices: each comes back on its own.
+            let (white, black) = tokio::join!(
+                rejoin_any(&nodes, room, &tokens.0),
+                rejoin_any(&nodes, room, &tokens.1)
+            );
+            let ((nw, _), (nb, moves)) = (white?, black?);
             stats.reconnects.push(u64::try_from(dropped.elapsed().as_micros()).unwrap_or(u64::MAX));
             let kept = u32::try_from(moves.len()).unwrap_or(u32::MAX);
             stats.lost += u64::from(acked_plies.saturating_sub(kept));

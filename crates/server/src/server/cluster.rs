@@ -3,12 +3,20 @@
 //!
 //! - **Affinity.** A room lives on one node at a time, its owner in the directory. Rooms are
 //!   created on the node the creator reached.
-//! - **Routing: proxy.** A node asked to join, rejoin or watch a room it does not hold looks
-//!   the owner up; if the owner is another node in lease, it opens one WebSocket to the owner's
-//!   advertised address and copies the frames both ways for the rest of the connection (the
-//!   client is unchanged: old clients, the app's reconnect logic and a load balancer in front
-//!   all work as with one server). The player's verified identity and address travel in
-//!   headers that only a node holding the cluster's secret may send.
+//! - **Routing: proxy, or redirect where the clients can reach the nodes.** A node asked to
+//!   join, rejoin or watch a room it does not hold looks the owner up; if the owner is another
+//!   node in lease, it opens one WebSocket to the owner's advertised address and copies the
+//!   frames both ways for the rest of the connection (the client is unchanged: old clients,
+//!   browsers, the app's reconnect logic and a load balancer in front all work as with one
+//!   server). The player's verified identity and address travel in headers that only a node
+//!   holding the cluster's secret may send. A node started with `--redirect` instead answers a
+//!   client whose `hello` said `redirects` with `redirect {url}` (the owner's address) and
+//!   closes: the client reconnects there and asks again, so its moves skip the extra hop and
+//!   the forwarding node's work (and after a failover the players of a dead node's rooms
+//!   spread over the nodes they reached, each claim made once, the other players sent to it).
+//!   A redirect goes only to an owner whose lease was renewed lately (more than half of it
+//!   left: renewals come every third) and whose port answers a TCP connection now, so nobody
+//!   is sent to a node that has just died.
 //! - **Leases.** Each node renews its own lease (one row, whatever its number of rooms) every
 //!   third of the lease; its rooms are held while it runs. If a renewal finds the lease had
 //!   run out, the node looks its rooms up: one another node claimed meanwhile, or whose write
@@ -71,6 +79,10 @@ pub struct ClusterConfig {
     pub lease: Duration,
     /// Connections to PostgreSQL for room writes (pipelined).
     pub pool: usize,
+    /// Send clients that follow redirects to the room's owner (its `advertise` address, which
+    /// they must be able to reach) instead of forwarding their frames; the others are still
+    /// forwarded.
+    pub redirect: bool,
 }
 
 impl ClusterConfig {
@@ -82,6 +94,7 @@ impl ClusterConfig {
             advertise: None,
             lease: Duration::from_secs(10),
             pool: 4,
+            redirect: false,
         }
     }
 }
@@ -96,6 +109,7 @@ pub(super) struct ClusterStats {
     proxied_open: AtomicU64,
     proxied_total: AtomicU64,
     proxy_failures: AtomicU64,
+    redirects: AtomicU64,
     fenced: AtomicU64,
     released: AtomicU64,
     /// When the last renewal succeeded, in ms since the node started.
@@ -110,6 +124,8 @@ pub(super) const FOLLOW_EVERY: Duration = Duration::from_secs(1);
 pub(super) struct Cluster {
     pub(super) pg: Arc<PgStore>,
     pub(super) advertise: String,
+    /// Whether clients that follow redirects are sent to a room's owner.
+    redirect: bool,
     /// One claim at a time per room on this node, so two players of one room never claim it
     /// twice (claims of different rooms run together: a dead node's rooms move at once).
     claiming: std::sync::Mutex<HashMap<AccessCode, Arc<tokio::sync::Mutex<()>>>>,
@@ -126,10 +142,11 @@ pub(super) struct Cluster {
 }
 
 impl Cluster {
-    pub(super) fn new(pg: Arc<PgStore>, advertise: String) -> Cluster {
+    pub(super) fn new(pg: Arc<PgStore>, advertise: String, redirect: bool) -> Cluster {
         Cluster {
             pg,
             advertise,
+            redirect,
             claiming: std::sync::Mutex::default(),
             lobby: AtomicBool::new(false),
             elsewhere: std::sync::Mutex::default(),
@@ -237,6 +254,12 @@ impl Cluster {
             "counter",
             "Connections forwarded to another node.",
             load(&s.proxied_total),
+        );
+        line(
+            "redirects_total",
+            "counter",
+            "Clients sent to the node that holds their room.",
+            load(&s.redirects),
         );
         line(
             "proxy_failures_total",
@@ -551,6 +574,8 @@ pub(super) enum Route {
     Here,
     /// Forwarded to the owner: every later frame goes there.
     Proxied(Upstream),
+    /// Sent to the owner at this address (the client follows redirects).
+    Redirect(String),
     /// Refused with this reason.
     Unavailable(String),
 }
@@ -568,8 +593,9 @@ impl Upstream {
 }
 
 /// Finds room `code`: held here, claimed here (its lease ran out), or forwarded to its owner
-/// with `first` as the first frame. While the owner cannot be reached (it died and its lease
-/// still runs), tries again until a lease and a little more have passed.
+/// with `first` as the first frame (a client that `redirects`, on a node that redirects, is
+/// sent there instead while the owner's lease is fresh). While the owner cannot be reached (it
+/// died and its lease still runs), tries again until a lease and a little more have passed.
 pub(super) async fn route(
     shared: &Arc<Shared>,
     code: &AccessCode,
@@ -577,6 +603,7 @@ pub(super) async fn route(
     link: &Link,
     player: Option<PlayerKey>,
     ip: IpAddr,
+    redirects: bool,
 ) -> Route {
     let Some(cluster) = &shared.cluster else { return Route::Here };
     let deadline = Instant::now() + cluster.pg.lease() + Duration::from_secs(2);
@@ -597,6 +624,17 @@ pub(super) async fn route(
                 }
             }
             Ok(Some(owner)) => {
+                // Renewed lately (renewals come every third of a lease), not draining, and
+                // answering now (one that died a moment ago still has a fresh lease).
+                let fresh = owner.lease_left > cluster.pg.lease() / 2 && !owner.draining;
+                if let (true, Some(url)) =
+                    (redirects && cluster.redirect && fresh, &owner.advertise)
+                {
+                    if answers(url).await {
+                        cluster.stats.redirects.fetch_add(1, Ordering::Relaxed);
+                        return Route::Redirect(url.clone());
+                    }
+                }
                 if let Some(url) = owner.advertise {
                     match open_upstream(shared, &url, first, link, player, ip).await {
                         Ok(up) => return Route::Proxied(up),
@@ -621,6 +659,21 @@ pub(super) async fn route(
         }
         tokio::time::sleep(wait.min(deadline - now)).await;
     }
+}
+
+/// Longest wait for a node's port to answer before a client is sent there.
+const PROBE_WITHIN: Duration = Duration::from_millis(300);
+
+/// Whether a TCP connection to the node at `url` (`ws://host:port`) opens now: a node that
+/// died a moment ago refuses it (or says nothing) while its lease still looks fresh.
+async fn answers(url: &str) -> bool {
+    let Ok(request) = url.into_client_request() else { return false };
+    let uri = request.uri();
+    let Some(host) = uri.host() else { return false };
+    let port = uri.port_u16().unwrap_or(if uri.scheme_str() == Some("wss") { 443 } else { 80 });
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let probe = tokio::net::TcpStream::connect((host, port));
+    matches!(tokio::time::timeout(PROBE_WITHIN, probe).await, Ok(Ok(_)))
 }
 
 /// How long reaching an owner may take (connect, handshake, its `welcome`).
@@ -648,7 +701,11 @@ async fn open_upstream(
             tokio_tungstenite::connect_async_with_config(request, Some(super::ws_config()), true)
                 .await
                 .map_err(|e| e.to_string())?;
-        let hello = ClientMsg::Hello { version: PROTOCOL_VERSION, client: "maharajah-node".into() };
+        let hello = ClientMsg::Hello {
+            version: PROTOCOL_VERSION,
+            client: "maharajah-node".into(),
+            redirects: false,
+        };
         ws.send(Message::text(encode(&hello))).await.map_err(|e| e.to_string())?;
         // The client had its welcome from this node; the owner's is not passed on.
         loop {
