@@ -6,7 +6,9 @@
 # across them (--procs 2); with "kill", node n1 gets SIGKILL 15 s into the measuring window,
 # with "term" SIGTERM (it drains: hands its rooms over and exits).
 # Env: BIN (release binaries, default $CARGO_TARGET_DIR/release), LEASE (s, default 5),
-# POOL (--pg-pool, default 4), ADDRS (the loadgen's --addrs). TOKIO_WORKER_THREADS, if set,
+# POOL (--pg-pool, default 4), ADDRS (the loadgen's --addrs), REDIRECT=1 (the nodes send the
+# load generator's players, which follow redirects, to the room's node instead of forwarding
+# them). TOKIO_WORKER_THREADS, if set,
 # sizes every node's and client's runtime (1 suits three nodes and the clients on two cores). Run as root on Debian with postgresql installed; loopback only.
 set -euo pipefail
 GAMES=$1; DURATION=$2; MODE=${3:-}
@@ -20,6 +22,7 @@ URL=postgres://postgres@127.0.0.1:55432/postgres
 ulimit -n 20000
 LEASE=${LEASE:-5}
 FLAGS="--pg-pool ${POOL:-4} --max-connections-per-ip 100000 --messages-per-second 1000 --rooms-per-minute-per-ip 1000000 --waiting-rooms-per-ip 1000000 --lease-secs $LEASE"
+if [ "${REDIRECT:-0}" = 1 ]; then FLAGS="$FLAGS --redirect"; fi
 for i in 1 2 3; do
   $BIN/maharajah-server --listen 127.0.0.1:5700$i --admin 127.0.0.1:5710$i --postgres $URL --node-id n$i $FLAGS 2>"$D/n$i.log" >/dev/null &
   eval "PID$i=$!"
@@ -33,4 +36,4 @@ $BIN/maharajah-loadgen --games $GAMES --duration $DURATION --procs 2 --addrs ${A
 # CPU seconds of the whole run (seating included) by part: what the move path costs each.
 cpu() { ps -o times= "$@" 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
 echo "cpu seconds, whole run: nodes $(cpu -p $PID1,$PID2,$PID3), postgres $(cpu -u postgres)"
-for i in 1 2 3; do echo "--- n$i"; curl -s http://127.0.0.1:5710$i/metrics | grep -E "^maharajah_cluster_(owned|claims|proxied_connections_total|fenced|rooms_lost)|commit_seconds_(sum|count)" || true; grep -c ERROR "$D/n$i.log" || true; done
+for i in 1 2 3; do echo "--- n$i"; curl -s http://127.0.0.1:5710$i/metrics | grep -E "^maharajah_cluster_(owned|claims|proxied_connections_total|redirects|fenced|rooms_lost)|commit_seconds_(sum|count)" || true; grep -c ERROR "$D/n$i.log" || true; done
