@@ -12,11 +12,10 @@
 //! through the next one, so every game has its players on two nodes (one of them forwarded to
 //! the room's owner, or, by nodes started with `--redirect`, sent there: every connection
 //! follows a `redirect`). A game whose connection drops (a node killed or drained under load)
-//! reconnects both players through the nodes, each from one picked at random, and rejoins, as
-//! the app does; it then
-//! checks that every move it had acknowledged is in the room's snapshot ("acknowledged moves
-//! lost") and counts the time from the drop to both players seated again ("reconnect to
-//! resumed").
+//! reconnects both players at once through the nodes, each from one picked at random, and
+//! rejoins, as the app does; it then checks that every move it had acknowledged is in the
+//! room's snapshot ("acknowledged moves lost") and counts the time from the drop to both
+//! players seated again ("reconnect to resumed").
 //!
 //! `--lobby`: every room comes from the lobby instead of a code passed by hand, a third of the
 //! game pairs each way: a casual challenge posted by one and accepted by the other; quick
