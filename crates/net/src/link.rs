@@ -400,16 +400,18 @@ fn try_order(n: usize, from: usize, pick: usize) -> impl Iterator<Item = usize> 
     }))
 }
 
-/// Connects to the first of `urls` that answers, trying `from` first (see [`try_order`]): the
-/// socket, the welcome and which address it was. A refused protocol version ends the search
-/// (another node of the same service would refuse it too); else the last address's error.
+/// Connects to the first of `urls` that answers, in [`try_order`] (`pick` 0: in turn from
+/// `from`): the socket, the welcome and which address it was. A refused protocol version ends
+/// the search (another node of the same service would refuse it too); else the last address's
+/// error.
 async fn establish_any(
     urls: &[String],
     from: usize,
+    pick: usize,
     options: &ConnectOptions,
 ) -> Result<(Ws, Welcome, usize), NetError> {
     let mut last = None;
-    for at in try_order(urls.len(), from, rand::random::<u32>() as usize) {
+    for at in try_order(urls.len(), from, pick) {
         match establish(&urls[at], options).await {
             Ok((ws, welcome)) => return Ok((ws, welcome, at)),
             Err(e @ NetError::VersionMismatch(_)) => return Err(e),
@@ -429,7 +431,8 @@ pub(crate) async fn start<F: Flavour>(
     flavour: F,
 ) -> Result<(Handle<F::Req, F::Reply>, mpsc::UnboundedReceiver<EventOf<F>>), NetError> {
     let urls = addresses(url);
-    let (ws, welcome, at) = establish_any(&urls, 0, &options).await?;
+    // The first connection tries the addresses in the order given.
+    let (ws, welcome, at) = establish_any(&urls, 0, 0, &options).await?;
     let (events, events_rx) = mpsc::unbounded_channel();
     flavour.on_welcome(&welcome);
     let _ = events.send(LinkEvent::connected(welcome));
@@ -679,7 +682,8 @@ impl<F: Flavour> Task<F> {
                 Err(_) => self.node = None,
             }
         }
-        let (ws, welcome, at) = establish_any(&self.urls, self.at, &self.options).await?;
+        let pick = rand::random::<u32>() as usize;
+        let (ws, welcome, at) = establish_any(&self.urls, self.at, pick, &self.options).await?;
         self.at = at;
         Ok((ws, welcome))
     }
@@ -990,6 +994,8 @@ mod tests {
     fn the_last_address_first_then_the_others_from_a_random_one() {
         for n in 1..6 {
             for from in 0..n {
+                let in_turn: Vec<usize> = (0..n).map(|i| (from + i) % n).collect();
+                assert_eq!(try_order(n, from, 0).collect::<Vec<_>>(), in_turn, "pick 0: in turn");
                 let mut starts = std::collections::BTreeSet::<usize>::new();
                 for pick in 0..2 * n {
                     let order: Vec<usize> = try_order(n, from, pick).collect();
