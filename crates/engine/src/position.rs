@@ -437,6 +437,47 @@ impl Position {
             & theirs
     }
 
+    /// Pieces of either colour that attack `sq` by a leap or a step (knights and the knight's
+    /// atom, kings, pawns), whatever the occupancy: with [`Position::slider_attackers`] they are
+    /// `attackers_to(sq, White, occ) | attackers_to(sq, Black, occ)`.
+    #[inline]
+    #[must_use]
+    pub(crate) fn leaper_attackers(&self, sq: Square) -> Bitboard {
+        let pawns = self.by_role[Role::Pawn];
+        (knight_attacks(sq) & self.knight_leapers())
+            | (king_attacks(sq) & self.by_role[Role::King])
+            | (pawn_attacks(Color::Black, sq) & pawns & self.by_color[Color::White])
+            | (pawn_attacks(Color::White, sq) & pawns & self.by_color[Color::Black])
+    }
+
+    /// Pieces of either colour that slide onto `sq` with the given occupancy.
+    #[inline]
+    #[must_use]
+    pub(crate) fn slider_attackers(&self, sq: Square, occupied: Bitboard) -> Bitboard {
+        (bishop_attacks(sq, occupied) & self.diagonal_sliders())
+            | (rook_attacks(sq, occupied) & self.orthogonal_sliders())
+    }
+
+    /// Whether taking the piece of `attacker` on `from` off `occupied`'s board (with a move to a
+    /// square already in `occupied`) uncovers one of `attacker`'s sliders on `sq`. Only the line
+    /// through `sq` and `from` can open, so it alone is looked at; equal to
+    /// `attackers_to(sq, attacker, occupied).without(from).any()` wherever `sq` was not already
+    /// attacked by `attacker` (the king of the side not to move, in a legal position).
+    #[inline]
+    #[must_use]
+    pub fn uncovers(&self, sq: Square, from: Square, attacker: Color, occupied: Bitboard) -> bool {
+        let ray = line(sq, from);
+        if ray.is_empty() {
+            return false;
+        }
+        let (slides, sliders) = if rook_attacks(sq, Bitboard::EMPTY).contains(from) {
+            (rook_attacks(sq, occupied), self.orthogonal_sliders())
+        } else {
+            (bishop_attacks(sq, occupied), self.diagonal_sliders())
+        };
+        (slides & ray & sliders & self.by_color[attacker]).without(from).any()
+    }
+
     /// Pieces giving check to the side to move.
     #[must_use]
     pub fn checkers(&self) -> Bitboard {

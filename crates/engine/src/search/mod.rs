@@ -1460,7 +1460,8 @@ fn gives_check_plain(pos: &Position, mv: Move) -> Option<bool> {
     let role = pos.role_at(mv.from)?;
     let occupied = pos.occupied().without(mv.from).with(mv.to);
     let direct = Position::attacks_of(us, role, mv.to, occupied).contains(king);
-    let uncovered = pos.attackers_to(king, us, occupied).without(mv.from).any();
+    // The enemy king is not attacked before our move: only a line through `from` can open.
+    let uncovered = pos.uncovers(king, mv.from, us, occupied);
     Some(direct || uncovered)
 }
 
@@ -1587,8 +1588,12 @@ mod tests {
             (Variant::Maharajah, "mcnbkbnr/4p3/8/8/8/8/3PPPP1/CANAKBNA w - - 0 1"),
             (Variant::Maharajah, "4k3/8/8/3A4/8/8/8/C3K2M w - - 0 1"),
             (Variant::Horde, "r3k2r/p2n1ppp/8/1PP2PP1/P1PN1P1P/2P5/8/8 b kq - 0 1"),
+            // Discovered checks: along a file, a diagonal, by compound pieces.
+            (Variant::Chess, "4k3/8/8/8/4N3/8/1B6/4R1K1 w - - 0 1"),
+            (Variant::Maharajah, "4k3/8/2P5/8/4B3/8/8/M3C1K1 w - - 0 1"),
+            (Variant::Maharajah, "6k1/8/4N3/8/2A5/8/8/6K1 w - - 0 1"),
         ];
-        let mut checks = 0;
+        let (mut checks, mut discovered) = (0, 0);
         for (variant, fen) in roots {
             let root = Position::from_fen(variant, fen).expect("test FEN is valid");
             let mut positions = vec![root.clone()];
@@ -1602,11 +1607,19 @@ mod tests {
                     if let Some(check) = gives_check_plain(&pos, mv) {
                         assert_eq!(check, child.is_check(), "{mv} in {pos}");
                         checks += usize::from(check);
+                        let (us, occupied) = (pos.turn(), child.occupied());
+                        if let (Some(king), Some(role)) =
+                            (pos.king_of(us.other()), pos.role_at(mv.from))
+                        {
+                            let direct = Position::attacks_of(us, role, mv.to, occupied);
+                            discovered += usize::from(check && !direct.contains(king));
+                        }
                     }
                 }
             }
         }
         assert!(checks > 50, "{checks}");
+        assert!(discovered > 20, "discovered checks seen: {discovered}");
     }
 
     #[test]

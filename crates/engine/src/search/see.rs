@@ -1,8 +1,8 @@
 //! Static exchange evaluation: what a capture wins or loses once both sides have recaptured on
 //! its square with their cheapest pieces for as long as it pays.
 //!
-//! Attackers are found afresh after every capture with the occupancy as it then stands, so
-//! pieces behind a slider (x-rays) join in, also through compound pieces (a chancellor behind a
+//! Sliding attackers are found afresh after every capture with the occupancy as it then
+//! stands, so pieces behind a slider (x-rays) join in, also through compound pieces (a chancellor behind a
 //! rook, an archbishop behind a bishop). Pins are ignored, and the king takes part only as the
 //! last capturer (it may not capture into a defended square). Values are
 //! [`role_value`](crate::eval::role_value): pawn 100 … Maharajah 1,280.
@@ -65,10 +65,14 @@ pub fn see(pos: &Position, mv: Move) -> i32 {
     gain[0] = first;
     let mut depth = 0;
     let mut side = us.other();
+    // Both sides' attackers of the square: the leapers once (a capture only takes one away),
+    // the sliders again after each capture (one may have uncovered another behind it).
+    let leapers = pos.leaper_attackers(to);
+    let mut all = (leapers | pos.slider_attackers(to, occ)) & occ;
     loop {
-        let attackers = pos.attackers_to(to, side, occ) & occ;
+        let attackers = all & pos.by_color(side);
         let Some((sq, role)) = cheapest(pos, attackers) else { break };
-        if role == Role::King && (pos.attackers_to(to, side.other(), occ) & occ).without(to).any() {
+        if role == Role::King && (all & pos.by_color(side.other())).without(to).any() {
             // The king may not capture onto a defended square.
             break;
         }
@@ -83,6 +87,7 @@ pub fn see(pos: &Position, mv: Move) -> i32 {
         }
         on_square = value(role);
         occ = occ.without(sq);
+        all = (leapers | pos.slider_attackers(to, occ)) & occ;
         side = side.other();
     }
     while depth > 0 {
