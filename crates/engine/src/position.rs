@@ -465,7 +465,13 @@ impl Position {
     /// attacked by `attacker` (the king of the side not to move, in a legal position).
     #[inline]
     #[must_use]
-    pub fn uncovers(&self, sq: Square, from: Square, attacker: Color, occupied: Bitboard) -> bool {
+    pub(crate) fn uncovers(
+        &self,
+        sq: Square,
+        from: Square,
+        attacker: Color,
+        occupied: Bitboard,
+    ) -> bool {
         let ray = line(sq, from);
         if ray.is_empty() {
             return false;

@@ -2,9 +2,9 @@
 //! its square with their cheapest pieces for as long as it pays.
 //!
 //! Sliding attackers are found afresh after every capture with the occupancy as it then
-//! stands, so pieces behind a slider (x-rays) join in, also through compound pieces (a chancellor behind a
-//! rook, an archbishop behind a bishop). Pins are ignored, and the king takes part only as the
-//! last capturer (it may not capture into a defended square). Values are
+//! stands, so pieces behind a slider (x-rays) join in, also through compound pieces (a
+//! chancellor behind a rook, an archbishop behind a bishop). Pins are ignored, and the king
+//! takes part only as the last capturer (it may not capture into a defended square). Values are
 //! [`role_value`](crate::eval::role_value): pawn 100 … Maharajah 1,280.
 
 use crate::eval::role_value;
