@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use common::TestServer;
+use common::{announced_address, TestServer};
 use futures_util::{SinkExt, StreamExt};
 use maharajah_chaturaji::cpu::{self, Level};
 use maharajah_chaturaji::game::Action as GameAction;
@@ -784,7 +784,6 @@ async fn a_restart_recovers_the_room_and_the_game_continues_identically() {
 }
 
 async fn spawn_server(db: &std::path::Path) -> (tokio::process::Child, SocketAddr) {
-    use tokio::io::AsyncBufReadExt;
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_maharajah-server"))
         .args(["--listen", "127.0.0.1:0", "--db"])
         .arg(db)
@@ -792,14 +791,8 @@ async fn spawn_server(db: &std::path::Path) -> (tokio::process::Child, SocketAdd
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = tokio::io::BufReader::new(stdout).lines();
-    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
-        .await
-        .expect("the server announces its address")
-        .unwrap()
-        .unwrap();
-    (child, line.rsplit(' ').next().unwrap().parse().unwrap())
+    let addr = announced_address(&mut child).await;
+    (child, addr)
 }
 
 #[tokio::test]

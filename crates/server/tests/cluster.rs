@@ -16,7 +16,6 @@ use common::rated::*;
 use common::*;
 use maharajah_protocol::*;
 use maharajah_server::store::PgStore;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 /// Short leases keep the tests fast: a dead node's rooms move within two seconds.
@@ -59,14 +58,7 @@ impl Node {
             .kill_on_drop(true)
             .spawn()
             .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
-        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
-            .await
-            .expect("the node announces its address")
-            .unwrap()
-            .unwrap();
-        let addr = line.rsplit(' ').next().unwrap().parse().unwrap();
+        let addr = announced_address(&mut child).await;
         let node = Node { child, addr, admin };
         node.until_ready().await;
         node

@@ -22,14 +22,7 @@ async fn spawn_server(db: &Path) -> (Child, SocketAddr) {
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = BufReader::new(stdout).lines();
-    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
-        .await
-        .expect("the server announces its address")
-        .unwrap()
-        .unwrap();
-    let addr = line.rsplit(' ').next().unwrap().parse().unwrap();
+    let addr = announced_address(&mut child).await;
     (child, addr)
 }
 
@@ -399,19 +392,10 @@ async fn descriptor_exhaustion_never_stops_the_server() {
         cmd.stdout(Stdio::piped()).stderr(Stdio::null()).kill_on_drop(true);
         cmd.spawn().unwrap()
     };
-    let address = |child: &mut Child| {
-        let stdout = child.stdout.take().unwrap();
-        async move {
-            let mut lines = BufReader::new(stdout).lines();
-            let wait = Duration::from_secs(10);
-            let line = tokio::time::timeout(wait, lines.next_line()).await.unwrap().unwrap();
-            line.unwrap().rsplit(' ').next().unwrap().parse::<SocketAddr>().unwrap()
-        }
-    };
 
     // The cap: 100 descriptors less the reserve of 64 leaves 36 connections.
     let mut child = start(None);
-    let addr = address(&mut child).await;
+    let addr = announced_address(&mut child).await;
     let mut held = Vec::new();
     for _ in 0..36 {
         held.push(Client::connect(addr).await);
@@ -430,7 +414,7 @@ async fn descriptor_exhaustion_never_stops_the_server() {
 
     // Past the limit: raw sockets fill every descriptor; accepting fails for a while.
     let mut child = start(Some("1000"));
-    let addr = address(&mut child).await;
+    let addr = announced_address(&mut child).await;
     let mut sockets = Vec::new();
     for _ in 0..150 {
         if let Ok(s) = tokio::net::TcpStream::connect(addr).await {

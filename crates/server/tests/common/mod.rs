@@ -64,6 +64,20 @@ impl TestServer {
 }
 
 /// A plain HTTP/1.1 `GET` of `path` from `addr`: the status code and the body.
+/// The address a `maharajah-server` child process (stdout piped) announces on its first line
+/// (`maharajah-server VERSION listening on ADDR`), within 10 s.
+pub async fn announced_address(child: &mut tokio::process::Child) -> SocketAddr {
+    use tokio::io::AsyncBufReadExt;
+    let stdout = child.stdout.take().expect("the server's stdout is piped");
+    let mut lines = tokio::io::BufReader::new(stdout).lines();
+    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .expect("the server announces its address")
+        .unwrap()
+        .unwrap();
+    line.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
 pub async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut s = TcpStream::connect(addr).await.unwrap();
