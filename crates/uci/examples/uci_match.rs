@@ -14,7 +14,10 @@
 //! (`A`/`B`), result, how it ended, start FEN, the moves, and the score the mover reported for
 //! each move, from White's view in centipawns, mates as ±100000, `-` if none; `tune import`
 //! turns such logs into tuning positions), `--mirror` (Maharajah: Black's random army is
-//! White's, mirrored, so the start is balanced).
+//! White's, mirrored, so the start is balanced), `--balanced CP` (Maharajah: two independent
+//! random armies, kept only when this crate's engine, searching the start for
+//! [`BALANCE_NODES`] nodes, scores it within CP centipawns of even; the others are drawn
+//! again).
 //!
 //! Starts: chess and Horde play four random legal plies from the start position; Maharajah draws
 //! two random armies with [`Army::random`] (the same generator the app's "random army" uses). A
@@ -36,10 +39,11 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use maharajah_engine::search::{Limits, Score, Searcher};
 use maharajah_engine::{start_position, Army, Color, Game, Move, Outcome, Position, Variant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -58,6 +62,7 @@ struct Options {
     concurrency: usize,
     log: Option<String>,
     mirror: bool,
+    balanced: Option<i32>,
 }
 
 fn options() -> Options {
@@ -75,6 +80,7 @@ fn options() -> Options {
         concurrency: 1,
         log: None,
         mirror: false,
+        balanced: None,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -98,6 +104,7 @@ fn options() -> Options {
             "--max-plies" => o.max_plies = n() as usize,
             "--concurrency" => o.concurrency = n().max(1) as usize,
             "--log" => o.log = Some(v.clone()),
+            "--balanced" => o.balanced = Some(n() as i32),
             "--mirror" => {
                 o.mirror = true;
                 i += 1;
@@ -279,13 +286,37 @@ fn fairy_ini(name: &str, start: &Position) -> String {
     )
 }
 
-fn opening(variant: Variant, mirror: bool, rng: &mut ChaCha8Rng) -> Position {
-    match variant {
+/// Nodes of the search that judges a `--balanced` start.
+const BALANCE_NODES: u64 = 50_000;
+
+/// The score of `pos` for the side to move after a [`BALANCE_NODES`] search; mates count as
+/// far beyond any balance limit.
+fn judge(pos: &Position) -> i32 {
+    let mut searcher = Searcher::new(8);
+    let stop = AtomicBool::new(false);
+    let result = searcher.think_position(
+        pos,
+        &[],
+        &Limits::nodes(BALANCE_NODES),
+        &stop,
+        &|| Duration::ZERO,
+        &mut |_| {},
+    );
+    match result.score {
+        Score::Cp(cp) => cp,
+        Score::Mate(_) => i32::MAX,
+    }
+}
+
+fn opening(o: &Options, rng: &mut ChaCha8Rng) -> Position {
+    match o.variant {
         Variant::Maharajah => loop {
             let w = Army::random(Color::White, rng);
-            let b = if mirror { w.mirrored() } else { Army::random(Color::Black, rng) };
+            let b = if o.mirror { w.mirrored() } else { Army::random(Color::Black, rng) };
             if let Ok(p) = start_position(&w, &b) {
-                break p;
+                if !o.balanced.is_some_and(|cp| judge(&p).abs() > cp) {
+                    break p;
+                }
             }
         },
         v => loop {
@@ -409,7 +440,7 @@ fn main() {
                     }
                     let mut rng =
                         ChaCha8Rng::seed_from_u64(o.seed.wrapping_mul(1_000_003) ^ (g / 2) as u64);
-                    let start = opening(o.variant, o.mirror, &mut rng);
+                    let start = opening(o, &mut rng);
                     let a_white = g % 2 == 0;
                     let (end, why, moves, scores) = if a_white {
                         play(o, &start, &mut a, &mut b)
