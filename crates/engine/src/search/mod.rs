@@ -1343,7 +1343,9 @@ impl Worker {
             k[1] = k[0];
             k[0] = Some(mv);
         }
-        let bonus = (depth * depth).min(400);
+        // Large enough against the ±16,384 bound that the history follows recent cut-offs
+        // (and moves the late-move reduction) within a search, not only over many.
+        let bonus = (32 * depth * depth + 128 * depth - 128).min(2400);
         let c = pos.turn() as usize * 64;
         update_history(&mut self.history[c + mv.from.index()][mv.to.index()], bonus);
         self.update_cont(pos, ply, mv, bonus);
