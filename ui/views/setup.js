@@ -7,7 +7,7 @@ import { errorText } from './errors.js';
 const radios = (name, ...choice) => segmented({ group: `setup-${name}`, input: name }, ...choice);
 
 /**
- * The chosen level on a human scale ("Level 3 · about 1400", the backend's calibration against
+ * The chosen level on a human scale ("Level 3 · about 1450", the backend's calibration against
  * Fairy-Stockfish's UCI_Elo), with what the ends of the scale mean; the hint alone until the
  * ratings have arrived.
  */
