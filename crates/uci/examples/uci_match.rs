@@ -17,7 +17,8 @@
 //! White's, mirrored, so the start is balanced), `--balanced CP` (Maharajah: two independent
 //! random armies, kept only when this crate's engine, searching the start for
 //! [`BALANCE_NODES`] nodes, scores it within CP centipawns of even; the others are drawn
-//! again).
+//! again. The judge is the engine this program was built with, so a seed gives the same
+//! starts only with the same build of `uci_match`).
 //!
 //! Starts: chess and Horde play four random legal plies from the start position; Maharajah draws
 //! two random armies with [`Army::random`] (the same generator the app's "random army" uses). A
