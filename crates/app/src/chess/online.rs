@@ -554,7 +554,11 @@ impl Live {
             my_turn,
             setup: self.stage,
             notice: self.notice.clone(),
-            ratings_changed: self.ratings_changed,
+            // The replica may hold a rematch's new seat before its `Seated` event has cleared
+            // the finished game's changes here: they belong to the room of `seat_code` only.
+            ratings_changed: self
+                .ratings_changed
+                .filter(|_| seat.as_ref().map(|s| &s.code) == self.seat_code.as_ref()),
             watching: self.watching.is_some(),
             rematch_offer: self.conn.with_lobby(|l| {
                 l.rematch
