@@ -2,6 +2,10 @@
 //! structure and Horde terms, tapered between middlegame and endgame. Scores are centipawns
 //! from the side to move's point of view.
 //!
+//! In chess games the search adds the correction of a small network ([`nnue`], trained on
+//! Fairy-Stockfish's scores of chess positions) to this evaluation; [`evaluate`] itself stays
+//! the hand-written one, and Maharajah and Horde use it alone.
+//!
 //! # How the weights were chosen
 //! They start from hand-set values: standard engine defaults for the orthodox terms, the
 //! published self-play results below for the compound pieces, and two checks in this crate —
@@ -48,6 +52,7 @@
 //! * **Mop-up**: with a winning material lead and no enemy pawns, drive the lone king to the
 //!   edge and bring the own king close, so the compound pieces' mates are found.
 
+pub mod nnue;
 mod psq;
 mod pst;
 
@@ -367,6 +372,31 @@ pub fn evaluate(pos: &Position) -> i32 {
 #[must_use]
 pub(crate) fn evaluate_cached(pos: &Position, cache: &mut PawnCache) -> i32 {
     evaluate_from(pos, &WEIGHTS, pos.psq, cache.get(pos))
+}
+
+/// The evaluation the search uses: the network ([`nnue`]) where it applies
+/// ([`network_applies`]), else [`evaluate_cached`].
+#[must_use]
+pub(crate) fn evaluate_search(pos: &Position, cache: &mut PawnCache) -> i32 {
+    if network_applies(pos) {
+        let net = nnue::network();
+        if net.residual {
+            evaluate_cached(pos, cache) + net.evaluate(pos)
+        } else {
+            net.evaluate(pos)
+        }
+    } else {
+        evaluate_cached(pos, cache)
+    }
+}
+
+/// Whether the network evaluates `pos`: it was trained on chess positions only, so a position
+/// under chess's rules (a chess game, or a Maharajah game begun from the orthodox array, which
+/// is one) with both kings on the board. Other Maharajah armies (which stand where chess's
+/// never do) and Horde keep the hand-written evaluation alone.
+#[must_use]
+pub fn network_applies(pos: &Position) -> bool {
+    pos.rules().variant == crate::Variant::Chess && both_kings(pos)
 }
 
 /// [`evaluate`] with other weights (for tuning).

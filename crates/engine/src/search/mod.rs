@@ -50,7 +50,7 @@ mod tt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::eval::{evaluate_cached, evaluate_estimate, role_value, PawnCache};
+use crate::eval::{evaluate_estimate, evaluate_search, network_applies, role_value, PawnCache};
 use crate::game::Game;
 use crate::moves::{Move, MoveList, MAX_MOVES};
 use crate::position::Position;
@@ -892,7 +892,7 @@ impl Worker {
             }
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate_cached(pos, &mut self.pawns);
+            return evaluate_search(pos, &mut self.pawns);
         }
 
         let key = pos.hash();
@@ -915,7 +915,7 @@ impl Worker {
         let raw_eval = if in_check {
             -INF
         } else {
-            hit.and_then(|h| h.eval).unwrap_or_else(|| evaluate_cached(pos, &mut self.pawns))
+            hit.and_then(|h| h.eval).unwrap_or_else(|| evaluate_search(pos, &mut self.pawns))
         };
         let static_eval = if in_check { -INF } else { self.corrected(pos, raw_eval) };
 
@@ -1154,7 +1154,7 @@ impl Worker {
             return -MATE + ply as i32;
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate_cached(pos, &mut self.pawns);
+            return evaluate_search(pos, &mut self.pawns);
         }
         let in_check = pos.is_check();
         // The table: any entry is deep enough here; its stored evaluation saves one.
@@ -1182,13 +1182,16 @@ impl Worker {
         } else {
             let correction = self.correction(pos);
             let raw = hit.and_then(|h| h.eval).unwrap_or_else(|| {
+                if network_applies(pos) {
+                    return evaluate_search(pos, &mut self.pawns);
+                }
                 let quick = evaluate_estimate(pos, &mut self.pawns);
                 let q = quick + correction;
                 lazy = q - LAZY_MARGIN >= beta || q + LAZY_MARGIN <= alpha;
                 if lazy {
                     quick
                 } else {
-                    evaluate_cached(pos, &mut self.pawns)
+                    evaluate_search(pos, &mut self.pawns)
                 }
             });
             (raw, (raw + correction).clamp(-MATE_BOUND + 1, MATE_BOUND - 1))

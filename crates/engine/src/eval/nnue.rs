@@ -1,0 +1,271 @@
+//! The evaluation network: a small, efficiently evaluated network ("NNUE") that corrects the
+//! hand-written evaluation in chess games.
+//!
+//! Shape: `FEATURES → HIDDEN` per perspective (the side to move's and the other side's, the
+//! same weights), squared clipped ReLU, then one output from both halves (the side to move's
+//! first). An input is a piece on a square seen from one side: own or enemy, its role (all
+//! nine, so the shape holds for Maharajah's pieces), and its square, flipped vertically for
+//! Black. With 32 neurons the file is 74 KB and a full evaluation sums the weight rows of the
+//! pieces on the board (no incremental update: at this size it costs about what the
+//! hand-written evaluation does).
+//!
+//! The network in use is `net.bin` beside this file, embedded with `include_bytes!`. Its output
+//! is added to [`crate::eval::evaluate`] (a *residual* network, magic `MHR1`), only where
+//! [`crate::eval::network_applies`]: a chess game with both kings. It was trained
+//! by `crates/engine/examples/nnue.rs` on chess positions from this engine's self-play, each
+//! scored by Fairy-Stockfish's search; the data, the commands and the matches that admitted it
+//! are in `crates/engine/README.md` ("The evaluation network") and BENCHMARKS.md.
+//!
+//! File format (little-endian): the magic (`MHN1`: the output is the score; `MHR1`: it is added
+//! to the hand-written evaluation), `u32` hidden size, then the input weights as `i16`
+//! (feature-major, `FEATURES × HIDDEN`, scaled by [`QA`]), the hidden biases (`i16`, by [`QA`]),
+//! the output weights (`i16`, `2 × HIDDEN`, by [`QB`]) and the output bias (`i32`, by
+//! `QA · QB`). The float output is in units of [`SCALE`] centipawns.
+
+use std::sync::OnceLock;
+
+use crate::{Color, Piece, Position, Square};
+
+/// Inputs: one per (own or enemy, role, square from the viewer's side).
+pub const FEATURES: usize = 2 * 9 * 64;
+/// Neurons of the hidden layer, per perspective.
+pub const HIDDEN: usize = 32;
+/// Scale of the input weights and hidden biases.
+pub const QA: i32 = 255;
+/// Scale of the output weights.
+pub const QB: i32 = 1024;
+/// Centipawns per unit of the float output.
+pub const SCALE: i32 = 400;
+
+const MAGIC: &[u8; 4] = b"MHN1";
+/// The magic of a network whose output corrects the hand-written evaluation.
+const MAGIC_RESIDUAL: &[u8; 4] = b"MHR1";
+
+/// The input index of `piece` on `sq`, seen by `view` (squares flipped for Black, so both sides
+/// see their own pieces from their first rank).
+#[must_use]
+pub fn feature(view: Color, piece: Piece, sq: Square) -> usize {
+    let side = usize::from(piece.color != view);
+    (side * 9 + piece.role.index()) * 64 + sq.relative(view).index()
+}
+
+/// A quantised network.
+pub struct Network {
+    /// Whether the output is added to the hand-written evaluation (else it is the score).
+    pub residual: bool,
+    w1: Box<[i16]>,
+    b1: [i16; HIDDEN],
+    w2: [i16; 2 * HIDDEN],
+    b2: i32,
+}
+
+/// Why a network file cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NetError {
+    /// It does not start with `MHN1`.
+    Magic,
+    /// Its hidden size is not [`HIDDEN`].
+    Hidden(u32),
+    /// It is not as long as its shape needs.
+    Length(usize),
+}
+
+impl std::fmt::Display for NetError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NetError::Magic => write!(f, "not a network file (no MHN1 or MHR1 magic)"),
+            NetError::Hidden(h) => write!(f, "hidden size {h}, this build needs {HIDDEN}"),
+            NetError::Length(n) => write!(f, "{n} bytes, not the length of a network"),
+        }
+    }
+}
+
+impl std::error::Error for NetError {}
+
+const fn file_len() -> usize {
+    8 + 2 * (FEATURES * HIDDEN + HIDDEN + 2 * HIDDEN) + 4
+}
+
+impl Network {
+    /// Reads a network file.
+    ///
+    /// # Errors
+    /// [`NetError`] when the bytes are not a network of this shape.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetError> {
+        let residual = match bytes.get(..4) {
+            Some(m) if m == MAGIC.as_slice() => false,
+            Some(m) if m == MAGIC_RESIDUAL.as_slice() => true,
+            _ => return Err(NetError::Magic),
+        };
+        let Some(&[a, b, c, d]) = bytes.get(4..8) else {
+            return Err(NetError::Length(bytes.len()));
+        };
+        let hidden = u32::from_le_bytes([a, b, c, d]);
+        if hidden as usize != HIDDEN {
+            return Err(NetError::Hidden(hidden));
+        }
+        if bytes.len() != file_len() {
+            return Err(NetError::Length(bytes.len()));
+        }
+        let mut words = bytes[8..].chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]]));
+        let w1: Box<[i16]> = words.by_ref().take(FEATURES * HIDDEN).collect();
+        let mut b1 = [0i16; HIDDEN];
+        for (b, w) in b1.iter_mut().zip(words.by_ref()) {
+            *b = w;
+        }
+        let mut w2 = [0i16; 2 * HIDDEN];
+        for (b, w) in w2.iter_mut().zip(words.by_ref()) {
+            *b = w;
+        }
+        let t = &bytes[bytes.len() - 4..];
+        let b2 = i32::from_le_bytes([t[0], t[1], t[2], t[3]]);
+        Ok(Network { residual, w1, b1, w2, b2 })
+    }
+
+    fn accumulate(&self, pos: &Position, view: Color, acc: &mut [i16; HIDDEN]) {
+        *acc = self.b1;
+        for (sq, piece) in pos.pieces() {
+            let f = feature(view, piece, sq);
+            let row = &self.w1[f * HIDDEN..(f + 1) * HIDDEN];
+            for (a, w) in acc.iter_mut().zip(row) {
+                *a = a.wrapping_add(*w);
+            }
+        }
+    }
+
+    /// The network's score of `pos` in centipawns, from the side to move's view.
+    #[must_use]
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        let us = pos.turn();
+        let mut acc = [[0i16; HIDDEN]; 2];
+        self.accumulate(pos, us, &mut acc[0]);
+        self.accumulate(pos, us.other(), &mut acc[1]);
+        let mut sum: i64 = 0;
+        for (k, a) in acc.iter().enumerate() {
+            for (x, w) in a.iter().zip(&self.w2[k * HIDDEN..(k + 1) * HIDDEN]) {
+                let c = i32::from(*x).clamp(0, QA);
+                // Within 255 · 255 · 2,028: fits i32.
+                sum += i64::from(c * c * i32::from(*w));
+            }
+        }
+        let out = sum / i64::from(QA) + i64::from(self.b2);
+        (out * i64::from(SCALE) / i64::from(QA * QB)) as i32
+    }
+}
+
+/// Quantises float weights (the trainer's) into the file format; `residual` marks a network
+/// whose output corrects the hand-written evaluation.
+#[must_use]
+pub fn quantise(w1: &[f32], b1: &[f32], w2: &[f32], b2: f32, residual: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(file_len());
+    out.extend_from_slice(if residual { MAGIC_RESIDUAL } else { MAGIC });
+    out.extend_from_slice(&(HIDDEN as u32).to_le_bytes());
+    let q = |x: f32, s: i32| (x * s as f32).round().clamp(-32_767.0, 32_767.0) as i16;
+    for &w in w1.iter().chain(b1) {
+        out.extend_from_slice(&q(w, QA).to_le_bytes());
+    }
+    for &w in w2 {
+        out.extend_from_slice(&q(w, QB).to_le_bytes());
+    }
+    out.extend_from_slice(&((b2 * (QA * QB) as f32).round() as i32).to_le_bytes());
+    out
+}
+
+static NET: OnceLock<Network> = OnceLock::new();
+
+/// The embedded network.
+#[must_use]
+pub fn network() -> &'static Network {
+    NET.get_or_init(|| {
+        Network::from_bytes(include_bytes!("net.bin")).unwrap_or_else(|e| {
+            panic!("the embedded network is broken ({e}); rebuild it with examples/nnue.rs")
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::{evaluate, evaluate_search, network_applies, PawnCache};
+    use crate::{Position, Variant};
+
+    fn pos(variant: Variant, fen: &str) -> Position {
+        crate::attacks::init();
+        Position::from_fen(variant, fen).expect("test FEN is valid")
+    }
+
+    #[test]
+    fn the_embedded_network_reads_and_corrects_chess_only() {
+        let net = network();
+        assert!(net.residual, "the embedded network corrects the hand-written evaluation");
+        let mut cache = PawnCache::new();
+        let chess = pos(
+            Variant::Chess,
+            "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+        );
+        assert!(network_applies(&chess));
+        assert_eq!(evaluate_search(&chess, &mut cache), evaluate(&chess) + net.evaluate(&chess));
+        // Maharajah (even with classic armies) and Horde: the hand-written evaluation alone.
+        let maharajah = pos(Variant::Maharajah, "rnbqkbnr/pppppppp/8/8/8/8/8/CCCAKBA1 w kq - 0 1");
+        let classic =
+            pos(Variant::Maharajah, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBRN w kq - 0 1");
+        let horde = Position::new(Variant::Horde);
+        for p in [maharajah, classic, horde] {
+            assert!(!network_applies(&p), "{p}");
+            assert_eq!(evaluate_search(&p, &mut cache), evaluate(&p), "{p}");
+        }
+        // Two classic armies on the orthodox array are a game of chess (the standard profile).
+        let orthodox =
+            pos(Variant::Maharajah, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        assert!(network_applies(&orthodox));
+    }
+
+    #[test]
+    fn a_position_and_its_colour_mirror_score_the_same() {
+        let net = network();
+        for (fen, mirrored) in [
+            (
+                "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+                "rnbqk2r/pppp1ppp/5n2/2b1p3/4P3/2N2N2/PPPP1PPP/R1BQKB1R b KQkq - 4 4",
+            ),
+            ("8/5k2/8/3p4/8/2N5/5PPP/6K1 b - - 0 40", "6k1/5ppp/2n5/8/3P4/8/5K2/8 w - - 0 40"),
+        ] {
+            let (a, b) = (pos(Variant::Chess, fen), pos(Variant::Chess, mirrored));
+            assert_eq!(net.evaluate(&a), net.evaluate(&b), "{fen}");
+        }
+    }
+
+    #[test]
+    fn a_broken_file_is_refused_with_its_reason() {
+        assert_eq!(Network::from_bytes(b"MH").err(), Some(NetError::Magic));
+        assert_eq!(Network::from_bytes(b"XXXX\x40\0\0\0").err(), Some(NetError::Magic));
+        assert_eq!(Network::from_bytes(b"MHR1").err(), Some(NetError::Length(4)));
+        assert_eq!(Network::from_bytes(b"MHR1\x07\0\0\0").err(), Some(NetError::Hidden(7)));
+        let mut short = b"MHN1".to_vec();
+        short.extend_from_slice(&(HIDDEN as u32).to_le_bytes());
+        short.extend_from_slice(&[0; 100]);
+        assert_eq!(Network::from_bytes(&short).err(), Some(NetError::Length(108)));
+    }
+
+    #[test]
+    fn quantised_weights_give_the_float_network() {
+        // One hidden neuron fed by a white pawn on e2 (seen by White) with weight 0.5: the side
+        // to move's half gives 0.5² · 1.0, the other side's half nothing (its e2 is Black's e7).
+        let mut w1 = vec![0.0f32; FEATURES * HIDDEN];
+        let f = feature(
+            Color::White,
+            Piece { color: Color::White, role: crate::Role::Pawn },
+            Square::from_coords(4, 1).expect("e2"),
+        );
+        w1[f * HIDDEN] = 0.5;
+        let b1 = vec![0.0f32; HIDDEN];
+        let mut w2 = vec![0.0f32; 2 * HIDDEN];
+        w2[0] = 1.0;
+        let net = Network::from_bytes(&quantise(&w1, &b1, &w2, 0.25, false)).expect("a network");
+        let p = pos(Variant::Chess, "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
+        // (0.25 + 0.25) · 400 cp, within the rounding of 0.5 · 255.
+        assert!((net.evaluate(&p) - 200).abs() <= 1, "{}", net.evaluate(&p));
+        let black = pos(Variant::Chess, "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1");
+        assert_eq!(net.evaluate(&black), 100);
+    }
+}
