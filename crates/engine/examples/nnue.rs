@@ -1,0 +1,670 @@
+//! Data generator and trainer of the evaluation network ([`maharajah_engine::eval::nnue`]).
+//!
+//! ```text
+//! cargo build --release -p maharajah-engine --example nnue
+//! tools/build-fairy-stockfish.sh /tmp/fsb
+//! nnue gen --fsf /tmp/fsb/fairy-stockfish --games 23000 --nodes 800 --depth 7 --threads 2 \
+//!     --seed 1 --out /tmp/chess.txt
+//! nnue train /tmp/chess.txt --out crates/engine/src/eval/net.bin
+//! nnue show NET FILE      # the network's correction and the evaluation beside each label
+//! ```
+//!
+//! `gen` plays this engine against itself at a fixed node count per move from chess starts
+//! (eight to eleven random plies; one move in ten of the first thirty plies is random, so the
+//! games spread), and has Fairy-Stockfish (classical evaluation) search every position from
+//! ply 8 on that is not in check to a fixed depth. A position is kept when Fairy-Stockfish's
+//! best move there is quiet (no capture, no promotion) and its score is no mate; the line is
+//! `fen|score|result`: the score in centipawns and the game's result (1, ½, 0), both from the
+//! side to move's view. It appends to the file. Each game is deterministic from the seed and its
+//! number; with several threads the games' order in the file is not.
+//!
+//! `train` reads such files and drops positions scored beyond `--max-score` (default 500:
+//! lopsided positions pulled the network towards large corrections that measured worse). It
+//! finds the factor between Fairy-Stockfish's centipawns and this engine's (the one that best
+//! fits the hand-written evaluation to the scores), so the network learns what the evaluation
+//! misses rather than a change of units, and holds out every twentieth block of 2,000 lines
+//! (whole games). The network's output is added to the hand-written evaluation
+//! ([`maharajah_engine::eval::evaluate`]); it is fitted by Adam (`--lr`, default 0.002, falling
+//! to 0.3× and 0.1× over the last third; `--batch` 4,096; `--epochs` 5; `--threads` 2) on the
+//! squared error of `σ(evaluation / 400 + output)` against `σ(score / 400 / factor)`, blended
+//! with the result by `--result-weight` (default 0). Every input row is trained together with
+//! a shared row per (own or enemy, role), folded into the rows when the network is written. The
+//! epoch with the lowest held-out error is written, quantised ([`maharajah_engine::eval::nnue`]
+//! documents the format), and the mean difference the quantisation makes is printed.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use maharajah_engine::eval::nnue::{self, FEATURES, HIDDEN};
+use maharajah_engine::search::{Limits, Score, Searcher};
+use maharajah_engine::{Color, Game, Outcome, Position, Variant};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map_or(default, |v| v.parse().unwrap_or_else(|_| panic!("{name}: cannot read {v}")))
+}
+
+fn text_arg<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).map(String::as_str)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    maharajah_engine::attacks::init();
+    match args.first().map(String::as_str) {
+        Some("gen") => generate(&args),
+        Some("train") => train(&args),
+        Some("show") => show(&args),
+        _ => eprintln!(
+            "usage: nnue gen --fsf PATH --games N --nodes N --depth D --threads N --seed S --out FILE\n\
+             \x20      nnue train FILE... [--epochs N] [--threads N] [--lr X] [--batch N] \
+             [--result-weight W] [--max-score CP] [--decay X] [--seed S] --out FILE\n\
+             \x20      nnue show NET FILE"
+        ),
+    }
+}
+
+/// A Fairy-Stockfish process.
+struct Fsf {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+}
+
+impl Fsf {
+    fn start(path: &str) -> Fsf {
+        let mut child = Command::new(path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start Fairy-Stockfish");
+        let input = child.stdin.take().expect("stdin");
+        let output = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut e = Fsf { child, input, output };
+        e.send("uci");
+        e.until(|l| l == "uciok");
+        e.send("setoption name Hash value 16");
+        e.send("isready");
+        e.until(|l| l == "readyok");
+        e
+    }
+
+    fn send(&mut self, s: &str) {
+        writeln!(self.input, "{s}").expect("write to Fairy-Stockfish");
+        self.input.flush().expect("flush");
+    }
+
+    fn until(&mut self, mut done: impl FnMut(&str) -> bool) -> String {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let n = self.output.read_line(&mut line).expect("Fairy-Stockfish output");
+            assert!(n > 0, "Fairy-Stockfish closed its output");
+            let l = line.trim_end();
+            if done(l) {
+                return l.to_string();
+            }
+        }
+    }
+
+    /// Searches `fen` to `depth`; the best move's text and the score (side to move's view;
+    /// `None` for a mate score).
+    fn label(&mut self, fen: &str, depth: u32) -> (String, Option<i32>) {
+        self.send(&format!("position fen {fen}"));
+        self.send(&format!("go depth {depth}"));
+        let mut score = None;
+        let last = self.until(|l| {
+            if l.starts_with("info") && !l.contains("bound") {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                if let Some(i) = w.iter().position(|x| *x == "score") {
+                    score = match (w.get(i + 1), w.get(i + 2).and_then(|v| v.parse::<i32>().ok())) {
+                        (Some(&"cp"), Some(v)) => Some(v),
+                        _ => None,
+                    };
+                }
+            }
+            l.starts_with("bestmove")
+        });
+        (last.split_whitespace().nth(1).unwrap_or("0000").to_string(), score)
+    }
+}
+
+impl Drop for Fsf {
+    fn drop(&mut self) {
+        let _ = writeln!(self.input, "quit");
+        let _ = self.input.flush();
+        let _ = self.child.wait();
+    }
+}
+
+fn chess_start(rng: &mut ChaCha8Rng) -> Position {
+    loop {
+        let mut pos = Position::new(Variant::Chess);
+        for _ in 0..rng.random_range(8..12) {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos.play_unchecked(moves[rng.random_range(0..moves.len())]);
+        }
+        if pos.has_legal_moves() {
+            return pos;
+        }
+    }
+}
+
+/// Plays one game and labels its positions; returns `(fen, score)` pairs (side to move's view)
+/// with the side to move of each, and White's result.
+fn play_and_label(
+    fsf: &mut Fsf,
+    searcher: &mut Searcher,
+    rng: &mut ChaCha8Rng,
+    nodes: u64,
+    depth: u32,
+) -> (Vec<(String, i32, Color)>, f64) {
+    let stop = AtomicBool::new(false);
+    let mut game = Game::new(chess_start(rng));
+    let mut kept = Vec::new();
+    fsf.send("ucinewgame");
+    loop {
+        let plies = game.moves().len();
+        match game.outcome() {
+            Some(Outcome::Decisive { winner, .. }) => {
+                return (kept, if winner == Color::White { 1.0 } else { 0.0 })
+            }
+            Some(Outcome::Draw { .. }) => return (kept, 0.5),
+            None => {}
+        }
+        if game.claimable_draw().is_some() || plies >= 300 {
+            return (kept, 0.5);
+        }
+        let pos = game.position().clone();
+        let mut adjudicate = None;
+        if plies >= 8 && !pos.is_check() {
+            let (best, score) = fsf.label(&pos.plain_fen(), depth);
+            let quiet = pos
+                .legal_moves()
+                .iter()
+                .find(|m| m.to_string() == best)
+                .is_some_and(|m| !pos.is_capture(*m) && m.promotion.is_none());
+            match score {
+                Some(s) if quiet => kept.push((pos.plain_fen(), s, pos.turn())),
+                Some(_) => {}
+                // A mate seen: the game is decided.
+                None => adjudicate = Some(pos.turn()),
+            }
+        }
+        let r =
+            searcher.think(&game, &Limits::nodes(nodes), &stop, &|| Duration::ZERO, &mut |_| {});
+        let mut mv = r.best_move.expect("a game in progress has a legal move");
+        if let Some(side) = adjudicate {
+            // Let the search's own score say who mates.
+            if let Score::Mate(n) = r.score {
+                let winner = if n > 0 { side } else { side.other() };
+                return (kept, if winner == Color::White { 1.0 } else { 0.0 });
+            }
+        }
+        if plies < 30 && rng.random_range(0..10) == 0 {
+            let moves = pos.legal_moves();
+            mv = moves[rng.random_range(0..moves.len())];
+        }
+        game.play_unchecked(mv);
+    }
+}
+
+fn generate(args: &[String]) {
+    let fsf_path = text_arg(args, "--fsf").expect("--fsf PATH");
+    let games: usize = arg(args, "--games", 100);
+    let nodes: u64 = arg(args, "--nodes", 800);
+    let depth: u32 = arg(args, "--depth", 7);
+    let threads: usize = arg(args, "--threads", 1usize).max(1);
+    let seed: u64 = arg(args, "--seed", 1);
+    let out = text_arg(args, "--out").expect("--out FILE");
+    let file = Mutex::new(
+        std::fs::OpenOptions::new().create(true).append(true).open(out).expect("output file"),
+    );
+    let next = AtomicUsize::new(0);
+    let count = AtomicUsize::new(0);
+    let started = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let mut fsf = Fsf::start(fsf_path);
+                let mut searcher = Searcher::new(4);
+                loop {
+                    let g = next.fetch_add(1, Ordering::Relaxed);
+                    if g >= games {
+                        break;
+                    }
+                    let mut rng =
+                        ChaCha8Rng::seed_from_u64(seed.wrapping_mul(0x9e37_79b9) ^ g as u64);
+                    searcher.clear();
+                    let (kept, white) =
+                        play_and_label(&mut fsf, &mut searcher, &mut rng, nodes, depth);
+                    let mut f = file.lock().unwrap();
+                    for (fen, score, turn) in &kept {
+                        let result = if *turn == Color::White { white } else { 1.0 - white };
+                        writeln!(f, "{fen}|{score}|{result}").expect("write");
+                    }
+                    let n = count.fetch_add(kept.len(), Ordering::Relaxed) + kept.len();
+                    if g % 20 == 19 {
+                        eprintln!(
+                            "{} games, {n} positions, {:.0} s",
+                            g + 1,
+                            started.elapsed().as_secs_f64()
+                        );
+                    }
+                }
+            });
+        }
+    });
+    eprintln!("done: {} positions from {games} games", count.load(Ordering::Relaxed));
+}
+
+/// Training positions: each one's features for the side to move and for the other side, and
+/// the target in `[0, 1]`.
+struct Data {
+    features: Vec<u16>,
+    start: Vec<u32>,
+    target: Vec<f32>,
+    /// The positions (held-out set only), to compare the quantised network with the float one.
+    fens: Vec<String>,
+    /// The hand-written evaluation of each position / 400 (side to move's view), which the
+    /// network's output is added to.
+    base: Vec<f32>,
+}
+
+impl Data {
+    fn len(&self) -> usize {
+        self.target.len()
+    }
+
+    /// The features of position `i`: (side to move's view, the other side's view).
+    fn views(&self, i: usize) -> (&[u16], &[u16]) {
+        let (a, b) = (self.start[i] as usize, self.start[i + 1] as usize);
+        let n = (b - a) / 2;
+        (&self.features[a..a + n], &self.features[a + n..b])
+    }
+}
+
+fn load(files: &[&str], result_weight: f32, max_score: f32) -> (Data, Data) {
+    let empty = || Data {
+        features: Vec::new(),
+        start: vec![0],
+        target: Vec::new(),
+        base: Vec::new(),
+        fens: Vec::new(),
+    };
+    let (mut train, mut held) = (empty(), empty());
+    // Fairy-Stockfish's score and the result, per position of each set.
+    let mut labels: [Vec<(f32, f32)>; 2] = [Vec::new(), Vec::new()];
+    let mut line_no = 0usize;
+    for file in files {
+        let f = BufReader::new(std::fs::File::open(file).expect("data file"));
+        for line in f.lines() {
+            let line = line.expect("read");
+            let mut parts = line.split('|');
+            let (Some(fen), Some(score), Some(result)) = (parts.next(), parts.next(), parts.next())
+            else {
+                continue;
+            };
+            let (Ok(score), Ok(result)) = (score.parse::<f32>(), result.parse::<f32>()) else {
+                continue;
+            };
+            // Lopsided positions teach little and pull the network towards large corrections.
+            if score.abs() > max_score {
+                continue;
+            }
+            let Ok(pos) = Position::from_fen(Variant::Chess, fen) else { continue };
+            line_no += 1;
+            // Whole blocks of lines (so whole games) are held out: positions of one game are
+            // too alike to test on each other.
+            let is_held = (line_no / 2000) % 20 == 19;
+            let d = if is_held { &mut held } else { &mut train };
+            let us = pos.turn();
+            for view in [us, us.other()] {
+                for (sq, piece) in pos.pieces() {
+                    d.features.push(nnue::feature(view, piece, sq) as u16);
+                }
+            }
+            d.start.push(d.features.len() as u32);
+            d.base.push(maharajah_engine::eval::evaluate(&pos) as f32 / 400.0);
+            labels[usize::from(is_held)].push((score, result));
+            if is_held {
+                d.fens.push(fen.to_string());
+            }
+        }
+    }
+    // Fairy-Stockfish's centipawns are not this engine's: find the factor that best maps its
+    // scores onto the hand-written evaluation's scale, so the network learns what the
+    // evaluation misses rather than a change of units.
+    let fit = |ratio: f32| -> f64 {
+        train
+            .base
+            .iter()
+            .zip(&labels[0])
+            .map(|(b, (score, _))| {
+                let e = sigmoid(*b) - sigmoid(score / 400.0 / ratio);
+                f64::from(e * e)
+            })
+            .sum::<f64>()
+    };
+    let ratio =
+        (50..=300).map(|r| r as f32 / 100.0).min_by(|a, b| fit(*a).total_cmp(&fit(*b))).unwrap();
+    eprintln!("Fairy-Stockfish's scores are {ratio:.2} times this engine's");
+    for (d, l) in [(&mut train, &labels[0]), (&mut held, &labels[1])] {
+        d.target = l
+            .iter()
+            .map(|(score, result)| {
+                (1.0 - result_weight) * sigmoid(score / 400.0 / ratio) + result_weight * result
+            })
+            .collect();
+    }
+    let hce: f64 = held
+        .base
+        .iter()
+        .zip(&held.target)
+        .map(|(b, t)| f64::from((sigmoid(*b) - t) * (sigmoid(*b) - t)))
+        .sum::<f64>()
+        / held.len().max(1) as f64;
+    eprintln!("the hand-written evaluation's held-out error: {hce:.6}");
+    (train, held)
+}
+
+/// The network in floating point.
+#[derive(Clone)]
+struct Params {
+    w1: Vec<f32>,
+    b1: Vec<f32>,
+    w2: Vec<f32>,
+    b2: f32,
+}
+
+impl Params {
+    fn zero() -> Params {
+        Params {
+            w1: vec![0.0; (FEATURES + FACTORS) * HIDDEN],
+            b1: vec![0.0; HIDDEN],
+            w2: vec![0.0; 2 * HIDDEN],
+            b2: 0.0,
+        }
+    }
+
+    fn random(rng: &mut ChaCha8Rng) -> Params {
+        let mut p = Params::zero();
+        let mut u = |scale: f32| (rng.random::<f32>() * 2.0 - 1.0) * scale;
+        for w in &mut p.w1[..FEATURES * HIDDEN] {
+            *w = u(0.15);
+        }
+        for b in &mut p.b1 {
+            *b = 0.3 + u(0.1);
+        }
+        for w in &mut p.w2 {
+            *w = u(0.02);
+        }
+        p
+    }
+
+    fn slices_mut(&mut self) -> [&mut [f32]; 4] {
+        [&mut self.w1, &mut self.b1, &mut self.w2, std::slice::from_mut(&mut self.b2)]
+    }
+}
+
+/// Shared rows of the training: one per (own or enemy, role), added to the row of every
+/// square of that piece (so what a piece is worth anywhere is learnt from all its squares),
+/// folded into the square rows when the network is written.
+const FACTORS: usize = FEATURES / 64;
+
+fn rows(f: u16) -> [usize; 2] {
+    let f = usize::from(f);
+    [f, FEATURES + f / 64]
+}
+
+fn accumulate(p: &Params, feats: &[u16], acc: &mut [f32; HIDDEN]) {
+    acc.copy_from_slice(&p.b1);
+    for &f in feats {
+        for r in rows(f) {
+            let row = &p.w1[r * HIDDEN..(r + 1) * HIDDEN];
+            for (a, w) in acc.iter_mut().zip(row) {
+                *a += w;
+            }
+        }
+    }
+}
+
+/// Output of the network (in units of 400 centipawns) for one position.
+fn forward(p: &Params, d: &Data, i: usize, acc: &mut [[f32; HIDDEN]; 2]) -> f32 {
+    let (us, them) = d.views(i);
+    accumulate(p, us, &mut acc[0]);
+    accumulate(p, them, &mut acc[1]);
+    let mut y = p.b2 + d.base[i];
+    for (k, a) in acc.iter().enumerate() {
+        for (x, w) in a.iter().zip(&p.w2[k * HIDDEN..(k + 1) * HIDDEN]) {
+            let c = x.clamp(0.0, 1.0);
+            y += c * c * w;
+        }
+    }
+    y
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Adds the gradient of the squared error over `indices` to `g`; returns the summed error.
+fn gradient(p: &Params, d: &Data, indices: &[u32], g: &mut Params) -> f64 {
+    let mut acc = [[0.0f32; HIDDEN]; 2];
+    let mut err = 0.0f64;
+    let mut dacc = [[0.0f32; HIDDEN]; 2];
+    for &i in indices {
+        let i = i as usize;
+        let y = forward(p, d, i, &mut acc);
+        let s = sigmoid(y);
+        let e = s - d.target[i];
+        err += f64::from(e * e);
+        let dy = 2.0 * e * s * (1.0 - s);
+        g.b2 += dy;
+        for k in 0..2 {
+            let w2 = &p.w2[k * HIDDEN..(k + 1) * HIDDEN];
+            let g2 = &mut g.w2[k * HIDDEN..(k + 1) * HIDDEN];
+            for j in 0..HIDDEN {
+                let x = acc[k][j];
+                let c = x.clamp(0.0, 1.0);
+                g2[j] += dy * c * c;
+                dacc[k][j] = if x > 0.0 && x < 1.0 { dy * w2[j] * 2.0 * c } else { 0.0 };
+            }
+        }
+        let (us, them) = d.views(i);
+        for (k, feats) in [us, them].into_iter().enumerate() {
+            for (b, da) in g.b1.iter_mut().zip(&dacc[k]) {
+                *b += da;
+            }
+            for &f in feats {
+                for r in rows(f) {
+                    let row = &mut g.w1[r * HIDDEN..(r + 1) * HIDDEN];
+                    for (w, da) in row.iter_mut().zip(&dacc[k]) {
+                        *w += da;
+                    }
+                }
+            }
+        }
+    }
+    err
+}
+
+fn error(p: &Params, d: &Data, threads: usize) -> f64 {
+    let n = d.len();
+    let chunk = n.div_ceil(threads);
+    let total: f64 = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                s.spawn(move || {
+                    let mut acc = [[0.0f32; HIDDEN]; 2];
+                    let mut e = 0.0f64;
+                    for i in t * chunk..((t + 1) * chunk).min(n) {
+                        let x = sigmoid(forward(p, d, i, &mut acc)) - d.target[i];
+                        e += f64::from(x * x);
+                    }
+                    e
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).sum()
+    });
+    total / n as f64
+}
+
+fn train(args: &[String]) {
+    let files: Vec<&str> =
+        args[1..].iter().take_while(|a| !a.starts_with("--")).map(String::as_str).collect();
+    let epochs: usize = arg(args, "--epochs", 5);
+    let threads: usize = arg(args, "--threads", 2usize).max(1);
+    let lr0: f32 = arg(args, "--lr", 0.002);
+    let result_weight: f32 = arg(args, "--result-weight", 0.0);
+    let seed: u64 = arg(args, "--seed", 1);
+    let batch: usize = arg(args, "--batch", 4096);
+    let decay: f32 = arg(args, "--decay", 0.0);
+    let out = text_arg(args, "--out").expect("--out FILE");
+    let started = Instant::now();
+    let max_score: f32 = arg(args, "--max-score", 500.0);
+    let (data, held) = load(&files, result_weight, max_score);
+    eprintln!(
+        "{} training positions, {} held out, loaded in {:.0} s",
+        data.len(),
+        held.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut p = Params::random(&mut rng);
+    let mut m = Params::zero();
+    let mut v = Params::zero();
+    let (beta1, beta2, eps) = (0.9f32, 0.999f32, 1e-8f32);
+    let mut step = 0i32;
+    let mut order: Vec<u32> = (0..data.len() as u32).collect();
+    let mut grads: Vec<Params> = (0..threads).map(|_| Params::zero()).collect();
+    let mut best = (error(&p, &held, threads), p.clone(), 0);
+    eprintln!("start: held-out error {:.6}", best.0);
+    for epoch in 0..epochs {
+        // Step decay: the rate falls tenfold over the last third.
+        let lr = if epoch * 3 < epochs * 2 {
+            lr0
+        } else if epoch * 6 < epochs * 5 {
+            lr0 * 0.3
+        } else {
+            lr0 * 0.1
+        };
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.random_range(0..=i));
+        }
+        let mut train_err = 0.0f64;
+        for b in order.chunks(batch) {
+            let chunk = b.len().div_ceil(threads);
+            let p_ref = &p;
+            let d_ref = &data;
+            train_err += std::thread::scope(|s| {
+                let handles: Vec<_> = grads
+                    .iter_mut()
+                    .zip(b.chunks(chunk))
+                    .map(|(g, idx)| {
+                        s.spawn(move || {
+                            for sl in g.slices_mut() {
+                                sl.fill(0.0);
+                            }
+                            gradient(p_ref, d_ref, idx, g)
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).sum::<f64>()
+            });
+            let used = b.len().div_ceil(chunk);
+            let (first, rest) = grads.split_at_mut(1);
+            for other in &mut rest[..used - 1] {
+                for (a, o) in first[0].slices_mut().into_iter().zip(other.slices_mut()) {
+                    for (x, y) in a.iter_mut().zip(o.iter()) {
+                        *x += y;
+                    }
+                }
+            }
+            step += 1;
+            let scale = 1.0 / b.len() as f32;
+            let bc1 = 1.0 - beta1.powi(step);
+            let bc2 = 1.0 - beta2.powi(step);
+            for (((w, g), m), v) in p
+                .slices_mut()
+                .into_iter()
+                .zip(first[0].slices_mut())
+                .zip(m.slices_mut())
+                .zip(v.slices_mut())
+            {
+                for j in 0..w.len() {
+                    let gj = g[j] * scale;
+                    m[j] = beta1 * m[j] + (1.0 - beta1) * gj;
+                    v[j] = beta2 * v[j] + (1.0 - beta2) * gj * gj;
+                    w[j] -= lr * ((m[j] / bc1) / ((v[j] / bc2).sqrt() + eps) + decay * w[j]);
+                    w[j] = w[j].clamp(-1.98, 1.98);
+                }
+            }
+        }
+        let held_err = error(&p, &held, threads);
+        eprintln!(
+            "epoch {}: lr {lr}, training error {:.6}, held-out error {:.6}, {:.0} s",
+            epoch + 1,
+            train_err / data.len() as f64,
+            held_err,
+            started.elapsed().as_secs_f64()
+        );
+        if held_err < best.0 {
+            best = (held_err, p.clone(), epoch + 1);
+        }
+    }
+    // The epoch that generalised best is the one written.
+    let p = best.1;
+    eprintln!("keeping epoch {} (held-out error {:.6})", best.2, best.0);
+    let mut folded = p.w1[..FEATURES * HIDDEN].to_vec();
+    for f in 0..FEATURES {
+        let factor = FEATURES + f / 64;
+        for j in 0..HIDDEN {
+            folded[f * HIDDEN + j] += p.w1[factor * HIDDEN + j];
+        }
+    }
+    let bytes = nnue::quantise(&folded, &p.b1, &p.w2, p.b2, true);
+    // How far quantisation moves the output (centipawns, over the held-out positions).
+    let net = nnue::Network::from_bytes(&bytes).expect("the network just written");
+    let mut acc = [[0.0f32; HIDDEN]; 2];
+    let mut diff = 0.0f64;
+    for (i, fen) in held.fens.iter().enumerate() {
+        let pos = Position::from_fen(Variant::Chess, fen).expect("a held-out position");
+        let float = (forward(&p, &held, i, &mut acc) - held.base[i]) * 400.0;
+        diff += f64::from((float - net.evaluate(&pos) as f32).abs());
+    }
+    eprintln!("quantisation: {:.2} cp mean absolute difference", diff / held.len().max(1) as f64);
+    std::fs::write(out, bytes).expect("write the network");
+    eprintln!("wrote {out}");
+}
+
+/// Prints the network's and the hand-written evaluation's scores of the positions in a data
+/// file beside the label (`nnue show NET FILE`).
+fn show(args: &[String]) {
+    let net = nnue::Network::from_bytes(&std::fs::read(&args[1]).expect("network file"))
+        .expect("a network");
+    let f = BufReader::new(std::fs::File::open(&args[2]).expect("data file"));
+    for line in f.lines().take(100000) {
+        let line = line.expect("read");
+        let fen = line.split('|').next().unwrap();
+        let pos = Position::from_fen(Variant::Chess, fen).expect("fen");
+        println!(
+            "{line}  net {}  hce {}",
+            net.evaluate(&pos),
+            maharajah_engine::eval::evaluate(&pos)
+        );
+    }
+}
