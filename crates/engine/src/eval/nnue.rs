@@ -62,7 +62,7 @@ pub struct Network {
 /// Why a network file cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NetError {
-    /// It does not start with `MHN1`.
+    /// It starts with neither `MHN1` nor `MHR1`.
     Magic,
     /// Its hidden size is not [`HIDDEN`].
     Hidden(u32),
@@ -144,7 +144,7 @@ impl Network {
         for (k, a) in acc.iter().enumerate() {
             for (x, w) in a.iter().zip(&self.w2[k * HIDDEN..(k + 1) * HIDDEN]) {
                 let c = i32::from(*x).clamp(0, QA);
-                // Within 255 · 255 · 2,028: fits i32.
+                // At most 255 · 255 · 32,767: fits i32 for any weight.
                 sum += i64::from(c * c * i32::from(*w));
             }
         }
