@@ -11,8 +11,8 @@
 //!
 //! `gen` plays this engine against itself at a fixed node count per move from chess starts
 //! (eight to eleven random plies; one move in ten of the first thirty plies is random, so the
-//! games spread), and has Fairy-Stockfish (classical evaluation) search every position from
-//! ply 8 on that is not in check to a fixed depth. A position is kept when Fairy-Stockfish's
+//! games spread), and has Fairy-Stockfish (classical evaluation) search every position not in
+//! check, from the eighth ply after those random ones, to a fixed depth. A position is kept when Fairy-Stockfish's
 //! best move there is quiet (no capture, no promotion) and its score is no mate; the line is
 //! `fen|score|result`: the score in centipawns and the game's result (1, ½, 0), both from the
 //! side to move's view. It appends to the file. Each game is deterministic from the seed and its

@@ -374,8 +374,9 @@ pub(crate) fn evaluate_cached(pos: &Position, cache: &mut PawnCache) -> i32 {
     evaluate_from(pos, &WEIGHTS, pos.psq, cache.get(pos))
 }
 
-/// The evaluation the search uses: the network ([`nnue`]) where it applies
-/// ([`network_applies`]), else [`evaluate_cached`].
+/// The evaluation the search uses: [`evaluate_cached`], plus the network's correction
+/// ([`nnue`]) where it applies ([`network_applies`]); a network file that is a whole
+/// evaluation (magic `MHN1`) replaces it there instead.
 #[must_use]
 pub(crate) fn evaluate_search(pos: &Position, cache: &mut PawnCache) -> i32 {
     if network_applies(pos) {
