@@ -636,7 +636,7 @@ fn train(args: &[String]) {
             folded[f * HIDDEN + j] += p.w1[factor * HIDDEN + j];
         }
     }
-    let bytes = nnue::quantise(&folded, &p.b1, &p.w2, p.b2, true);
+    let bytes = nnue::quantise(&folded, &p.b1, &p.w2, p.b2);
     // How far quantisation moves the output (centipawns, over the held-out positions).
     let net = nnue::Network::from_bytes(&bytes).expect("the network just written");
     let mut acc = [[0.0f32; HIDDEN]; 2];

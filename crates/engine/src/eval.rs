@@ -374,21 +374,22 @@ pub(crate) fn evaluate_cached(pos: &Position, cache: &mut PawnCache) -> i32 {
     evaluate_from(pos, &WEIGHTS, pos.psq, cache.get(pos))
 }
 
-/// The evaluation the search uses: [`evaluate_cached`], plus the network's correction
-/// ([`nnue`]) where it applies ([`network_applies`]); a network file that is a whole
-/// evaluation (magic `MHN1`) replaces it there instead.
+/// The evaluation the search uses: [`evaluate_networked`] where the network applies
+/// ([`network_applies`]), else [`evaluate_cached`].
 #[must_use]
 pub(crate) fn evaluate_search(pos: &Position, cache: &mut PawnCache) -> i32 {
     if network_applies(pos) {
-        let net = nnue::network();
-        if net.residual {
-            evaluate_cached(pos, cache) + net.evaluate(pos)
-        } else {
-            net.evaluate(pos)
-        }
+        evaluate_networked(pos, cache)
     } else {
         evaluate_cached(pos, cache)
     }
+}
+
+/// [`evaluate_cached`] plus the network's correction ([`nnue`]), for a position where
+/// [`network_applies`] (the caller has checked).
+#[must_use]
+pub(crate) fn evaluate_networked(pos: &Position, cache: &mut PawnCache) -> i32 {
+    evaluate_cached(pos, cache) + nnue::network().evaluate(pos)
 }
 
 /// Whether the network evaluates `pos`: it was trained on chess positions only, so a position

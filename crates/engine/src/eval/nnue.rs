@@ -16,8 +16,8 @@
 //! scored by Fairy-Stockfish's search; the data, the commands and the matches that admitted it
 //! are in `crates/engine/README.md` ("The evaluation network") and BENCHMARKS.md.
 //!
-//! File format (little-endian): the magic (`MHN1`: the output is the score; `MHR1`: it is added
-//! to the hand-written evaluation), `u32` hidden size, then the input weights as `i16`
+//! File format (little-endian): the magic `MHR1` (the output is added to the hand-written
+//! evaluation), `u32` hidden size, then the input weights as `i16`
 //! (feature-major, `FEATURES × HIDDEN`, scaled by [`QA`]), the hidden biases (`i16`, by [`QA`]),
 //! the output weights (`i16`, `2 × HIDDEN`, by [`QB`]) and the output bias (`i32`, by
 //! `QA · QB`). The float output is in units of [`SCALE`] centipawns.
@@ -37,9 +37,8 @@ pub const QB: i32 = 1024;
 /// Centipawns per unit of the float output.
 pub const SCALE: i32 = 400;
 
-const MAGIC: &[u8; 4] = b"MHN1";
-/// The magic of a network whose output corrects the hand-written evaluation.
-const MAGIC_RESIDUAL: &[u8; 4] = b"MHR1";
+/// The magic of a network file: its output corrects the hand-written evaluation.
+const MAGIC: &[u8; 4] = b"MHR1";
 
 /// The input index of `piece` on `sq`, seen by `view` (squares flipped for Black, so both sides
 /// see their own pieces from their first rank).
@@ -51,8 +50,6 @@ pub fn feature(view: Color, piece: Piece, sq: Square) -> usize {
 
 /// A quantised network.
 pub struct Network {
-    /// Whether the output is added to the hand-written evaluation (else it is the score).
-    pub residual: bool,
     w1: Box<[i16]>,
     b1: [i16; HIDDEN],
     w2: [i16; 2 * HIDDEN],
@@ -62,7 +59,7 @@ pub struct Network {
 /// Why a network file cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NetError {
-    /// It starts with neither `MHN1` nor `MHR1`.
+    /// It does not start with `MHR1`.
     Magic,
     /// Its hidden size is not [`HIDDEN`].
     Hidden(u32),
@@ -73,7 +70,7 @@ pub enum NetError {
 impl std::fmt::Display for NetError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            NetError::Magic => write!(f, "not a network file (no MHN1 or MHR1 magic)"),
+            NetError::Magic => write!(f, "not a network file (no MHR1 magic)"),
             NetError::Hidden(h) => write!(f, "hidden size {h}, this build needs {HIDDEN}"),
             NetError::Length(n) => write!(f, "{n} bytes, not the length of a network"),
         }
@@ -92,11 +89,9 @@ impl Network {
     /// # Errors
     /// [`NetError`] when the bytes are not a network of this shape.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetError> {
-        let residual = match bytes.get(..4) {
-            Some(m) if m == MAGIC.as_slice() => false,
-            Some(m) if m == MAGIC_RESIDUAL.as_slice() => true,
-            _ => return Err(NetError::Magic),
-        };
+        if bytes.get(..4) != Some(MAGIC.as_slice()) {
+            return Err(NetError::Magic);
+        }
         let Some(&[a, b, c, d]) = bytes.get(4..8) else {
             return Err(NetError::Length(bytes.len()));
         };
@@ -119,7 +114,7 @@ impl Network {
         }
         let t = &bytes[bytes.len() - 4..];
         let b2 = i32::from_le_bytes([t[0], t[1], t[2], t[3]]);
-        Ok(Network { residual, w1, b1, w2, b2 })
+        Ok(Network { w1, b1, w2, b2 })
     }
 
     fn accumulate(&self, pos: &Position, view: Color, acc: &mut [i16; HIDDEN]) {
@@ -153,12 +148,11 @@ impl Network {
     }
 }
 
-/// Quantises float weights (the trainer's) into the file format; `residual` marks a network
-/// whose output corrects the hand-written evaluation.
+/// Quantises float weights (the trainer's) into the file format.
 #[must_use]
-pub fn quantise(w1: &[f32], b1: &[f32], w2: &[f32], b2: f32, residual: bool) -> Vec<u8> {
+pub fn quantise(w1: &[f32], b1: &[f32], w2: &[f32], b2: f32) -> Vec<u8> {
     let mut out = Vec::with_capacity(file_len());
-    out.extend_from_slice(if residual { MAGIC_RESIDUAL } else { MAGIC });
+    out.extend_from_slice(MAGIC);
     out.extend_from_slice(&(HIDDEN as u32).to_le_bytes());
     let q = |x: f32, s: i32| (x * s as f32).round().clamp(-32_767.0, 32_767.0) as i16;
     for &w in w1.iter().chain(b1) {
@@ -197,7 +191,11 @@ mod tests {
     #[test]
     fn the_embedded_network_reads_and_corrects_chess_only() {
         let net = network();
-        assert!(net.residual, "the embedded network corrects the hand-written evaluation");
+        assert_eq!(
+            &include_bytes!("net.bin")[..4],
+            MAGIC,
+            "the embedded network corrects the hand-written evaluation"
+        );
         let mut cache = PawnCache::new();
         let chess = pos(
             Variant::Chess,
@@ -241,7 +239,7 @@ mod tests {
         assert_eq!(Network::from_bytes(b"XXXX\x40\0\0\0").err(), Some(NetError::Magic));
         assert_eq!(Network::from_bytes(b"MHR1").err(), Some(NetError::Length(4)));
         assert_eq!(Network::from_bytes(b"MHR1\x07\0\0\0").err(), Some(NetError::Hidden(7)));
-        let mut short = b"MHN1".to_vec();
+        let mut short = b"MHR1".to_vec();
         short.extend_from_slice(&(HIDDEN as u32).to_le_bytes());
         short.extend_from_slice(&[0; 100]);
         assert_eq!(Network::from_bytes(&short).err(), Some(NetError::Length(108)));
@@ -261,7 +259,7 @@ mod tests {
         let b1 = vec![0.0f32; HIDDEN];
         let mut w2 = vec![0.0f32; 2 * HIDDEN];
         w2[0] = 1.0;
-        let net = Network::from_bytes(&quantise(&w1, &b1, &w2, 0.25, false)).expect("a network");
+        let net = Network::from_bytes(&quantise(&w1, &b1, &w2, 0.25)).expect("a network");
         let p = pos(Variant::Chess, "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
         // (0.25 + 0.25) · 400 cp, within the rounding of 0.5 · 255.
         assert!((net.evaluate(&p) - 200).abs() <= 1, "{}", net.evaluate(&p));

@@ -50,7 +50,10 @@ mod tt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::eval::{evaluate_estimate, evaluate_search, network_applies, role_value, PawnCache};
+use crate::eval::{
+    evaluate_cached, evaluate_estimate, evaluate_networked, evaluate_search, network_applies,
+    role_value, PawnCache,
+};
 use crate::game::Game;
 use crate::moves::{Move, MoveList, MAX_MOVES};
 use crate::position::Position;
@@ -1182,8 +1185,9 @@ impl Worker {
         } else {
             let correction = self.correction(pos);
             let raw = hit.and_then(|h| h.eval).unwrap_or_else(|| {
+                // The estimate has no network, so a networked position is never lazy.
                 if network_applies(pos) {
-                    return evaluate_search(pos, &mut self.pawns);
+                    return evaluate_networked(pos, &mut self.pawns);
                 }
                 let quick = evaluate_estimate(pos, &mut self.pawns);
                 let q = quick + correction;
@@ -1191,7 +1195,7 @@ impl Worker {
                 if lazy {
                     quick
                 } else {
-                    evaluate_search(pos, &mut self.pawns)
+                    evaluate_cached(pos, &mut self.pawns)
                 }
             });
             (raw, (raw + correction).clamp(-MATE_BOUND + 1, MATE_BOUND - 1))
