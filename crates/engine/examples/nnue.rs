@@ -35,15 +35,16 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use maharajah_engine::eval::nnue::{self, FEATURES, HIDDEN};
 use maharajah_engine::search::{Limits, Score, Searcher};
-use maharajah_engine::{Color, Game, Outcome, Position, Variant};
+use maharajah_engine::{Color, Game, Position, Variant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+mod common;
 
 fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
     args.iter()
@@ -177,15 +178,8 @@ fn play_and_label(
     fsf.send("ucinewgame");
     loop {
         let plies = game.moves().len();
-        match game.outcome() {
-            Some(Outcome::Decisive { winner, .. }) => {
-                return (kept, if winner == Color::White { 1.0 } else { 0.0 })
-            }
-            Some(Outcome::Draw { .. }) => return (kept, 0.5),
-            None => {}
-        }
-        if game.claimable_draw().is_some() || plies >= 300 {
-            return (kept, 0.5);
+        if let Some(white) = common::finished(&game, 300) {
+            return (kept, white);
         }
         let pos = game.position().clone();
         let mut adjudicate = None;
@@ -229,45 +223,19 @@ fn generate(args: &[String]) {
     let threads: usize = arg(args, "--threads", 1usize).max(1);
     let seed: u64 = arg(args, "--seed", 1);
     let out = text_arg(args, "--out").expect("--out FILE");
-    let file = Mutex::new(
-        std::fs::OpenOptions::new().create(true).append(true).open(out).expect("output file"),
-    );
-    let next = AtomicUsize::new(0);
-    let count = AtomicUsize::new(0);
-    let started = Instant::now();
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                let mut fsf = Fsf::start(fsf_path);
-                let mut searcher = Searcher::new(4);
-                loop {
-                    let g = next.fetch_add(1, Ordering::Relaxed);
-                    if g >= games {
-                        break;
-                    }
-                    let mut rng =
-                        ChaCha8Rng::seed_from_u64(seed.wrapping_mul(0x9e37_79b9) ^ g as u64);
-                    searcher.clear();
-                    let (kept, white) =
-                        play_and_label(&mut fsf, &mut searcher, &mut rng, nodes, depth);
-                    let mut f = file.lock().unwrap();
-                    for (fen, score, turn) in &kept {
-                        let result = if *turn == Color::White { white } else { 1.0 - white };
-                        writeln!(f, "{fen}|{score}|{result}").expect("write");
-                    }
-                    let n = count.fetch_add(kept.len(), Ordering::Relaxed) + kept.len();
-                    if g % 20 == 19 {
-                        eprintln!(
-                            "{} games, {n} positions, {:.0} s",
-                            g + 1,
-                            started.elapsed().as_secs_f64()
-                        );
-                    }
-                }
-            });
-        }
+    let file =
+        std::fs::OpenOptions::new().create(true).append(true).open(out).expect("output file");
+    let init = || (Fsf::start(fsf_path), Searcher::new(4));
+    common::play_games(games, threads, seed, 20, file, init, |(fsf, searcher), _, rng| {
+        searcher.clear();
+        let (kept, white) = play_and_label(fsf, searcher, rng, nodes, depth);
+        kept.iter()
+            .map(|(fen, score, turn)| {
+                let result = if *turn == Color::White { white } else { 1.0 - white };
+                format!("{fen}|{score}|{result}")
+            })
+            .collect()
     });
-    eprintln!("done: {} positions from {games} games", count.load(Ordering::Relaxed));
 }
 
 /// Training positions: each one's features for the side to move and for the other side, and

@@ -36,16 +36,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::io::{BufRead, Write};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use maharajah_engine::eval::{evaluate_with, Weights, WEIGHTS};
 use maharajah_engine::search::see::see;
 use maharajah_engine::search::{Limits, Score, Searcher};
-use maharajah_engine::{start_position, Army, Color, Game, Outcome, Position, Variant};
-use rand::{Rng, SeedableRng};
+use maharajah_engine::{start_position, Army, Color, Game, Position, Variant};
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+
+mod common;
 
 fn arg(args: &[String], name: &str, default: u64) -> u64 {
     args.iter()
@@ -106,15 +107,8 @@ fn self_play((variant, start): (Variant, Position), nodes: u64) -> (Vec<(Variant
     let mut last = [0i32; 2];
     loop {
         let plies = game.moves().len();
-        match game.outcome() {
-            Some(Outcome::Decisive { winner, .. }) => {
-                return (kept, if winner == Color::White { 1.0 } else { 0.0 })
-            }
-            Some(Outcome::Draw { .. }) => return (kept, 0.5),
-            None => {}
-        }
-        if game.claimable_draw().is_some() || plies >= 300 {
-            return (kept, 0.5);
+        if let Some(white) = common::finished(&game, 300) {
+            return (kept, white);
         }
         let r =
             searcher.think(&game, &Limits::nodes(nodes), &stop, &|| Duration::ZERO, &mut |_| {});
@@ -144,35 +138,19 @@ fn generate(args: &[String]) {
     let seed = arg(args, "--seed", 1);
     let out =
         args.iter().position(|a| a == "--out").and_then(|i| args.get(i + 1)).expect("--out FILE");
-    let file = Mutex::new(std::fs::File::create(out).expect("output file"));
-    let next = AtomicUsize::new(0);
-    let count = AtomicUsize::new(0);
-    let started = Instant::now();
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let g = next.fetch_add(1, Ordering::Relaxed);
-                if g >= games {
-                    break;
-                }
-                let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_mul(0x9e37_79b9) ^ g as u64);
-                let (kept, result) = self_play(start(g, &mut rng), nodes);
-                let mut f = file.lock().unwrap();
-                for (variant, fen) in &kept {
-                    writeln!(f, "{variant}|{fen}|{result}").expect("write");
-                }
-                let n = count.fetch_add(kept.len(), Ordering::Relaxed) + kept.len();
-                if g % 50 == 49 {
-                    eprintln!(
-                        "{} games, {n} positions, {:.0} s",
-                        g + 1,
-                        started.elapsed().as_secs_f64()
-                    );
-                }
-            });
-        }
-    });
-    eprintln!("done: {} positions from {games} games", count.load(Ordering::Relaxed));
+    let file = std::fs::File::create(out).expect("output file");
+    common::play_games(
+        games,
+        threads,
+        seed,
+        50,
+        file,
+        || (),
+        |(), g, rng| {
+            let (kept, result) = self_play(start(g, rng), nodes);
+            kept.iter().map(|(variant, fen)| format!("{variant}|{fen}|{result}")).collect()
+        },
+    );
 }
 
 /// Turns `uci_match --log` files into position lines: replays every game with a result, keeps
