@@ -372,6 +372,36 @@ impl Position {
         s.push_str(&format!(" {} {}", self.halfmoves, self.fullmoves));
         s
     }
+
+    /// A Fairy-Stockfish variant definition (the ini text its `VariantPath` option loads) named
+    /// `name` for a Maharajah game begun from this position: the M/C/A pieces are its amazon,
+    /// chancellor and archbishop, and each side's promotion set and double-step squares follow
+    /// its status (classic: Q R B N and its rank-2/7 pawns; variant: Q R B N M C A and the
+    /// squares of all its pawns). Fairy-Stockfish grants double steps by square, not by pawn,
+    /// so in rare lines it allows one this crate refuses. With [`Position::plain_fen`] it lets
+    /// Fairy-Stockfish play or judge the game.
+    #[must_use]
+    pub fn fairy_stockfish_variant(&self, name: &str) -> String {
+        let promos =
+            |c: Color| self.rules.side(c).promotions.iter().map(|r| r.char()).collect::<String>();
+        let unmoved = |c: Color| {
+            let s: Vec<String> = (self.unmoved & self.by_color(c)).map(|s| s.to_string()).collect();
+            if s.is_empty() {
+                "-".to_string()
+            } else {
+                s.join(" ")
+            }
+        };
+        format!(
+            "[{name}:chess]\narchbishop = a\nchancellor = c\namazon = m\ncastling = true\n\
+             doubleStep = true\npromotionPieceTypesWhite = {}\npromotionPieceTypesBlack = {}\n\
+             doubleStepRegionWhite = {}\ndoubleStepRegionBlack = {}\n",
+            promos(Color::White),
+            promos(Color::Black),
+            unmoved(Color::White),
+            unmoved(Color::Black)
+        )
+    }
 }
 
 impl fmt::Display for Position {

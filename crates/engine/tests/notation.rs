@@ -32,6 +32,28 @@ fn fen_letters_and_extended_fields() {
 }
 
 #[test]
+fn fairy_stockfish_variant_follows_each_sides_status() {
+    // White variant (its pawns' squares, every promotion), Black classic (rank 7, Q R B N).
+    let pos = mh("rnbqkbnr/pppppppp/8/8/8/8/1P6/P3K2M w kq - 0 1 vc a1b2a7b7c7d7e7f7g7h7");
+    let ini = pos.fairy_stockfish_variant("mhgame1");
+    assert!(ini.starts_with("[mhgame1:chess]\n"), "{ini}");
+    for line in [
+        "amazon = m",
+        "chancellor = c",
+        "archbishop = a",
+        "promotionPieceTypesWhite = qrbnmca",
+        "promotionPieceTypesBlack = qrbn",
+        "doubleStepRegionWhite = a1 b2",
+        "doubleStepRegionBlack = a7 b7 c7 d7 e7 f7 g7 h7",
+    ] {
+        assert!(ini.lines().any(|l| l == line), "{line} missing from {ini}");
+    }
+    // A side with no unmoved pawns has no double-step squares.
+    let bare = mh("4k3/8/8/8/8/8/8/4K2M w - - 0 1 vv -");
+    assert!(bare.fairy_stockfish_variant("x").contains("doubleStepRegionWhite = -\n"));
+}
+
+#[test]
 fn fen_refusals() {
     let bad = |fen: &str| Position::from_fen(Variant::Maharajah, fen).unwrap_err();
     assert!(matches!(bad("8/8/8/8/8/8/8/8 w - - 0 1"), FenError::Illegal(_)));

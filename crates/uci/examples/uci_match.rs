@@ -202,7 +202,8 @@ impl Engine {
                 Variant::Maharajah => {
                     self.games += 1;
                     let name = format!("mhgame{}", self.games);
-                    std::fs::write(&self.ini, fairy_ini(&name, start)).expect("write variant ini");
+                    std::fs::write(&self.ini, start.fairy_stockfish_variant(&name))
+                        .expect("write variant ini");
                     self.send(&format!("setoption name VariantPath value {}", self.ini));
                     name
                 }
@@ -261,30 +262,6 @@ impl Drop for Engine {
         let _ = self.child.wait();
         let _ = std::fs::remove_file(&self.ini);
     }
-}
-
-/// The Fairy-Stockfish variant for one Maharajah start (see the module docs).
-fn fairy_ini(name: &str, start: &Position) -> String {
-    let promos =
-        |c: Color| start.rules().side(c).promotions.iter().map(|r| r.char()).collect::<String>();
-    let unmoved = |c: Color| {
-        let s: Vec<String> =
-            (start.unmoved_pawns() & start.by_color(c)).map(|s| s.to_string()).collect();
-        if s.is_empty() {
-            "-".to_string()
-        } else {
-            s.join(" ")
-        }
-    };
-    format!(
-        "[{name}:chess]\narchbishop = a\nchancellor = c\namazon = m\ncastling = true\n\
-         doubleStep = true\npromotionPieceTypesWhite = {}\npromotionPieceTypesBlack = {}\n\
-         doubleStepRegionWhite = {}\ndoubleStepRegionBlack = {}\n",
-        promos(Color::White),
-        promos(Color::Black),
-        unmoved(Color::White),
-        unmoved(Color::Black)
-    )
 }
 
 /// Nodes of the search that judges a `--balanced` start.
