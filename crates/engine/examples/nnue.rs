@@ -6,28 +6,41 @@
 //! nnue gen --fsf /tmp/fsb/fairy-stockfish --games 23000 --nodes 800 --depth 7 --threads 2 \
 //!     --seed 1 --out /tmp/chess.txt
 //! nnue train /tmp/chess.txt --out crates/engine/src/eval/net.bin
-//! nnue show NET FILE      # the network's correction and the evaluation beside each label
+//! nnue gen --fsf /tmp/fsb/fairy-stockfish --variant maharajah --our-values ... --out /tmp/mh.txt
+//! nnue train /tmp/mh.txt --variant maharajah --epochs 15 --out crates/engine/src/eval/net-maharajah.bin
+//! nnue show NET FILE [VARIANT]   # the network's correction and the evaluation beside each label
 //! ```
 //!
-//! `gen` plays this engine against itself at a fixed node count per move from chess starts
-//! (eight to eleven random plies; one move in ten of the first thirty plies is random, so the
-//! games spread), and has Fairy-Stockfish (classical evaluation) search every position not in
-//! check, from the eighth ply after those random ones, to a fixed depth. A position is kept when Fairy-Stockfish's
-//! best move there is quiet (no capture, no promotion) and its score is no mate; the line is
-//! `fen|score|result`: the score in centipawns and the game's result (1, ½, 0), both from the
-//! side to move's view. It appends to the file. Each game is deterministic from the seed and its
+//! `gen` plays this engine against itself at a fixed node count per move and has
+//! Fairy-Stockfish (classical evaluation) search every position not in check to a fixed depth.
+//! `--variant` (default chess) picks the starts: chess and Horde from eight to eleven random
+//! plies, labelled from the eighth ply after those; Maharajah from two random armies
+//! ([`maharajah_engine::Army::random`], as the app's "random army"), labelled from the start,
+//! each game under its own Fairy-Stockfish variant
+//! ([`maharajah_engine::Position::fairy_stockfish_variant`]). One move in ten of the first
+//! thirty plies is random, so the games spread. `--our-values` gives Fairy-Stockfish this
+//! crate's values of the archbishop, chancellor and Maharajah (in proportion to its queen;
+//! it values the Maharajah, its amazon, at 1.06 queens where this crate's tuned evaluation
+//! says 1.35), so its labels do not teach the network its own piece values. `--balanced CP`
+//! draws a start again while this engine, searching it for 20,000 nodes, scores it beyond CP
+//! centipawns (as `uci_match --balanced` does). A position is kept
+//! when Fairy-Stockfish's best move there is quiet (no capture, no promotion) and its score is
+//! no mate; the line is `fen|score|result`: the FEN (plain for chess and Horde, extended for
+//! Maharajah), the score in centipawns and the game's result (1, ½, 0), both from the side to
+//! move's view. It appends to the file. Each game is deterministic from the seed and its
 //! number; with several threads the games' order in the file is not.
 //!
-//! `train` reads such files and drops positions scored beyond `--max-score` (default 500:
-//! lopsided positions pulled the network towards large corrections that measured worse). It
-//! finds the factor between Fairy-Stockfish's centipawns and this engine's (the one that best
-//! fits the hand-written evaluation to the scores), so the network learns what the evaluation
-//! misses rather than a change of units, and holds out every twentieth block of 2,000 lines
-//! (whole games). The network's output is added to the hand-written evaluation
-//! ([`maharajah_engine::eval::evaluate`]); it is fitted by Adam (`--lr`, default 0.002, falling
-//! to 0.3× and 0.1× over the last third; `--batch` 4,096; `--epochs` 5; `--threads` 2) on the
-//! squared error of `σ(evaluation / 400 + output)` against `σ(score / 400 / factor)`, blended
-//! with the result by `--result-weight` (default 0). Every input row is trained together with
+//! `train` reads such files (all of one `--variant`) and drops positions scored beyond
+//! `--max-score` (default 500: lopsided positions pulled the network towards large corrections
+//! that measured worse). It finds the factor between Fairy-Stockfish's centipawns and this
+//! engine's (the one that best fits the hand-written evaluation to the scores), so the network
+//! learns what the evaluation misses rather than a change of units, and holds out every
+//! twentieth block of 2,000 lines (whole games). The network's output is added to the
+//! hand-written evaluation ([`maharajah_engine::eval::evaluate`]); it is fitted by Adam
+//! (`--lr`, default 0.002, falling to 0.3× and 0.1× over the last third; `--batch` 4,096;
+//! `--epochs` 5; `--threads` 2) on the squared error of `σ(evaluation / 400 + output)` against
+//! `σ(score / 400 / factor)`, blended with the result by `--result-weight` (default 0), from
+//! random weights or from the network `--init NET`. Every input row is trained together with
 //! a shared row per (own or enemy, role), folded into the rows when the network is written. The
 //! epoch with the lowest held-out error is written, quantised ([`maharajah_engine::eval::nnue`]
 //! documents the format), and the mean difference the quantisation makes is printed.
@@ -35,12 +48,12 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use maharajah_engine::eval::nnue::{self, FEATURES, HIDDEN};
 use maharajah_engine::search::{Limits, Score, Searcher};
-use maharajah_engine::{Color, Game, Position, Variant};
+use maharajah_engine::{start_position, Army, Color, Game, Position, Role, Variant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -65,10 +78,12 @@ fn main() {
         Some("train") => train(&args),
         Some("show") => show(&args),
         _ => eprintln!(
-            "usage: nnue gen --fsf PATH --games N --nodes N --depth D --threads N --seed S --out FILE\n\
-             \x20      nnue train FILE... [--epochs N] [--threads N] [--lr X] [--batch N] \
-             [--result-weight W] [--max-score CP] [--decay X] [--seed S] --out FILE\n\
-             \x20      nnue show NET FILE"
+            "usage: nnue gen --fsf PATH [--variant V] [--our-values] [--balanced CP] --games N --nodes N --depth D --threads N \
+             --seed S --out FILE\n\
+             \x20      nnue train FILE... [--variant V] [--init NET] [--epochs N] [--threads N] \
+             [--lr X] [--batch N] [--result-weight W] [--max-score CP] [--decay X] [--seed S] \
+             --out FILE\n\
+             \x20      nnue show NET FILE [VARIANT]"
         ),
     }
 }
@@ -78,10 +93,20 @@ struct Fsf {
     child: Child,
     input: ChildStdin,
     output: BufReader<ChildStdout>,
+    /// Where this process's Maharajah variants are written.
+    ini: String,
+    /// Maharajah games set up so far (Fairy-Stockfish never redefines a variant, so each
+    /// game's has a new name).
+    games: usize,
+    /// Lines added to each Maharajah variant (the compound pieces' values).
+    extra: String,
 }
 
+/// Numbers the Fairy-Stockfish processes (each writes its own variant file).
+static PROCESSES: AtomicUsize = AtomicUsize::new(0);
+
 impl Fsf {
-    fn start(path: &str) -> Fsf {
+    fn start(path: &str, extra: String) -> Fsf {
         let mut child = Command::new(path)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -90,7 +115,13 @@ impl Fsf {
             .expect("start Fairy-Stockfish");
         let input = child.stdin.take().expect("stdin");
         let output = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut e = Fsf { child, input, output };
+        let ini = format!(
+            "{}/nnue_gen_{}_{}.ini",
+            std::env::temp_dir().display(),
+            std::process::id(),
+            PROCESSES.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut e = Fsf { child, input, output, ini, games: 0, extra };
         e.send("uci");
         e.until(|l| l == "uciok");
         e.send("setoption name Hash value 16");
@@ -115,6 +146,23 @@ impl Fsf {
                 return l.to_string();
             }
         }
+    }
+
+    /// Starts a game from `start`: chess, Horde, or a Maharajah game under its own variant.
+    fn new_game(&mut self, start: &Position) {
+        let name = match start.rules().variant {
+            Variant::Maharajah => {
+                self.games += 1;
+                let name = format!("mhgame{}", self.games);
+                let ini = start.fairy_stockfish_variant(&name) + &self.extra;
+                std::fs::write(&self.ini, ini).expect("write the variant file");
+                self.send(&format!("setoption name VariantPath value {}", self.ini));
+                name
+            }
+            v => v.to_string(),
+        };
+        self.send(&format!("setoption name UCI_Variant value {name}"));
+        self.send("ucinewgame");
     }
 
     /// Searches `fen` to `depth`; the best move's text and the score (side to move's view;
@@ -144,12 +192,54 @@ impl Drop for Fsf {
         let _ = writeln!(self.input, "quit");
         let _ = self.input.flush();
         let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.ini);
     }
 }
 
-fn chess_start(rng: &mut ChaCha8Rng) -> Position {
+/// Fairy-Stockfish's queen, middlegame and endgame (its `types.h`).
+const FSF_QUEEN: (i32, i32) = (2538, 2682);
+
+/// `pieceValueMg` / `pieceValueEg` lines giving Fairy-Stockfish this crate's values of the
+/// archbishop, chancellor and Maharajah (amazon), in proportion to its queen.
+fn compound_values() -> String {
+    let m = maharajah_engine::eval::MATERIAL;
+    let q = m[Role::Queen.index()];
+    let value = |r: Role, mg: bool| {
+        let (ours, queen, theirs) = if mg {
+            (m[r.index()].0, q.0, FSF_QUEEN.0)
+        } else {
+            (m[r.index()].1, q.1, FSF_QUEEN.1)
+        };
+        (i64::from(ours) * i64::from(theirs) / i64::from(queen)).to_string()
+    };
+    let line = |name: &str, mg: bool| {
+        let pieces: Vec<String> =
+            [(Role::Archbishop, 'a'), (Role::Chancellor, 'c'), (Role::Maharajah, 'm')]
+                .iter()
+                .map(|&(r, c)| format!("{c}:{}", value(r, mg)))
+                .collect();
+        format!("{name} = {}\n", pieces.join(" "))
+    };
+    line("pieceValueMg", true) + &line("pieceValueEg", false)
+}
+
+/// Nodes of the search that judges a `--balanced` start.
+const BALANCE_NODES: u64 = 20_000;
+
+/// A start for a data game: chess or Horde after eight to eleven random plies, or two random
+/// Maharajah armies (the app's "random army").
+fn start(variant: Variant, rng: &mut ChaCha8Rng) -> Position {
+    if variant == Variant::Maharajah {
+        loop {
+            let w = Army::random(Color::White, rng);
+            let b = Army::random(Color::Black, rng);
+            if let Ok(p) = start_position(&w, &b) {
+                return p;
+            }
+        }
+    }
     loop {
-        let mut pos = Position::new(Variant::Chess);
+        let mut pos = Position::new(variant);
         for _ in 0..rng.random_range(8..12) {
             let moves = pos.legal_moves();
             if moves.is_empty() {
@@ -164,18 +254,42 @@ fn chess_start(rng: &mut ChaCha8Rng) -> Position {
 }
 
 /// Plays one game and labels its positions; returns `(fen, score)` pairs (side to move's view)
-/// with the side to move of each, and White's result.
+/// with the side to move of each, and White's result. Positions are labelled from ply `first`.
 fn play_and_label(
     fsf: &mut Fsf,
     searcher: &mut Searcher,
     rng: &mut ChaCha8Rng,
+    variant: Variant,
     nodes: u64,
     depth: u32,
+    balanced: Option<i32>,
 ) -> (Vec<(String, i32, Color)>, f64) {
     let stop = AtomicBool::new(false);
-    let mut game = Game::new(chess_start(rng));
+    let mut first_pos = start(variant, rng);
+    // `--balanced CP`: starts this engine scores beyond CP after a short search are drawn
+    // again (as `uci_match --balanced` does), so the games are like the ones that decide
+    // matches rather than the lopsided ones most random armies give.
+    while let Some(cp) = balanced {
+        let r = searcher.think_position(
+            &first_pos,
+            &[],
+            &Limits::nodes(BALANCE_NODES),
+            &stop,
+            &|| Duration::ZERO,
+            &mut |_| {},
+        );
+        if matches!(r.score, Score::Cp(s) if s.abs() <= cp) {
+            break;
+        }
+        first_pos = start(variant, rng);
+    }
+    searcher.clear();
+    let mut game = Game::new(first_pos);
+    // Chess's random plies are followed by eight more before labelling; a Maharajah start is
+    // already spread by its armies, and judging it is the network's first job.
+    let first = if variant == Variant::Maharajah { 0 } else { 8 };
     let mut kept = Vec::new();
-    fsf.send("ucinewgame");
+    fsf.new_game(game.position());
     loop {
         let plies = game.moves().len();
         if let Some(white) = common::finished(&game, 300) {
@@ -183,7 +297,7 @@ fn play_and_label(
         }
         let pos = game.position().clone();
         let mut adjudicate = None;
-        if plies >= 8 && !pos.is_check() {
+        if plies >= first && !pos.is_check() {
             let (best, score) = fsf.label(&pos.plain_fen(), depth);
             let quiet = pos
                 .legal_moves()
@@ -191,7 +305,9 @@ fn play_and_label(
                 .find(|m| m.to_string() == best)
                 .is_some_and(|m| !pos.is_capture(*m) && m.promotion.is_none());
             match score {
-                Some(s) if quiet => kept.push((pos.plain_fen(), s, pos.turn())),
+                // The FEN is plain for chess, extended for Maharajah (its statuses and
+                // unmoved pawns).
+                Some(s) if quiet => kept.push((pos.to_string(), s, pos.turn())),
                 Some(_) => {}
                 // A mate seen: the game is decided.
                 None => adjudicate = Some(pos.turn()),
@@ -222,13 +338,24 @@ fn generate(args: &[String]) {
     let depth: u32 = arg(args, "--depth", 7);
     let threads: usize = arg(args, "--threads", 1usize).max(1);
     let seed: u64 = arg(args, "--seed", 1);
+    let variant: Variant = arg(args, "--variant", Variant::Chess);
+    let balanced: Option<i32> =
+        text_arg(args, "--balanced").map(|v| v.parse().expect("--balanced CP"));
     let out = text_arg(args, "--out").expect("--out FILE");
     let file =
         std::fs::OpenOptions::new().create(true).append(true).open(out).expect("output file");
-    let init = || (Fsf::start(fsf_path), Searcher::new(4));
+    // Fairy-Stockfish values the amazon (this crate's Maharajah) at 1.06 queens where this
+    // crate's tuned evaluation says 1.35, and its labels would teach the network that. With
+    // `--our-values` the compound pieces get this crate's values, scaled by the queen.
+    let extra =
+        if args.iter().any(|a| a == "--our-values") { compound_values() } else { String::new() };
+    if !extra.is_empty() {
+        eprint!("Maharajah variants get:\n{extra}");
+    }
+    let init = || (Fsf::start(fsf_path, extra.clone()), Searcher::new(4));
     common::play_games(games, threads, seed, 20, file, init, |(fsf, searcher), _, rng| {
         searcher.clear();
-        let (kept, white) = play_and_label(fsf, searcher, rng, nodes, depth);
+        let (kept, white) = play_and_label(fsf, searcher, rng, variant, nodes, depth, balanced);
         kept.iter()
             .map(|(fen, score, turn)| {
                 let result = if *turn == Color::White { white } else { 1.0 - white };
@@ -264,7 +391,16 @@ impl Data {
     }
 }
 
-fn load(files: &[&str], result_weight: f32, max_score: f32) -> (Data, Data) {
+/// Which positions `load` keeps.
+struct Filter {
+    variant: Variant,
+    /// Positions scored beyond this (centipawns) are dropped.
+    max_score: f32,
+    /// Positions whose fifty-move counter is beyond this are dropped.
+    max_halfmove: u32,
+}
+
+fn load(files: &[&str], filter: &Filter, result_weight: f32) -> (Data, Data) {
     let empty = || Data {
         features: Vec::new(),
         start: vec![0],
@@ -289,10 +425,15 @@ fn load(files: &[&str], result_weight: f32, max_score: f32) -> (Data, Data) {
                 continue;
             };
             // Lopsided positions teach little and pull the network towards large corrections.
-            if score.abs() > max_score {
+            if score.abs() > filter.max_score {
                 continue;
             }
-            let Ok(pos) = Position::from_fen(Variant::Chess, fen) else { continue };
+            let Ok(pos) = Position::from_fen(filter.variant, fen) else { continue };
+            // Fairy-Stockfish damps its scores as the fifty-move counter runs (by
+            // `(100 - counter) / 100`), which the network cannot see.
+            if pos.halfmove_clock() > filter.max_halfmove {
+                continue;
+            }
             line_no += 1;
             // Whole blocks of lines (so whole games) are held out: positions of one game are
             // too alike to test on each other.
@@ -379,6 +520,23 @@ impl Params {
         for w in &mut p.w2 {
             *w = u(0.02);
         }
+        p
+    }
+
+    /// The float weights of a network file, with zero shared rows (to train on from there).
+    fn from_network(bytes: &[u8]) -> Params {
+        nnue::Network::from_bytes(bytes).expect("a network file");
+        let mut words =
+            bytes[8..].chunks_exact(2).map(|c| f32::from(i16::from_le_bytes([c[0], c[1]])));
+        let mut p = Params::zero();
+        for w in p.w1[..FEATURES * HIDDEN].iter_mut().chain(&mut p.b1) {
+            *w = words.next().expect("input weights") / nnue::QA as f32;
+        }
+        for w in &mut p.w2 {
+            *w = words.next().expect("output weights") / nnue::QB as f32;
+        }
+        let t = &bytes[bytes.len() - 4..];
+        p.b2 = i32::from_le_bytes([t[0], t[1], t[2], t[3]]) as f32 / (nnue::QA * nnue::QB) as f32;
         p
     }
 
@@ -504,7 +662,9 @@ fn train(args: &[String]) {
     let out = text_arg(args, "--out").expect("--out FILE");
     let started = Instant::now();
     let max_score: f32 = arg(args, "--max-score", 500.0);
-    let (data, held) = load(&files, result_weight, max_score);
+    let variant: Variant = arg(args, "--variant", Variant::Chess);
+    let max_halfmove: u32 = arg(args, "--max-halfmove", u32::MAX);
+    let (data, held) = load(&files, &Filter { variant, max_score, max_halfmove }, result_weight);
     eprintln!(
         "{} training positions, {} held out, loaded in {:.0} s",
         data.len(),
@@ -512,7 +672,12 @@ fn train(args: &[String]) {
         started.elapsed().as_secs_f64()
     );
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut p = Params::random(&mut rng);
+    // `--init NET`: start from another network (say chess's for Maharajah) instead of random
+    // weights.
+    let mut p = match text_arg(args, "--init") {
+        Some(net) => Params::from_network(&std::fs::read(net).expect("--init network file")),
+        None => Params::random(&mut rng),
+    };
     let mut m = Params::zero();
     let mut v = Params::zero();
     let (beta1, beta2, eps) = (0.9f32, 0.999f32, 1e-8f32);
@@ -610,7 +775,7 @@ fn train(args: &[String]) {
     let mut acc = [[0.0f32; HIDDEN]; 2];
     let mut diff = 0.0f64;
     for (i, fen) in held.fens.iter().enumerate() {
-        let pos = Position::from_fen(Variant::Chess, fen).expect("a held-out position");
+        let pos = Position::from_fen(variant, fen).expect("a held-out position");
         let float = (forward(&p, &held, i, &mut acc) - held.base[i]) * 400.0;
         diff += f64::from((float - net.evaluate(&pos) as f32).abs());
     }
@@ -620,15 +785,16 @@ fn train(args: &[String]) {
 }
 
 /// Prints the network's and the hand-written evaluation's scores of the positions in a data
-/// file beside the label (`nnue show NET FILE`).
+/// file beside the label (`nnue show NET FILE [VARIANT]`).
 fn show(args: &[String]) {
     let net = nnue::Network::from_bytes(&std::fs::read(&args[1]).expect("network file"))
         .expect("a network");
     let f = BufReader::new(std::fs::File::open(&args[2]).expect("data file"));
+    let variant: Variant = args.get(3).map_or(Variant::Chess, |v| v.parse().expect("a variant"));
     for line in f.lines().take(100000) {
         let line = line.expect("read");
         let fen = line.split('|').next().unwrap();
-        let pos = Position::from_fen(Variant::Chess, fen).expect("fen");
+        let pos = Position::from_fen(variant, fen).expect("fen");
         println!(
             "{line}  net {}  hce {}",
             net.evaluate(&pos),
