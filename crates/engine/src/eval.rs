@@ -374,31 +374,22 @@ pub(crate) fn evaluate_cached(pos: &Position, cache: &mut PawnCache) -> i32 {
     evaluate_from(pos, &WEIGHTS, pos.psq, cache.get(pos))
 }
 
-/// The evaluation the search uses: [`evaluate_networked`] where the network applies
-/// ([`network_applies`]), else [`evaluate_cached`].
+/// The evaluation the search uses: [`evaluate_cached`] plus the correction of the network for
+/// `pos`'s variant where one applies ([`network_for`]).
 #[must_use]
 pub(crate) fn evaluate_search(pos: &Position, cache: &mut PawnCache) -> i32 {
-    if network_applies(pos) {
-        evaluate_networked(pos, cache)
-    } else {
-        evaluate_cached(pos, cache)
+    match network_for(pos) {
+        Some(net) => evaluate_cached(pos, cache) + net.evaluate(pos),
+        None => evaluate_cached(pos, cache),
     }
 }
 
-/// [`evaluate_cached`] plus the network's correction ([`nnue`]), for a position where
-/// [`network_applies`] (the caller has checked).
+/// The network that corrects the evaluation of `pos` ([`nnue::network`]): chess's for a
+/// position under chess's rules (a chess game, or a Maharajah game begun from the orthodox
+/// array, which is one), Horde's for Horde, none for any other Maharajah game.
 #[must_use]
-pub(crate) fn evaluate_networked(pos: &Position, cache: &mut PawnCache) -> i32 {
-    evaluate_cached(pos, cache) + nnue::network().evaluate(pos)
-}
-
-/// Whether the network evaluates `pos`: it was trained on chess positions only, so a position
-/// under chess's rules (a chess game, or a Maharajah game begun from the orthodox array, which
-/// is one) with both kings on the board. Other Maharajah armies (which stand where chess's
-/// never do) and Horde keep the hand-written evaluation alone.
-#[must_use]
-pub fn network_applies(pos: &Position) -> bool {
-    pos.rules().variant == crate::Variant::Chess && both_kings(pos)
+pub fn network_for(pos: &Position) -> Option<&'static nnue::Network> {
+    nnue::network(pos.rules().variant)
 }
 
 /// [`evaluate`] with other weights (for tuning).

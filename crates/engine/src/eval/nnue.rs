@@ -1,20 +1,24 @@
-//! The evaluation network: a small, efficiently evaluated network ("NNUE") that corrects the
-//! hand-written evaluation in chess games.
+//! The evaluation networks: small, efficiently evaluated networks ("NNUE") that correct the
+//! hand-written evaluation, one for chess and one for Horde.
 //!
 //! Shape: `FEATURES → HIDDEN` per perspective (the side to move's and the other side's, the
 //! same weights), squared clipped ReLU, then one output from both halves (the side to move's
 //! first). An input is a piece on a square seen from one side: own or enemy, its role (all
 //! nine, so the shape holds for Maharajah's pieces), and its square, flipped vertically for
-//! Black. With 32 neurons the file is 74 KB and a full evaluation sums the weight rows of the
+//! Black. With 32 neurons a file is 74 KB and a full evaluation sums the weight rows of the
 //! pieces on the board (no incremental update: at this size it costs about what the
 //! hand-written evaluation does).
 //!
-//! The network in use is `net.bin` beside this file, embedded with `include_bytes!`. Its output
-//! is added to [`crate::eval::evaluate`] (a *residual* network, magic `MHR1`), only where
-//! [`crate::eval::network_applies`]: a chess game with both kings. It was trained
-//! by `crates/engine/examples/nnue.rs` on chess positions from this engine's self-play, each
-//! scored by Fairy-Stockfish's search; the data, the commands and the matches that admitted it
-//! are in `crates/engine/README.md` ("The evaluation network") and BENCHMARKS.md.
+//! The networks in use are `net.bin` (chess) and `net-horde.bin` (Horde) beside this file,
+//! embedded with `include_bytes!` ([`network`]). A network's output is added to
+//! [`crate::eval::evaluate`] (a *residual* network, magic `MHR1`) where
+//! [`crate::eval::network_for`] gives one: chess's under chess's rules (also a Maharajah game
+//! begun from the orthodox array), Horde's in Horde. Other Maharajah games have none yet: the
+//! networks trained for them did not measure better. Each was trained by
+//! `crates/engine/examples/nnue.rs` on positions of its variant from this engine's self-play,
+//! each scored by Fairy-Stockfish's search; the data, the commands and the matches that
+//! admitted them are in `crates/engine/README.md` ("The evaluation networks") and
+//! BENCHMARKS.md.
 //!
 //! File format (little-endian): the magic `MHR1` (the output is added to the hand-written
 //! evaluation), `u32` hidden size, then the input weights as `i16`
@@ -24,7 +28,7 @@
 
 use std::sync::OnceLock;
 
-use crate::{Color, Piece, Position, Square};
+use crate::{Color, Piece, Position, Square, Variant};
 
 /// Inputs: one per (own or enemy, role, square from the viewer's side).
 pub const FEATURES: usize = 2 * 9 * 64;
@@ -165,22 +169,32 @@ pub fn quantise(w1: &[f32], b1: &[f32], w2: &[f32], b2: f32) -> Vec<u8> {
     out
 }
 
-static NET: OnceLock<Network> = OnceLock::new();
+static CHESS: OnceLock<Network> = OnceLock::new();
+static HORDE: OnceLock<Network> = OnceLock::new();
 
-/// The embedded network.
-#[must_use]
-pub fn network() -> &'static Network {
-    NET.get_or_init(|| {
-        Network::from_bytes(include_bytes!("net.bin")).unwrap_or_else(|e| {
-            panic!("the embedded network is broken ({e}); rebuild it with examples/nnue.rs")
+fn embedded(cell: &'static OnceLock<Network>, bytes: &[u8], name: &str) -> &'static Network {
+    cell.get_or_init(|| {
+        Network::from_bytes(bytes).unwrap_or_else(|e| {
+            panic!("the embedded network {name} is broken ({e}); rebuild it with examples/nnue.rs")
         })
     })
+}
+
+/// The embedded network of `variant`: `net.bin` for chess, `net-horde.bin` for Horde, none
+/// (yet) for Maharajah.
+#[must_use]
+pub fn network(variant: Variant) -> Option<&'static Network> {
+    match variant {
+        Variant::Chess => Some(embedded(&CHESS, include_bytes!("net.bin"), "net.bin")),
+        Variant::Maharajah => None,
+        Variant::Horde => Some(embedded(&HORDE, include_bytes!("net-horde.bin"), "net-horde.bin")),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::{evaluate, evaluate_search, network_applies, PawnCache};
+    use crate::eval::{evaluate, evaluate_search, network_for, PawnCache};
     use crate::{Position, Variant};
 
     fn pos(variant: Variant, fen: &str) -> Position {
@@ -188,47 +202,75 @@ mod tests {
         Position::from_fen(variant, fen).expect("test FEN is valid")
     }
 
+    fn same(a: Option<&'static Network>, b: Option<&'static Network>) -> bool {
+        match (a, b) {
+            (Some(a), Some(b)) => std::ptr::eq(a, b),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+
     #[test]
-    fn the_embedded_network_reads_and_corrects_chess_only() {
-        let net = network();
-        assert_eq!(
-            &include_bytes!("net.bin")[..4],
-            MAGIC,
-            "the embedded network corrects the hand-written evaluation"
+    fn each_variant_gets_its_own_embedded_network() {
+        for bytes in [include_bytes!("net.bin").as_slice(), include_bytes!("net-horde.bin")] {
+            assert_eq!(
+                &bytes[..4],
+                MAGIC,
+                "an embedded network corrects the hand-written evaluation"
+            );
+        }
+        let (chess_net, horde_net) = (
+            network(Variant::Chess).expect("chess has a network"),
+            network(Variant::Horde).expect("Horde has a network"),
         );
+        assert!(!std::ptr::eq(chess_net, horde_net), "two networks");
         let mut cache = PawnCache::new();
         let chess = pos(
             Variant::Chess,
             "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
         );
-        assert!(network_applies(&chess));
-        assert_eq!(evaluate_search(&chess, &mut cache), evaluate(&chess) + net.evaluate(&chess));
-        // Maharajah (even with classic armies) and Horde: the hand-written evaluation alone.
-        let maharajah = pos(Variant::Maharajah, "rnbqkbnr/pppppppp/8/8/8/8/8/CCCAKBA1 w kq - 0 1");
-        let classic =
-            pos(Variant::Maharajah, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBRN w kq - 0 1");
-        let horde = Position::new(Variant::Horde);
-        for p in [maharajah, classic, horde] {
-            assert!(!network_applies(&p), "{p}");
-            assert_eq!(evaluate_search(&p, &mut cache), evaluate(&p), "{p}");
-        }
         // Two classic armies on the orthodox array are a game of chess (the standard profile).
         let orthodox =
             pos(Variant::Maharajah, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
-        assert!(network_applies(&orthodox));
+        let maharajah = pos(Variant::Maharajah, "rnbqkbnr/pppppppp/8/8/8/8/8/CCCAKBA1 w kq - 0 1");
+        let classic =
+            pos(Variant::Maharajah, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBRN w kq - 0 1");
+        // Horde's White has no king; its network applies all the same.
+        let horde = Position::new(Variant::Horde);
+        for (p, net) in [(&chess, chess_net), (&orthodox, chess_net), (&horde, horde_net)] {
+            assert!(same(network_for(p), Some(net)), "{p}");
+            assert_eq!(evaluate_search(p, &mut cache), evaluate(p) + net.evaluate(p), "{p}");
+        }
+        // Other Maharajah armies: the hand-written evaluation alone (no network measured
+        // better yet; BENCHMARKS.md, "Engine, session 17").
+        for p in [&maharajah, &classic] {
+            assert!(network_for(p).is_none(), "{p}");
+            assert_eq!(evaluate_search(p, &mut cache), evaluate(p), "{p}");
+        }
     }
 
     #[test]
     fn a_position_and_its_colour_mirror_score_the_same() {
-        let net = network();
-        for (fen, mirrored) in [
+        for (variant, fen, mirrored) in [
             (
+                Variant::Chess,
                 "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
                 "rnbqk2r/pppp1ppp/5n2/2b1p3/4P3/2N2N2/PPPP1PPP/R1BQKB1R b KQkq - 4 4",
             ),
-            ("8/5k2/8/3p4/8/2N5/5PPP/6K1 b - - 0 40", "6k1/5ppp/2n5/8/3P4/8/5K2/8 w - - 0 40"),
+            (
+                Variant::Chess,
+                "8/5k2/8/3p4/8/2N5/5PPP/6K1 b - - 0 40",
+                "6k1/5ppp/2n5/8/3P4/8/5K2/8 w - - 0 40",
+            ),
+            (
+                Variant::Maharajah,
+                "bccbkrqb/8/8/8/8/8/3C4/NBPQKPMP w - - 0 1",
+                "nbpqkpmp/3c4/8/8/8/8/8/BCCBKRQB b - - 0 1",
+            ),
         ] {
-            let (a, b) = (pos(Variant::Chess, fen), pos(Variant::Chess, mirrored));
+            // Chess's network: the Maharajah position checks the compound pieces' inputs.
+            let net = network(Variant::Chess).expect("a network");
+            let (a, b) = (pos(variant, fen), pos(variant, mirrored));
             assert_eq!(net.evaluate(&a), net.evaluate(&b), "{fen}");
         }
     }

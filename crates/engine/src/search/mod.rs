@@ -51,8 +51,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use crate::eval::{
-    evaluate_cached, evaluate_estimate, evaluate_networked, evaluate_search, network_applies,
-    role_value, PawnCache,
+    evaluate_cached, evaluate_estimate, evaluate_search, network_for, role_value, PawnCache,
 };
 use crate::game::Game;
 use crate::moves::{Move, MoveList, MAX_MOVES};
@@ -1186,8 +1185,8 @@ impl Worker {
             let correction = self.correction(pos);
             let raw = hit.and_then(|h| h.eval).unwrap_or_else(|| {
                 // The estimate has no network, so a networked position is never lazy.
-                if network_applies(pos) {
-                    return evaluate_networked(pos, &mut self.pawns);
+                if let Some(net) = network_for(pos) {
+                    return evaluate_cached(pos, &mut self.pawns) + net.evaluate(pos);
                 }
                 let quick = evaluate_estimate(pos, &mut self.pawns);
                 let q = quick + correction;
