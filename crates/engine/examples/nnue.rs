@@ -265,6 +265,8 @@ fn play_and_label(
     balanced: Option<i32>,
 ) -> (Vec<(String, i32, Color)>, f64) {
     let stop = AtomicBool::new(false);
+    // Each game starts from an empty table, so it is the same whichever thread plays it.
+    searcher.clear();
     let mut first_pos = start(variant, rng);
     // `--balanced CP`: starts this engine scores beyond CP after a short search are drawn
     // again (as `uci_match --balanced` does), so the games are like the ones that decide
@@ -283,7 +285,9 @@ fn play_and_label(
         }
         first_pos = start(variant, rng);
     }
-    searcher.clear();
+    if balanced.is_some() {
+        searcher.clear();
+    }
     let mut game = Game::new(first_pos);
     // Chess's random plies are followed by eight more before labelling; a Maharajah start is
     // already spread by its armies, and judging it is the network's first job.
@@ -354,7 +358,6 @@ fn generate(args: &[String]) {
     }
     let init = || (Fsf::start(fsf_path, extra.clone()), Searcher::new(4));
     common::play_games(games, threads, seed, 20, file, init, |(fsf, searcher), _, rng| {
-        searcher.clear();
         let (kept, white) = play_and_label(fsf, searcher, rng, variant, nodes, depth, balanced);
         kept.iter()
             .map(|(fen, score, turn)| {
@@ -525,18 +528,17 @@ impl Params {
 
     /// The float weights of a network file, with zero shared rows (to train on from there).
     fn from_network(bytes: &[u8]) -> Params {
-        nnue::Network::from_bytes(bytes).expect("a network file");
-        let mut words =
-            bytes[8..].chunks_exact(2).map(|c| f32::from(i16::from_le_bytes([c[0], c[1]])));
+        let net = nnue::Network::from_bytes(bytes).expect("a network file");
+        let (w1, b1, w2, b2) = net.weights();
         let mut p = Params::zero();
-        for w in p.w1[..FEATURES * HIDDEN].iter_mut().chain(&mut p.b1) {
-            *w = words.next().expect("input weights") / nnue::QA as f32;
+        let qa = nnue::QA as f32;
+        for (w, q) in p.w1.iter_mut().zip(w1).chain(p.b1.iter_mut().zip(b1)) {
+            *w = f32::from(*q) / qa;
         }
-        for w in &mut p.w2 {
-            *w = words.next().expect("output weights") / nnue::QB as f32;
+        for (w, q) in p.w2.iter_mut().zip(w2) {
+            *w = f32::from(*q) / nnue::QB as f32;
         }
-        let t = &bytes[bytes.len() - 4..];
-        p.b2 = i32::from_le_bytes([t[0], t[1], t[2], t[3]]) as f32 / (nnue::QA * nnue::QB) as f32;
+        p.b2 = b2 as f32 / (nnue::QA * nnue::QB) as f32;
         p
     }
 

@@ -121,6 +121,13 @@ impl Network {
         Ok(Network { w1, b1, w2, b2 })
     }
 
+    /// The quantised weights as the file holds them: input weights (feature-major), hidden
+    /// biases, output weights and output bias (scaled as the module docs say).
+    #[must_use]
+    pub fn weights(&self) -> (&[i16], &[i16], &[i16], i32) {
+        (&self.w1, &self.b1, &self.w2, self.b2)
+    }
+
     fn accumulate(&self, pos: &Position, view: Color, acc: &mut [i16; HIDDEN]) {
         *acc = self.b1;
         for (sq, piece) in pos.pieces() {
