@@ -35,6 +35,7 @@
 //!   any party that misses a reveal. A snapshot re-checks the links of every roll so far
 //!   (their faces went by before the snapshot and are not in it).
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -62,6 +63,9 @@ pub struct ChaturajiSeat {
     /// The seat's secret token.
     pub token: String,
 }
+
+/// How many recent game events [`TableState::log`] keeps.
+pub const LOG_LEN: usize = 24;
 
 /// An action the server stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,6 +104,10 @@ pub struct TableState {
     /// The first roll of the game that did not verify: the room (server or LAN host) showed
     /// dice the parties' links do not give. Stays up until the next game.
     pub dice_alarm: Option<DiceAlarm>,
+    /// What happened lately in the current game, oldest first: the last [`LOG_LEN`] events of
+    /// its steps (rolls with their dice, discarded dice, moves, captures, ends of turns). A roll
+    /// that leaves no usable die ends the turn at once, so its dice are seen only here.
+    pub log: VecDeque<Event>,
     /// This device's dice: its chain, its place among the parties and the verifier.
     fair: DeviceDice,
     /// The current game's record as this client saw it (settings, commitments, every step and
@@ -327,6 +335,22 @@ impl TableState {
         }
     }
 
+    /// Keeps the game events of `e` in [`TableState::log`].
+    fn log_event(&mut self, e: &ChaturajiEvent) {
+        match e {
+            ChaturajiEvent::GameStarted { .. } => self.log.clear(),
+            ChaturajiEvent::Played { events, .. } => {
+                for e in events {
+                    if self.log.len() == LOG_LEN {
+                        self.log.pop_front();
+                    }
+                    self.log.push_back(e.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// The public view of the replica `s`.
     fn show(&mut self, s: &ChaturajiSnapshot) {
         self.last_seq = s.seq;
@@ -344,6 +368,7 @@ impl TableState {
     /// then dropped: the next rejoin asks for a snapshot).
     fn apply_event(&mut self, seq: u64, e: &ChaturajiEvent) -> Result<(), String> {
         self.dice_event(e);
+        self.log_event(e);
         if self.replica.is_some() {
             self.record_event(e);
         }

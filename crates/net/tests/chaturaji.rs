@@ -13,7 +13,7 @@ use maharajah_chaturaji::cpu::{self, Level};
 use maharajah_chaturaji::game::Action as GameAction;
 use maharajah_chaturaji::settings::Player as SeatPlayer;
 use maharajah_chaturaji::{Phase, Seat, Settings};
-use maharajah_net::chaturaji::{ChaturajiClient, ChaturajiNetEvent};
+use maharajah_net::chaturaji::{ChaturajiClient, ChaturajiNetEvent, LOG_LEN};
 use maharajah_net::client::{CloseReason, NetError};
 use maharajah_protocol::chaturaji::{ChaturajiAction, ChaturajiEvent};
 use maharajah_protocol::ErrorCode;
@@ -266,6 +266,23 @@ async fn three_people_and_a_cpu_play_to_the_end_through_a_drop_and_a_return() {
         })
     });
     assert!(green, "the CPU seat played its turns");
+    // Red's log holds the game's last events, as the room played them (the game is over: no
+    // more come).
+    red.pump();
+    let played: Vec<_> = red
+        .seen
+        .iter()
+        .filter_map(|e| match e {
+            ChaturajiNetEvent::Room { event: ChaturajiEvent::Played { events, .. }, .. } => {
+                Some(events.iter().cloned())
+            }
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert!(played.len() > LOG_LEN, "a game of four rounds has more events than the log keeps");
+    let log: Vec<_> = red.client.table().log.into_iter().collect();
+    assert_eq!(log, played[played.len() - LOG_LEN..], "the log is the last {LOG_LEN} events");
 
     for p in [&red, &blue, &yellow] {
         p.client.close().await;

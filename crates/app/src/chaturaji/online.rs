@@ -8,15 +8,14 @@
 //! `chaturaji_net_roll`, `chaturaji_net_move`, `chaturaji_net_end_turn`, `chaturaji_net_resign`,
 //! `chaturaji_net_view`, `chaturaji_net_leave`. Every room event pushes a `chaturaji` view.
 
-use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use maharajah_chaturaji::cpu::Level;
-use maharajah_chaturaji::{Event, Game, Move, Seat, Settings, Square};
+use maharajah_chaturaji::{Game, Move, Seat, Settings, Square};
 use maharajah_net::chaturaji::{ChaturajiClient, ChaturajiNetEvent, TableState};
 use maharajah_net::client::ConnectOptions;
-use maharajah_protocol::chaturaji::{ChaturajiAction, ChaturajiEvent};
+use maharajah_protocol::chaturaji::ChaturajiAction;
 use maharajah_protocol::AccessCode;
 
 use crate::chaturaji::view::{table_view, DiceAlarmView, RemoteView, TableView, ViewParts};
@@ -25,7 +24,6 @@ use crate::link::Invite;
 
 /// The id network tables carry in their views (local tables have their SQLite row id, from 1).
 pub const NET_TABLE_ID: i64 = -1;
-const LOG_LEN: usize = 24;
 
 /// Versions of network views grow across tables, so the UI never mistakes a new push for an old.
 static VERSION: AtomicU64 = AtomicU64::new(1);
@@ -39,7 +37,6 @@ struct Shared {
     version: u64,
     /// The replica's last event when `version` was given.
     seen_seq: u64,
-    log: VecDeque<Event>,
     connected: bool,
 }
 
@@ -189,23 +186,6 @@ impl NetState {
                     let mut shared = lock(&watched.shared);
                     shared.version = VERSION.fetch_add(1, Ordering::Relaxed);
                     match &event {
-                        ChaturajiNetEvent::Room {
-                            event: ChaturajiEvent::Played { events, .. },
-                            ..
-                        } => {
-                            for e in events {
-                                if shared.log.len() == LOG_LEN {
-                                    shared.log.pop_front();
-                                }
-                                shared.log.push_back(e.clone());
-                            }
-                        }
-                        ChaturajiNetEvent::Room {
-                            event: ChaturajiEvent::GameStarted { .. },
-                            ..
-                        } => {
-                            shared.log.clear();
-                        }
                         ChaturajiNetEvent::Disconnected { .. } | ChaturajiNetEvent::Closed(_) => {
                             shared.connected = false;
                         }
@@ -322,7 +302,7 @@ fn view(table: &NetTable) -> TableView {
             cpu_to_move: !over
                 && state.seats.is_some_and(|seats| seats[game.to_move()].cpu_playing),
             time_left_ms: state.turn_remaining_ms.filter(|_| !over),
-            log: shared.log.iter().cloned().collect(),
+            log: state.log.iter().cloned().collect(),
             remote: Some(RemoteView {
                 code: state.seat.as_ref().map(|s| s.code.to_string()).unwrap_or_default(),
                 invite: state
