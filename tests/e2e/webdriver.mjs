@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
@@ -117,6 +117,8 @@ export async function startDriver(env = {}) {
       killGroup(child.pid, 'SIGTERM');
       await new Promise((resolve) => setTimeout(resolve, 300));
       killGroup(child.pid, 'SIGKILL');
+      // The profile is this driver's alone: gone with it, so runs do not pile up in /tmp.
+      await rm(profile, { recursive: true, force: true });
     },
     find: async (css) => elementId(await wd('POST', `/session/${d.session}/element`, { using: 'css selector', value: css })),
     findAll: async (css) => (await wd('POST', `/session/${d.session}/elements`, { using: 'css selector', value: css })).map(elementId),
