@@ -1,5 +1,6 @@
 //! The game state machine: rolling, moving, scoring, promotion, end of turn and end of game.
 
+use std::collections::VecDeque;
 use std::fmt;
 
 use rand::Rng;
@@ -63,6 +64,19 @@ pub enum CaptureKind {
     Move,
     /// By a boat triumph.
     BoatTriumph,
+}
+
+/// How many recent events a table's log keeps for its screen.
+pub const LOG_LEN: usize = 24;
+
+/// Appends `events` to a table's `log`, keeping the last [`LOG_LEN`].
+pub fn log_events(log: &mut VecDeque<Event>, events: impl IntoIterator<Item = Event>) {
+    for event in events {
+        if log.len() == LOG_LEN {
+            log.pop_front();
+        }
+        log.push_back(event);
+    }
 }
 
 /// Something that happened, reported by every action so a UI or a room can show it.

@@ -41,7 +41,7 @@ use std::time::Duration;
 
 use maharajah_chaturaji::cpu::Level;
 use maharajah_chaturaji::fair::{chain_length, DiceProof, HashChain, Link, Verifier};
-use maharajah_chaturaji::game::Event;
+use maharajah_chaturaji::game::{log_events, Event};
 use maharajah_chaturaji::{BySeat, Game, Move, Outcome, Record, Seat, Settings, Step};
 use maharajah_protocol::chaturaji::{
     seat_party, ChaturajiAction, ChaturajiEvent, ChaturajiMsg, ChaturajiSeatView,
@@ -63,9 +63,6 @@ pub struct ChaturajiSeat {
     /// The seat's secret token.
     pub token: String,
 }
-
-/// How many recent game events [`TableState::log`] keeps.
-pub const LOG_LEN: usize = 24;
 
 /// An action the server stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,7 +101,7 @@ pub struct TableState {
     /// The first roll of the game that did not verify: the room (server or LAN host) showed
     /// dice the parties' links do not give. Stays up until the next game.
     pub dice_alarm: Option<DiceAlarm>,
-    /// What happened lately in the current game, oldest first: the last [`LOG_LEN`] events of
+    /// What happened lately in the current game, oldest first: the last [`LOG_LEN`](maharajah_chaturaji::game::LOG_LEN) events of
     /// its steps (rolls with their dice, discarded dice, moves, captures, ends of turns). A roll
     /// that leaves no usable die ends the turn at once, so its dice are seen only here.
     pub log: VecDeque<Event>,
@@ -340,12 +337,7 @@ impl TableState {
         match e {
             ChaturajiEvent::GameStarted { .. } => self.log.clear(),
             ChaturajiEvent::Played { events, .. } => {
-                for e in events {
-                    if self.log.len() == LOG_LEN {
-                        self.log.pop_front();
-                    }
-                    self.log.push_back(e.clone());
-                }
+                log_events(&mut self.log, events.iter().cloned())
             }
             _ => {}
         }

@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use common::*;
 use maharajah_chaturaji::cpu::{self, Level};
-use maharajah_chaturaji::game::Action as GameAction;
+use maharajah_chaturaji::game::{Action as GameAction, LOG_LEN};
 use maharajah_chaturaji::settings::Player as SeatPlayer;
 use maharajah_chaturaji::{Phase, Seat, Settings};
-use maharajah_net::chaturaji::{ChaturajiClient, ChaturajiNetEvent, LOG_LEN};
+use maharajah_net::chaturaji::{ChaturajiClient, ChaturajiNetEvent};
 use maharajah_net::client::{CloseReason, NetError};
 use maharajah_protocol::chaturaji::{ChaturajiAction, ChaturajiEvent};
 use maharajah_protocol::ErrorCode;

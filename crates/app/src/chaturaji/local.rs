@@ -22,6 +22,7 @@ use crate::scheduler::{earliest, Scheduler, Woken};
 use crate::store::{Store, StoreError};
 use crate::time::{self, Time};
 use maharajah_chaturaji::cpu::{self, Level};
+use maharajah_chaturaji::game::log_events;
 use maharajah_chaturaji::settings::Player;
 use maharajah_chaturaji::{
     Action, Event, Game, Move, Record, RecordedGame, Seat, Settings, Square,
@@ -33,8 +34,6 @@ use crate::chaturaji::view::{table_view, TableView, ViewParts};
 
 /// How long a CPU seat waits before each of its actions, so people can follow it.
 pub const CPU_DELAY_MS: u64 = 450;
-/// How many recent events the view carries (the table's log).
-const LOG_LEN: usize = 24;
 
 /// Why a table action was refused; becomes a [`AppError`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -329,12 +328,7 @@ impl ChaturajiCore {
         if (game.to_move(), game.round()) != before {
             table.turn_started_ms = now;
         }
-        for event in events {
-            if table.log.len() == LOG_LEN {
-                table.log.pop_front();
-            }
-            table.log.push_back(event);
-        }
+        log_events(&mut table.log, events);
         let id = self.save(self.table()?)?;
         if let Some(table) = self.table.as_mut() {
             table.id = id;
