@@ -540,12 +540,21 @@ pub async fn run_with_admin(
             Err(e) => warn!("handing the rooms back failed (their leases will run out): {e}"),
         }
     }
+    let drained = shared.store.drained();
     let alive = shared.alive.clone();
     drop(shared);
     drop(alive);
     let _ = all_done.recv().await;
+    // Every handle of the store is gone with the tasks: what they queued and nobody awaits (a
+    // finished game, new ratings) is committed before the server says it stopped.
+    if tokio::time::timeout(DRAIN_WAIT, drained.wait()).await.is_err() {
+        warn!("the store's last writes did not finish within {DRAIN_WAIT:?}");
+    }
     result
 }
+
+/// The longest a stop waits for the store to commit what was queued.
+const DRAIN_WAIT: Duration = Duration::from_secs(10);
 
 /// Brings the stored rooms back (read on a blocking thread, no re-save: the first change of
 /// each stores it), then says the server is ready. Resolves only on failure.

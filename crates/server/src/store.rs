@@ -21,7 +21,7 @@ use std::sync::{mpsc, Arc};
 use std::thread;
 
 use rusqlite::{params, Connection};
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 
 use crate::chaturaji::ChaturajiRecord;
 use crate::room::RoomRecord;
@@ -174,6 +174,29 @@ pub struct SqliteStore {
     tx: Option<mpsc::Sender<Job>>,
     /// The database file, for reads on their own connection.
     path: Option<PathBuf>,
+    /// Closes when the writer thread has committed its last queued job.
+    drained: Drained,
+}
+
+/// Resolves once every writer of a store has finished its queue, after the last handle of
+/// the store was dropped. A clean stop waits for it: writes nobody awaits (a finished game,
+/// new ratings) are queued and answered later, and a process that exits first loses them.
+#[derive(Clone, Debug, Default)]
+pub struct Drained(Option<watch::Receiver<()>>);
+
+impl Drained {
+    /// A signal and its writer's half: the writers hold (clones of) the `Arc`, and the signal
+    /// resolves once the last is dropped.
+    pub(crate) fn new() -> (Drained, Arc<watch::Sender<()>>) {
+        let (tx, rx) = watch::channel(());
+        (Drained(Some(rx)), Arc::new(tx))
+    }
+
+    /// Waits until the writers are gone (at once for a store that writes nowhere).
+    pub async fn wait(self) {
+        let Some(mut rx) = self.0 else { return };
+        while rx.changed().await.is_ok() {}
+    }
 }
 
 impl std::fmt::Debug for Job {
@@ -328,7 +351,7 @@ fn owner_only(path: &Path) -> Result<(), StoreError> {
 impl SqliteStore {
     /// No persistence: every save succeeds at once and nothing is recovered.
     pub fn memory() -> SqliteStore {
-        SqliteStore { tx: None, path: None }
+        SqliteStore { tx: None, path: None, drained: Drained::default() }
     }
 
     /// Opens (creating if needed) the database at `path` and returns the stored rooms.
@@ -385,11 +408,15 @@ impl SqliteStore {
             .name("maharajah-checkpoint".into())
             .spawn(move || checkpoints(&checkpointer, &commits))
             .map_err(thread_error)?;
+        let (drained, alive) = Drained::new();
         thread::Builder::new()
             .name("maharajah-store".into())
-            .spawn(move || writer(conn, rx, &committed))
+            .spawn(move || {
+                writer(conn, rx, &committed);
+                drop(alive);
+            })
             .map_err(thread_error)?;
-        Ok((SqliteStore { tx: Some(tx), path: Some(path.to_owned()) }, stored))
+        Ok((SqliteStore { tx: Some(tx), path: Some(path.to_owned()), drained }, stored))
     }
 
     /// Whether this store writes anywhere.
@@ -722,6 +749,15 @@ impl Store {
     pub fn open_lazy(path: &Path) -> Result<(Store, StoredRooms), StoreError> {
         let (store, stored) = SqliteStore::open_lazy(path)?;
         Ok((Store { backend: Backend::Sqlite(store) }, stored))
+    }
+
+    /// The signal that this store's writers have committed everything queued, once every
+    /// handle of the store is dropped; see [`Drained`].
+    pub fn drained(&self) -> Drained {
+        match &self.backend {
+            Backend::Sqlite(s) => s.drained.clone(),
+            Backend::Postgres(pg) => pg.drained(),
+        }
     }
 
     /// Whether this store writes anywhere.

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use common::pg::Pg;
 use maharajah_server::store::{
-    PgStore, PlayerRev, PlayerRow, RoomKind, SqliteStore, Storage, StoreError,
+    PgStore, PlayerRev, PlayerRow, RoomKind, SqliteStore, Storage, Store, StoreError,
 };
 use serde_json::{json, Value};
 
@@ -115,6 +115,29 @@ async fn the_storage_suite_on_sqlite() {
     let (store, _) = SqliteStore::open_lazy(&db).unwrap();
     let (other, _) = SqliteStore::open_lazy(&db).unwrap();
     suite(&store, &other).await;
+}
+
+/// A clean stop loses nothing queued: writes nobody awaits (a finished game) are committed
+/// before the store's `drained` signal resolves. Another connection's lock holds the writer
+/// back, so the signal must wait for the commit, not for the queue to be handed over.
+#[tokio::test]
+async fn sqlite_is_drained_only_once_what_was_queued_is_committed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("drain.sqlite3");
+    let (store, stored) = Store::open_lazy(&db).unwrap();
+    let blocker = rusqlite::Connection::open(&db).unwrap();
+    blocker.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let queued = store.queue_game(1, "DRAIN001/0".into(), "{\"n\":1}".into()).unwrap();
+    assert!(queued.is_some(), "a durable store answers once committed");
+    let drained = tokio::spawn(store.drained().wait());
+    drop(store);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!drained.is_finished(), "drained while the write waits for the lock");
+    blocker.execute_batch("COMMIT").unwrap();
+    tokio::time::timeout(Duration::from_secs(5), drained).await.unwrap().unwrap();
+    assert_eq!(stored.read_games().unwrap(), ["{\"n\":1}"]);
+    // A store that writes nowhere has nothing to wait for.
+    tokio::time::timeout(Duration::from_secs(1), Store::memory().drained().wait()).await.unwrap();
 }
 
 const LEASE: Duration = Duration::from_millis(1500);

@@ -37,7 +37,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_postgres::{Client, NoTls, Statement};
 use tracing::{info, warn};
 
-use super::{patch, Committed, PlayerRev, PlayerRow, RoomKind, Storage, StoreError};
+use super::{patch, Committed, Drained, PlayerRev, PlayerRow, RoomKind, Storage, StoreError};
 
 /// The migrations, in order: version and SQL.
 const MIGRATIONS: &[(i32, &str)] = &[
@@ -314,6 +314,8 @@ pub struct PgStore {
     owned: OwnedMap,
     side: mpsc::UnboundedSender<SideJob>,
     secret: String,
+    /// Closes when the writers have committed their last queued job.
+    drained: Drained,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -342,16 +344,25 @@ impl PgStore {
             first.query_one("SELECT secret FROM cluster WHERE id = 1", &[]).await?.get(0);
         let mut slots = Vec::new();
         let mut writers = Vec::new();
+        let (drained, alive) = Drained::new();
         for _ in 0..pool.max(1) {
             slots.push(Mutex::new(Arc::new(PgConn::open(url).await?)));
             let (tx, rx) = mpsc::unbounded_channel();
-            tokio::spawn(event_writer(url.to_owned(), node.to_owned(), rx));
+            let (task, alive) = (event_writer(url.to_owned(), node.to_owned(), rx), alive.clone());
+            tokio::spawn(async move {
+                task.await;
+                drop(alive);
+            });
             writers.push(tx);
         }
         let control = Mutex::new(Arc::new(PgConn::open(url).await?));
         let owned: OwnedMap = Arc::default();
         let (side, jobs) = mpsc::unbounded_channel();
-        tokio::spawn(side_writer(url.to_owned(), node.to_owned(), first, jobs, owned.clone()));
+        let side_task = side_writer(url.to_owned(), node.to_owned(), first, jobs, owned.clone());
+        tokio::spawn(async move {
+            side_task.await;
+            drop(alive);
+        });
         let store = Arc::new(PgStore {
             url: url.to_owned(),
             node: node.to_owned(),
@@ -363,10 +374,17 @@ impl PgStore {
             owned,
             side,
             secret,
+            drained,
         });
         // The node's lease starts now: its rooms can be written at once.
         store.renew().await?;
         Ok(store)
+    }
+
+    /// The signal that the writers have committed everything queued, once the store is
+    /// dropped; see [`Drained`].
+    pub fn drained(&self) -> Drained {
+        self.drained.clone()
     }
 
     /// This node's id.
