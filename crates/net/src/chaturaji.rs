@@ -345,6 +345,11 @@ impl TableState {
 
     /// The public view of the replica `s`.
     fn show(&mut self, s: &ChaturajiSnapshot) {
+        // A snapshot of another game (a rematch started while this client was away): the log
+        // of the old one is not this game's.
+        if s.game_number != self.game_number {
+            self.log.clear();
+        }
         self.last_seq = s.seq;
         self.game_number = s.game_number;
         self.settings = Some(s.settings.clone());
@@ -715,5 +720,44 @@ impl Flavour for Chaturaji {
     }
     fn done() -> Reply {
         Reply::Done
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use maharajah_chaturaji::game::Event;
+    use maharajah_chaturaji::seat::BySeat;
+    use maharajah_chaturaji::{Game, Seat, Settings};
+    use maharajah_protocol::chaturaji::{ChaturajiSeatView, ChaturajiSnapshot};
+    use maharajah_protocol::AccessCode;
+
+    use super::TableState;
+
+    fn snapshot(game_number: u32, seq: u64) -> ChaturajiSnapshot {
+        let seat =
+            ChaturajiSeatView { person: true, taken: true, connected: true, cpu_playing: false };
+        ChaturajiSnapshot {
+            code: AccessCode::from_indices([0; maharajah_protocol::ACCESS_CODE_LEN]),
+            seq,
+            game_number,
+            settings: Settings::default(),
+            seats: BySeat::splat(seat),
+            game: Some(Game::new(Settings::default()).expect("the default settings are valid")),
+            steps: 0,
+            dice: None,
+            turn_remaining_ms: None,
+            fair: None,
+        }
+    }
+
+    #[test]
+    fn a_snapshot_of_another_game_starts_a_new_log_and_one_of_the_same_game_keeps_it() {
+        let mut table = TableState::default();
+        table.apply_snapshot(&snapshot(1, 5));
+        table.log.push_back(Event::TurnEnded { seat: Seat::Red });
+        table.apply_snapshot(&snapshot(1, 9));
+        assert_eq!(table.log.len(), 1, "a resync of the same game keeps its log");
+        table.apply_snapshot(&snapshot(2, 30));
+        assert!(table.log.is_empty(), "the rematch shows none of the old game's events");
     }
 }
