@@ -13,7 +13,8 @@
 //!   plus continuation history one and two plies back; a capture that loses material by static
 //!   exchange comes after the killers; quiescence lists only captures and promotions out of
 //!   check, and skips the losing captures), null-move pruning (never for a side with only pawns and king — Horde and
-//!   pawn-heavy armies are zugzwang-prone), late-move reductions, check extensions, reverse
+//!   pawn-heavy armies are zugzwang-prone), late-move reductions, internal iterative reduction
+//!   (a deep node with no table move is searched a ply shallower), check extensions, reverse
 //!   futility, late-move and static-exchange pruning near the leaves, mate scores, a
 //!   correction history that shifts the static evaluation by what searches of positions with
 //!   the same pawns and the same material found, and a lazy evaluation in quiescence (material,
@@ -957,6 +958,12 @@ impl Worker {
                     }
                 }
             }
+        }
+
+        // Internal iterative reduction: with no move from the table a deep node is searched a
+        // ply shallower (its move ordering is a guess, and the next visit has a table move).
+        if depth >= 4 && tt_move.is_none() && !in_check {
+            depth -= 1;
         }
 
         self.generate_ordered(pos, ply, tt_move);
