@@ -7,7 +7,8 @@
 //!
 //! SQLite: one writer thread owns the connection. Rooms send it their [`RoomRecord`] and wait for the
 //! commit before they acknowledge anything; writes that arrive together are committed in one
-//! transaction (group commit). `synchronous=FULL`: a committed write survives a crash of the
+//! transaction (group commit), each in its own savepoint, so a write the database refuses is
+//! refused alone and the others in its batch still commit. `synchronous=FULL`: a committed write survives a crash of the
 //! process and of the machine.
 //!
 //! Checkpoints (copying the WAL back into the database file, with its own `fsync`) run on a
@@ -53,6 +54,10 @@ pub enum StoreError {
         /// What went wrong.
         detail: String,
     },
+    /// The database refused a queued write (a player whose name's skeleton is taken); nothing
+    /// of that write was stored.
+    #[error("database refused the write: {0}")]
+    Refused(String),
     /// The writer thread is gone.
     #[error("the storage thread has stopped")]
     Closed,
@@ -454,9 +459,7 @@ impl SqliteStore {
         let (reply, rx) = oneshot::channel();
         tx.send(Job::Save { table, code: code.to_owned(), json, players: Vec::new(), reply })
             .map_err(|_| StoreError::Closed)?;
-        rx.await
-            .map_err(|_| StoreError::Closed)?
-            .map_err(|detail| StoreError::Corrupt { code: code.to_owned(), detail })
+        rx.await.map_err(|_| StoreError::Closed)?.map_err(StoreError::Refused)
     }
 
     /// Forgets a room.
@@ -557,9 +560,7 @@ impl SqliteStore {
         let (reply, rx) = oneshot::channel();
         tx.send(Job::Delete { table, code: code.to_owned(), reply })
             .map_err(|_| StoreError::Closed)?;
-        rx.await
-            .map_err(|_| StoreError::Closed)?
-            .map_err(|detail| StoreError::Corrupt { code: code.to_owned(), detail })
+        rx.await.map_err(|_| StoreError::Closed)?.map_err(StoreError::Refused)
     }
 }
 
@@ -586,10 +587,9 @@ impl Committed {
     /// [`StoreError`] if the write failed (nothing of it was stored).
     pub async fn wait(self) -> Result<(), StoreError> {
         match self.0 {
-            Answer::Text(rx) => rx
-                .await
-                .map_err(|_| StoreError::Closed)?
-                .map_err(|detail| StoreError::Corrupt { code: String::new(), detail }),
+            Answer::Text(rx) => {
+                rx.await.map_err(|_| StoreError::Closed)?.map_err(StoreError::Refused)
+            }
             Answer::Store(rx) => rx.await.map_err(|_| StoreError::Closed)?,
             Answer::Game(number) => number.wait().await.map(|_| ()),
         }
@@ -622,10 +622,10 @@ fn writer(mut conn: Connection, rx: mpsc::Receiver<Job>, committed: &mpsc::SyncS
                 Err(_) => break,
             }
         }
-        let result = write_batch(&mut conn, &batch).map_err(|e| e.to_string());
+        let results = write_batch(&mut conn, &batch);
         // Wake the checkpoint thread (if it is busy or asleep, it sees this later).
         let _ = committed.try_send(());
-        for job in batch {
+        for (job, result) in batch.into_iter().zip(results) {
             let reply = match job {
                 Job::Save { reply, .. }
                 | Job::Delete { reply, .. }
@@ -633,14 +633,14 @@ fn writer(mut conn: Connection, rx: mpsc::Receiver<Job>, committed: &mpsc::SyncS
                 | Job::Game { reply, .. } => reply,
             };
             // A room that stopped waiting no longer cares.
-            let _ = reply.send(result.clone());
+            let _ = reply.send(result);
         }
     }
 }
 
-fn write_players(tx: &rusqlite::Transaction<'_>, rows: &[PlayerRow]) -> rusqlite::Result<()> {
+fn write_players(conn: &Connection, rows: &[PlayerRow]) -> rusqlite::Result<()> {
     for row in rows {
-        tx.prepare_cached(
+        conn.prepare_cached(
             "INSERT INTO players (key, skeleton, record) VALUES (?1, ?2, ?3)
              ON CONFLICT(key) DO UPDATE SET skeleton = excluded.skeleton, record = excluded.record",
         )?
@@ -649,49 +649,65 @@ fn write_players(tx: &rusqlite::Transaction<'_>, rows: &[PlayerRow]) -> rusqlite
     Ok(())
 }
 
-fn write_batch(conn: &mut Connection, batch: &[Job]) -> Result<(), rusqlite::Error> {
-    let tx = conn.transaction()?;
+/// Writes a batch in one transaction (one WAL flush: group commit), each job inside its own
+/// savepoint: a job that fails (a player whose name's skeleton is taken) is rolled back alone
+/// and answered with its error, and the others still commit. Returns one result per job, in
+/// order; if the transaction itself cannot begin or commit, every job gets that error.
+fn write_batch(conn: &mut Connection, batch: &[Job]) -> Vec<Result<(), String>> {
+    let whole = |e: rusqlite::Error| vec![Err(e.to_string()); batch.len()];
+    let mut tx = match conn.transaction() {
+        Ok(tx) => tx,
+        Err(e) => return whole(e),
+    };
+    let mut results = Vec::with_capacity(batch.len());
     for job in batch {
-        if let Job::Save { players, .. } = job {
-            write_players(&tx, players)?;
+        results.push(write_job(&mut tx, job).map_err(|e| e.to_string()));
+    }
+    match tx.commit() {
+        Ok(()) => results,
+        Err(e) => whole(e),
+    }
+}
+
+/// One job inside its own savepoint of the batch's transaction: all of it or none of it.
+fn write_job(tx: &mut rusqlite::Transaction<'_>, job: &Job) -> rusqlite::Result<()> {
+    let sp = tx.savepoint()?;
+    if let Job::Save { players, .. } = job {
+        write_players(&sp, players)?;
+    }
+    match job {
+        Job::Save { table: Table::Chess, code, json, .. } => {
+            sp.prepare_cached(
+                "INSERT INTO rooms (code, record) VALUES (?1, ?2)
+                 ON CONFLICT(code) DO UPDATE SET record = excluded.record",
+            )?
+            .execute(params![code, json])?;
         }
-        match job {
-            Job::Save { table: Table::Chess, code, json, .. } => {
-                tx.prepare_cached(
-                    "INSERT INTO rooms (code, record) VALUES (?1, ?2)
-                     ON CONFLICT(code) DO UPDATE SET record = excluded.record",
-                )?
-                .execute(params![code, json])?;
-            }
-            Job::Save { table: Table::Chaturaji, code, json, .. } => {
-                tx.prepare_cached(
-                    "INSERT INTO chaturaji_rooms (code, record) VALUES (?1, ?2)
-                     ON CONFLICT(code) DO UPDATE SET record = excluded.record",
-                )?
-                .execute(params![code, json])?;
-            }
-            Job::Delete { table: Table::Chess, code, .. } => {
-                tx.prepare_cached("DELETE FROM rooms WHERE code = ?1")?.execute(params![code])?;
-            }
-            Job::Delete { table: Table::Chaturaji, code, .. } => {
-                tx.prepare_cached("DELETE FROM chaturaji_rooms WHERE code = ?1")?
-                    .execute(params![code])?;
-            }
-            Job::Players { rows, .. } => write_players(&tx, rows)?,
-            Job::Game { id, key, json, .. } => {
-                tx.prepare_cached(
-                    "INSERT INTO games (id, key, record) VALUES (?1, ?2, ?3)
-                     ON CONFLICT DO NOTHING",
-                )?
-                .execute(params![
-                    i64::try_from(*id).unwrap_or(i64::MAX),
-                    key,
-                    json
-                ])?;
-            }
+        Job::Save { table: Table::Chaturaji, code, json, .. } => {
+            sp.prepare_cached(
+                "INSERT INTO chaturaji_rooms (code, record) VALUES (?1, ?2)
+                 ON CONFLICT(code) DO UPDATE SET record = excluded.record",
+            )?
+            .execute(params![code, json])?;
+        }
+        Job::Delete { table: Table::Chess, code, .. } => {
+            sp.prepare_cached("DELETE FROM rooms WHERE code = ?1")?.execute(params![code])?;
+        }
+        Job::Delete { table: Table::Chaturaji, code, .. } => {
+            sp.prepare_cached("DELETE FROM chaturaji_rooms WHERE code = ?1")?
+                .execute(params![code])?;
+        }
+        Job::Players { rows, .. } => write_players(&sp, rows)?,
+        Job::Game { id, key, json, .. } => {
+            sp.prepare_cached(
+                "INSERT INTO games (id, key, record) VALUES (?1, ?2, ?3)
+                 ON CONFLICT DO NOTHING",
+            )?
+            .execute(params![i64::try_from(*id).unwrap_or(i64::MAX), key, json])?;
         }
     }
-    tx.commit()
+    // Dropping a savepoint unreleased rolls it back: an error above undoes only this job.
+    sp.commit()
 }
 
 fn to_json(code: &str, record: &impl serde::Serialize) -> Result<String, StoreError> {

@@ -140,6 +140,43 @@ async fn sqlite_is_drained_only_once_what_was_queued_is_committed() {
     tokio::time::timeout(Duration::from_secs(1), Store::memory().drained().wait()).await.unwrap();
 }
 
+/// Writes queued together share one transaction, but one that fails (a second player whose
+/// name's skeleton is taken) is refused alone: the writes beside it in the batch are kept.
+/// Another connection's lock holds the writer back so that they land in one batch.
+#[tokio::test]
+async fn sqlite_refuses_a_failing_write_alone_and_keeps_the_rest_of_its_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("batch.sqlite3");
+    let (store, stored) = Store::open_lazy(&db).unwrap();
+    store
+        .queue_players(vec![player("aa", Some("alice"), 1500)])
+        .unwrap()
+        .unwrap()
+        .wait()
+        .await
+        .unwrap();
+    let blocker = rusqlite::Connection::open(&db).unwrap();
+    blocker.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let before = store.queue_game(1, "BATCH001/0".into(), "{\"n\":1}".into()).unwrap().unwrap();
+    // The writer has taken that one and waits for the lock: the next three queue behind it
+    // and are written as one batch.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let clash = store.queue_players(vec![player("bb", Some("alice"), 1500)]).unwrap().unwrap();
+    let fine = store.queue_players(vec![player("cc", Some("carol"), 1600)]).unwrap().unwrap();
+    let after = store.queue_game(2, "BATCH002/0".into(), "{\"n\":2}".into()).unwrap().unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    blocker.execute_batch("COMMIT").unwrap();
+    let err = clash.wait().await.expect_err("a taken skeleton is refused");
+    assert!(matches!(err, StoreError::Refused(_)) && err.to_string().contains("UNIQUE"), "{err}");
+    before.wait().await.unwrap();
+    fine.wait().await.unwrap();
+    after.wait().await.unwrap();
+    assert_eq!(stored.read_games().unwrap(), ["{\"n\":1}", "{\"n\":2}"]);
+    let keys: Vec<String> = stored.read_players().unwrap().into_iter().map(|(k, _)| k).collect();
+    assert_eq!(keys.len(), 2, "{keys:?}");
+    assert!(keys.contains(&"aa".to_owned()) && keys.contains(&"cc".to_owned()), "{keys:?}");
+}
+
 const LEASE: Duration = Duration::from_millis(1500);
 
 #[tokio::test]
