@@ -7,18 +7,17 @@
 // The finished network game's analysis is in online.test.mjs (it needs the server and a bot).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { exists, newGame, setValue, toMenu, typeMoves } from './steps.mjs';
-import { startDriver, waitFor } from './webdriver.mjs';
+import { startDriver, waitFor, tempDir } from './webdriver.mjs';
 
 let d;
 let exportDir;
 
 before(async () => {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-analysis-'));
-  exportDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-analysis-export-'));
+  const dataDir = await tempDir('analysis');
+  exportDir = await tempDir('analysis-export');
   d = await startDriver({ MAHARAJAH_DATA_DIR: dataDir, MAHARAJAH_EXPORT_DIR: exportDir });
   await d.open(390, 844);
 });

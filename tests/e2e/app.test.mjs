@@ -4,10 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { root, startDriver, waitFor } from './webdriver.mjs';
+import { root, startDriver, waitFor, tempDir } from './webdriver.mjs';
 
 /** The engine version as Cargo sees it: what About must show. */
 function expectedEngineVersion() {
@@ -26,7 +23,7 @@ let script;
 let screenshot;
 
 before(async () => {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-app-'));
+  const dataDir = await tempDir('app');
   d = await startDriver({ MAHARAJAH_DATA_DIR: dataDir });
   await d.open(390, 844);
   ({ find, findAll, click, text, script, screenshot } = d);

@@ -4,16 +4,15 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, writeFile, mkdir } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { artifacts, startDriver, waitFor } from './webdriver.mjs';
+import { artifacts, startDriver, waitFor, tempDir } from './webdriver.mjs';
 
 let d;
 const results = {};
 
 before(async () => {
-  d = await startDriver({ MAHARAJAH_DATA_DIR: await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-bench-')) });
+  d = await startDriver({ MAHARAJAH_DATA_DIR: await tempDir('bench') });
 });
 
 after(async () => {

@@ -11,12 +11,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { chooseSeat, menuShown, setValue } from './steps.mjs';
-import { application, startDriver, waitFor } from './webdriver.mjs';
+import { application, startDriver, waitFor, tempDir } from './webdriver.mjs';
 import { INSIDE, runInsidePrivateNetwork } from './netns.mjs';
 
 
@@ -26,7 +24,7 @@ if (!INSIDE) {
   let d;
 
   before(async () => {
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-chaturaji-lan-'));
+    const dataDir = await tempDir('chaturaji-lan');
     d = await startDriver({ MAHARAJAH_DATA_DIR: dataDir, MAHARAJAH_LAN_SCOPE: 'loopback' });
     await d.open(390, 844);
   });

@@ -5,18 +5,16 @@
 // created on a real server (the seat of this device, the room code, waiting for the others).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { chooseSeat, dragPiece, menuShown, setValue } from './steps.mjs';
-import { application, freePort, startDriver, waitFor } from './webdriver.mjs';
+import { application, freePort, startDriver, waitFor, tempDir } from './webdriver.mjs';
 
 let d;
 
 before(async () => {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-chaturaji-'));
+  const dataDir = await tempDir('chaturaji');
   d = await startDriver({ MAHARAJAH_DATA_DIR: dataDir });
   await d.open(390, 844);
 });

@@ -5,15 +5,12 @@
 // ways back: a preset undone, and Back on the hand-over asking first.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { startDriver, waitFor } from './webdriver.mjs';
+import { startDriver, waitFor, tempDir } from './webdriver.mjs';
 
 let d;
 
 before(async () => {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-custom-'));
+  const dataDir = await tempDir('custom');
   d = await startDriver({ MAHARAJAH_DATA_DIR: dataDir });
   await d.open(390, 844);
 });

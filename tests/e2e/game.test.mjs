@@ -3,20 +3,17 @@
 // export, and continuing a saved game after the app is closed and started again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import {
   dragPiece, importGame, newGame as stepNewGame, pieceAt as stepPieceAt, plies as stepPlies, setValue, tapMove,
   toMenu as stepToMenu, typeMoves,
 } from './steps.mjs';
-import { startDriver, waitFor } from './webdriver.mjs';
+import { startDriver, waitFor, tempDir } from './webdriver.mjs';
 
 let d;
 
 before(async () => {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-game-'));
-  const exportDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-export-'));
+  const dataDir = await tempDir('game');
+  const exportDir = await tempDir('export');
   d = await startDriver({ MAHARAJAH_DATA_DIR: dataDir, MAHARAJAH_EXPORT_DIR: exportDir });
   await d.open(390, 844);
 });

@@ -9,12 +9,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { tapMove } from './steps.mjs';
-import { application, startDriver, waitFor } from './webdriver.mjs';
+import { application, startDriver, waitFor, tempDir } from './webdriver.mjs';
 import { INSIDE, runInsidePrivateNetwork } from './netns.mjs';
 
 const bot = process.env.MAHARAJAH_LAN_BOT ?? path.join(path.dirname(application), 'maharajah-lan-bot');
@@ -54,7 +52,7 @@ if (!INSIDE) {
   const bots = [];
 
   before(async () => {
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-lan-'));
+    const dataDir = await tempDir('lan');
     d = await startDriver({ MAHARAJAH_DATA_DIR: dataDir, MAHARAJAH_LAN_SCOPE: 'loopback', MAHARAJAH_LAN_HOST_GONE_MS: '3000' });
     await d.open(390, 844);
   });

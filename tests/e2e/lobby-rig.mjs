@@ -3,11 +3,9 @@
 // (maharajah-netbot --lobby NAME) whose stdout lines are collected.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { application, startDriver, waitFor } from './webdriver.mjs';
+import { application, startDriver, waitFor, tempDir } from './webdriver.mjs';
 
 const bin = path.dirname(application);
 const serverBinary = process.env.MAHARAJAH_SERVER ?? path.join(bin, 'maharajah-server');
@@ -43,7 +41,7 @@ export async function startRig(name) {
   const server = launch(serverBinary, ['--memory', '--listen', '127.0.0.1:0'], children);
   const line = await server.waitLine('the server to listen', /listening on /);
   const serverUrl = `ws://${line.split('listening on ')[1].trim()}/`;
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), `maharajah-e2e-${name}-`));
+  const dataDir = await tempDir(name);
   const d = await startDriver({ MAHARAJAH_DATA_DIR: dataDir });
   await d.open(390, 844);
   return {

@@ -7,17 +7,14 @@
 // its own search (level start position: it accepts).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { newGame as stepNewGame, toMenu as stepToMenu, typeMoves as stepTypeMoves } from './steps.mjs';
-import { startDriver, waitFor } from './webdriver.mjs';
+import { startDriver, waitFor, tempDir } from './webdriver.mjs';
 import { layoutScript } from '../layout.mjs';
 
 let d;
 
 before(async () => {
-  d = await startDriver({ MAHARAJAH_DATA_DIR: await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-look-')) });
+  d = await startDriver({ MAHARAJAH_DATA_DIR: await tempDir('look') });
   await d.open(390, 844);
 });
 

@@ -4,17 +4,14 @@
 // survives closing and opening the app.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { exists, menuShown, newGame, setValue, toMenu, typeMoves } from './steps.mjs';
-import { startDriver, waitFor } from './webdriver.mjs';
+import { startDriver, waitFor, tempDir } from './webdriver.mjs';
 
 let d;
 
 before(async () => {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-names-'));
-  const exportDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-names-export-'));
+  const dataDir = await tempDir('names');
+  const exportDir = await tempDir('names-export');
   d = await startDriver({ MAHARAJAH_DATA_DIR: dataDir, MAHARAJAH_EXPORT_DIR: exportDir });
   await d.open(390, 844);
 });

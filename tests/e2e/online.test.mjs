@@ -6,12 +6,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { tapMove } from './steps.mjs';
-import { application, startDriver, waitFor } from './webdriver.mjs';
+import { application, startDriver, waitFor, tempDir } from './webdriver.mjs';
 
 const bin = path.dirname(application);
 const serverBinary = process.env.MAHARAJAH_SERVER ?? path.join(bin, 'maharajah-server');
@@ -61,7 +59,7 @@ before(async () => {
   server = launch(serverBinary, ['--memory', '--listen', '127.0.0.1:0']);
   const line = await server.waitLine('the server to listen', /listening on /);
   serverUrl = `ws://${line.split('listening on ')[1].trim()}/`;
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-online-'));
+  const dataDir = await tempDir('online');
   d = await startDriver({ MAHARAJAH_DATA_DIR: dataDir });
   await d.open(390, 844);
 });

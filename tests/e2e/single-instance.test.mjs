@@ -6,10 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { application, startDriver, waitFor } from './webdriver.mjs';
+import { application, startDriver, waitFor, tempDir } from './webdriver.mjs';
 
 let d;
 let bus;
@@ -21,7 +18,7 @@ before(async () => {
   const printed = execFileSync('dbus-daemon', ['--session', '--fork', '--print-address=1', '--print-pid=1'], { encoding: 'utf8' });
   [bus, busPid] = printed.trim().split('\n');
   assert.match(bus, /^unix:/, `a session bus address, got ${printed}`);
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-single-'));
+  const dataDir = await tempDir('single');
   env = { MAHARAJAH_DATA_DIR: dataDir, DBUS_SESSION_BUS_ADDRESS: bus };
   d = await startDriver(env);
   await d.open(390, 844);

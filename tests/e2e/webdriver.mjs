@@ -2,7 +2,7 @@
 // environment a test wants the app to see), opens sessions on the real app, finds and clicks.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import net from 'node:net';
@@ -54,6 +54,22 @@ function killGroup(pid, signal) {
   } catch (error) {
     if (error.code !== 'ESRCH') throw error;
   }
+}
+
+const tempDirs = [];
+process.on('exit', () => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A fresh directory `maharajah-e2e-<name>-…` under the system's temporary directory (a data
+ * directory for the app, a folder for exports), removed when this test file's process exits:
+ * after every reopen of the app that needs it, and so runs do not pile up in /tmp.
+ */
+export async function tempDir(name) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), `maharajah-e2e-${name}-`));
+  tempDirs.push(dir);
+  return dir;
 }
 
 /**
