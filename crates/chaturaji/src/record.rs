@@ -33,12 +33,14 @@
 //!
 //! Replaying applies the steps one by one and stops at the first that breaks a rule.
 
+use std::collections::VecDeque;
+
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::fair::{DiceError, DiceProof, Link, Verifier};
-use crate::game::{Action, Event, Game, GameError, Move};
+use crate::game::{log_events, Action, Event, Game, GameError, Move};
 use crate::seat::Seat;
 use crate::settings::{Settings, SettingsError};
 
@@ -331,6 +333,9 @@ impl Replayer {
 pub struct RecordedGame {
     player: Replayer,
     record: Record,
+    /// The last [`LOG_LEN`](crate::game::LOG_LEN) events of its steps, rebuilt by
+    /// [`RecordedGame::resume`], so a table opened again shows what happened lately.
+    log: VecDeque<Event>,
 }
 
 impl RecordedGame {
@@ -340,7 +345,7 @@ impl RecordedGame {
     /// [`RecordError::Settings`] if a setting is out of range.
     pub fn new(settings: Settings, seed: u64) -> Result<RecordedGame, RecordError> {
         let player = Replayer::start(settings.clone(), Some(seed))?;
-        Ok(RecordedGame { player, record: Record::new(settings, Some(seed)) })
+        Ok(RecordedGame { player, record: Record::new(settings, Some(seed)), log: VecDeque::new() })
     }
 
     /// A new game with verifiable dice ([`crate::fair`]): `proof` holds every party's
@@ -353,7 +358,7 @@ impl RecordedGame {
         player.verifier = Some(proof.verifier(settings.dice));
         let mut record = Record::new(settings, None);
         record.dice_proof = Some(DiceProof { rolls: Vec::new(), ..proof });
-        Ok(RecordedGame { player, record })
+        Ok(RecordedGame { player, record, log: VecDeque::new() })
     }
 
     /// Fixes the parties of a verified-dice game whose commitments were collected after it
@@ -385,7 +390,7 @@ impl RecordedGame {
         if let Some(proof) = self.record.dice_proof.as_mut() {
             proof.rolls.push(links);
         }
-        Ok(events)
+        Ok(self.logged(events))
     }
 
     /// Resumes a game from its record (for example after a restart), ready for the next action.
@@ -396,14 +401,16 @@ impl RecordedGame {
         let mut player = Replayer::start(record.settings.clone(), record.seed)?;
         player.verifier = record.dice_proof.as_ref().map(|p| p.verifier(record.settings.dice));
         let mut rolls = 0;
+        let mut log = VecDeque::new();
         for (index, &step) in record.actions.iter().enumerate() {
             let seat = player.game.to_move();
             let links = record.links_for(step, &mut rolls);
-            player
+            let events = player
                 .step(step, links)
                 .map_err(|error| ResumeError::Violation(Violation { index, step, seat, error }))?;
+            log_events(&mut log, events);
         }
-        Ok(RecordedGame { player, record })
+        Ok(RecordedGame { player, record, log })
     }
 
     /// The game.
@@ -418,6 +425,19 @@ impl RecordedGame {
         &self.record
     }
 
+    /// What happened lately: the events of its last steps, oldest first (at most
+    /// [`LOG_LEN`](crate::game::LOG_LEN)).
+    #[must_use]
+    pub fn log(&self) -> &VecDeque<Event> {
+        &self.log
+    }
+
+    /// Keeps `events` (a step's) in the log and hands them back.
+    fn logged(&mut self, events: Vec<Event>) -> Vec<Event> {
+        log_events(&mut self.log, events.iter().cloned());
+        events
+    }
+
     /// Rolls for the seat to move (from the seed, or — for a resumed record without seed — this
     /// fails with [`StepError::MissingDice`]).
     ///
@@ -427,7 +447,7 @@ impl RecordedGame {
         let events = self.player.step(Step::Roll { dice: None }, None)?;
         let dice = self.player.game.dice().map(|d| [d[0].face, d[1].face]);
         self.record.actions.push(Step::Roll { dice });
-        Ok(events)
+        Ok(self.logged(events))
     }
 
     /// Applies a move, end of turn, time-out or resignation (a roll must go through
@@ -442,7 +462,7 @@ impl RecordedGame {
         }
         let events = self.player.step(step, None)?;
         self.record.actions.push(step);
-        Ok(events)
+        Ok(self.logged(events))
     }
 }
 
@@ -538,5 +558,27 @@ mod tests {
         let _ = b.act(Action::TimeOut);
         assert_eq!(a.roll().map_err(|e| e.to_string()), b.roll().map_err(|e| e.to_string()));
         assert_eq!(a.game(), b.game());
+    }
+
+    /// The log holds the last steps' events as they were handed out, capped, and a resumed
+    /// record rebuilds the same log (a table opened again, a room after a restart).
+    #[test]
+    fn the_log_keeps_the_last_events_and_a_resumed_record_rebuilds_it() {
+        let mut live = RecordedGame::new(Settings::default(), 11).expect("valid");
+        let mut all = Vec::new();
+        while live.record().actions.len() < 60 && !live.game().is_over() {
+            let events = match live.game().legal_moves().first() {
+                Some(&mv) if live.game().dice().is_some() => live.act(Action::Move(mv)),
+                _ if live.game().dice().is_some() => live.act(Action::EndTurn),
+                _ => live.roll(),
+            }
+            .expect("a legal step");
+            all.extend(events);
+        }
+        assert!(all.len() > crate::game::LOG_LEN, "{} events", all.len());
+        let tail: Vec<Event> = all[all.len() - crate::game::LOG_LEN..].to_vec();
+        assert_eq!(live.log().iter().cloned().collect::<Vec<_>>(), tail);
+        let resumed = RecordedGame::resume(live.record().clone()).expect("resumes");
+        assert_eq!(resumed.log(), live.log());
     }
 }

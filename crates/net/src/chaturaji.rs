@@ -345,11 +345,9 @@ impl TableState {
 
     /// The public view of the replica `s`.
     fn show(&mut self, s: &ChaturajiSnapshot) {
-        // A snapshot of another game (a rematch started while this client was away): the log
-        // of the old one is not this game's.
-        if s.game_number != self.game_number {
-            self.log.clear();
-        }
+        // The room's own log of the game: a resync after missed steps shows them too, and a
+        // snapshot of another game (a rematch started while away) none of the old one's.
+        self.log.clone_from(&s.log);
         self.last_seq = s.seq;
         self.game_number = s.game_number;
         self.settings = Some(s.settings.clone());
@@ -365,9 +363,11 @@ impl TableState {
     /// then dropped: the next rejoin asks for a snapshot).
     fn apply_event(&mut self, seq: u64, e: &ChaturajiEvent) -> Result<(), String> {
         self.dice_event(e);
-        self.log_event(e);
         if self.replica.is_some() {
             self.record_event(e);
+        } else {
+            // Without a replica yet, keep the events seen; the snapshot's log replaces them.
+            self.log_event(e);
         }
         self.last_seq = seq;
         let Some(mut replica) = self.replica.take() else { return Ok(()) };
@@ -733,7 +733,7 @@ mod tests {
 
     use super::TableState;
 
-    fn snapshot(game_number: u32, seq: u64) -> ChaturajiSnapshot {
+    fn snapshot(game_number: u32, seq: u64, log: &[Event]) -> ChaturajiSnapshot {
         let seat =
             ChaturajiSeatView { person: true, taken: true, connected: true, cpu_playing: false };
         ChaturajiSnapshot {
@@ -747,17 +747,21 @@ mod tests {
             dice: None,
             turn_remaining_ms: None,
             fair: None,
+            log: log.iter().cloned().collect(),
         }
     }
 
     #[test]
-    fn a_snapshot_of_another_game_starts_a_new_log_and_one_of_the_same_game_keeps_it() {
+    fn a_snapshot_brings_the_rooms_log_without_a_gap_and_none_of_another_game() {
+        let red = Event::TurnEnded { seat: Seat::Red };
+        let green = Event::TurnEnded { seat: Seat::Green };
         let mut table = TableState::default();
-        table.apply_snapshot(&snapshot(1, 5));
-        table.log.push_back(Event::TurnEnded { seat: Seat::Red });
-        table.apply_snapshot(&snapshot(1, 9));
-        assert_eq!(table.log.len(), 1, "a resync of the same game keeps its log");
-        table.apply_snapshot(&snapshot(2, 30));
+        table.apply_snapshot(&snapshot(1, 5, std::slice::from_ref(&red)));
+        assert_eq!(table.log, std::slice::from_ref(&red));
+        // Away for a step: the resync of the same game shows the step missed too.
+        table.apply_snapshot(&snapshot(1, 9, &[red.clone(), green.clone()]));
+        assert_eq!(table.log, [red, green], "a resync of the same game has no gap");
+        table.apply_snapshot(&snapshot(2, 30, &[]));
         assert!(table.log.is_empty(), "the rematch shows none of the old game's events");
     }
 }

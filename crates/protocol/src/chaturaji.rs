@@ -28,6 +28,8 @@
 //! answers them with nothing (a late or repeated one is ignored) or an `error` for a link that
 //! does not verify. A person's `roll` is acknowledged once the roll is made, after the reveals.
 
+use std::collections::VecDeque;
+
 use maharajah_chaturaji::fair::{DiceProof, Link};
 use maharajah_chaturaji::{
     game::Event, record::Step, BySeat, DieClass, DieState, Game, Move, Outcome, Seat, Settings,
@@ -227,6 +229,11 @@ pub struct ChaturajiSnapshot {
     /// The verifiable dice of the current game, once started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fair: Option<FairDice>,
+    /// What happened lately in the current game: the events of its last steps, oldest first
+    /// (at most [`LOG_LEN`](maharajah_chaturaji::game::LOG_LEN)), so a client that comes back
+    /// shows the table's log without a gap. Absent from older servers: then empty.
+    #[serde(default, skip_serializing_if = "VecDeque::is_empty")]
+    pub log: VecDeque<Event>,
 }
 
 /// The verifiable dice of a game as every client sees them.

@@ -5,6 +5,7 @@
 //! Clock and pause views are as of the event that carried them: a client counts the running
 //! side's time down itself between events.
 
+use maharajah_chaturaji::game::log_events;
 use maharajah_chaturaji::game::Action as GameAction;
 use maharajah_chaturaji::{BySeat, Game, Step};
 
@@ -202,6 +203,7 @@ impl ChaturajiSnapshot {
                 self.dice = None;
                 self.turn_remaining_ms = *turn_ms;
                 self.fair = Some(FairDice::committing(settings));
+                self.log.clear();
             }
             ChaturajiEvent::DiceCommitted { proof } => {
                 self.fair =
@@ -215,6 +217,7 @@ impl ChaturajiSnapshot {
             ChaturajiEvent::Played {
                 step,
                 action,
+                events,
                 dice,
                 scores,
                 to_move,
@@ -236,6 +239,7 @@ impl ChaturajiSnapshot {
                     return Err(ReplicaError::Disagrees(*step));
                 }
                 self.steps += 1;
+                log_events(&mut self.log, events.iter().cloned());
                 self.dice = *dice;
                 self.turn_remaining_ms = *turn_remaining_ms;
                 if let (Some(fair), Some(links)) = (self.fair.as_mut(), links) {
@@ -270,6 +274,7 @@ mod tests {
             dice: None,
             turn_remaining_ms: None,
             fair: None,
+            log: Default::default(),
         }
     }
 
@@ -285,13 +290,14 @@ mod tests {
             )
             .expect("a game starts");
         let mut game = Game::new(settings).expect("default settings are valid");
-        game.apply(GameAction::Roll { dice: [3, 3] }).expect("a roll");
+        let events = game.apply(GameAction::Roll { dice: [3, 3] }).expect("a roll");
+        assert!(!events.is_empty());
         let played = ChaturajiEvent::Played {
             step: 0,
             seat: Seat::Red,
             by_room: false,
             action: Step::Roll { dice: Some([3, 3]) },
-            events: Vec::new(),
+            events: events.clone(),
             dice: DieView::of(&game),
             scores: game.scores(),
             to_move: game.to_move(),
@@ -305,6 +311,13 @@ mod tests {
         // The same step again is ignored; a step from the future is refused.
         state.apply(3, &played).expect("a repeat is ignored");
         assert_eq!(state.steps, 1);
+        // The step's events are in the log, once; the next game starts a new log.
+        assert_eq!(state.log, events);
+        let mut next = state.clone();
+        let started =
+            ChaturajiEvent::GameStarted { game: 2, settings: Settings::default(), turn_ms: None };
+        next.apply(4, &started).expect("the next game starts");
+        assert!(next.log.is_empty());
         let future = ChaturajiEvent::Played {
             step: 5,
             seat: Seat::Red,

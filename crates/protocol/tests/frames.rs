@@ -167,6 +167,7 @@ fn every_server_msg() -> Vec<ServerMsg> {
                 dice: None,
                 turn_remaining_ms: None,
                 fair: None,
+                log: Default::default(),
             }),
         }
         .into(),

@@ -380,6 +380,7 @@ fn chaturaji_frames() -> Vec<ChaturajiMsg> {
                 dice: None,
                 turn_remaining_ms: None,
                 fair: None,
+                log: Default::default(),
             }),
         },
     ];
@@ -465,6 +466,7 @@ fn chaturaji_frames() -> Vec<ChaturajiMsg> {
             steps: 1,
             turn_remaining_ms: Some(29_000),
             fair: None,
+            log: Default::default(),
         }),
     });
     out.push(ChaturajiMsg::ChaturajiSnapshot {
@@ -479,6 +481,7 @@ fn chaturaji_frames() -> Vec<ChaturajiMsg> {
             steps: step,
             turn_remaining_ms: None,
             fair: None,
+            log: Default::default(),
         }),
     });
     out.push(ChaturajiMsg::ChaturajiAck { step: 0, seq: 8 });
@@ -961,6 +964,20 @@ fn fair_dice_frames() -> Vec<Frame> {
     let event = |seq, event| {
         Frame::Server(ChaturajiMsg::ChaturajiEvent { code: code(), seq, event }.into())
     };
+    let log = events.clone();
+    let snapshot = ChaturajiSnapshot {
+        code: code(),
+        seq: 9,
+        game_number: 1,
+        settings,
+        seats: maharajah_chaturaji::BySeat::splat(chaturaji_seat(true, true)),
+        dice: DieView::of(&game),
+        game: Some(game.clone()),
+        steps: 1,
+        turn_remaining_ms: None,
+        fair: Some(fair),
+        log: Default::default(),
+    };
     vec![
         Frame::Client(ClientMsg::ChaturajiAct {
             token: token(),
@@ -991,19 +1008,12 @@ fn fair_dice_frames() -> Vec<Frame> {
             },
         ),
         Frame::Server(
+            ChaturajiMsg::ChaturajiSnapshot { snapshot: Box::new(snapshot.clone()) }.into(),
+        ),
+        // The same with the room's log of the game (a newer server).
+        Frame::Server(
             ChaturajiMsg::ChaturajiSnapshot {
-                snapshot: Box::new(ChaturajiSnapshot {
-                    code: code(),
-                    seq: 9,
-                    game_number: 1,
-                    settings,
-                    seats: maharajah_chaturaji::BySeat::splat(chaturaji_seat(true, true)),
-                    dice: DieView::of(&game),
-                    game: Some(game),
-                    steps: 1,
-                    turn_remaining_ms: None,
-                    fair: Some(fair),
-                }),
+                snapshot: Box::new(ChaturajiSnapshot { log: log.into(), ..snapshot }),
             }
             .into(),
         ),

@@ -952,6 +952,7 @@ impl ChaturajiRoom {
             dice: self.game.as_ref().and_then(|g| DieView::of(g.game())),
             turn_remaining_ms: self.turn_remaining(now),
             fair: self.fair_dice(),
+            log: self.game.as_ref().map(|g| g.log().clone()).unwrap_or_default(),
         }
     }
 

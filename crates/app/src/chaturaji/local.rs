@@ -12,7 +12,6 @@
 //! `chaturaji_resign`, `chaturaji_leave`, `chaturaji_record`. Pushed event: `chaturaji` (a new
 //! [`TableView`] after a CPU action or a time-out).
 
-use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -22,11 +21,8 @@ use crate::scheduler::{earliest, Scheduler, Woken};
 use crate::store::{Store, StoreError};
 use crate::time::{self, Time};
 use maharajah_chaturaji::cpu::{self, Level};
-use maharajah_chaturaji::game::log_events;
 use maharajah_chaturaji::settings::Player;
-use maharajah_chaturaji::{
-    Action, Event, Game, Move, Record, RecordedGame, Seat, Settings, Square,
-};
+use maharajah_chaturaji::{Action, Game, Move, Record, RecordedGame, Seat, Settings, Square};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -84,7 +80,6 @@ struct Table {
     turn_started_ms: u64,
     /// When the CPU seat to move may act next.
     cpu_due_ms: u64,
-    log: VecDeque<Event>,
 }
 
 /// A CPU decision to make off the lock: the game to think about and how to recognise the answer.
@@ -184,7 +179,6 @@ impl ChaturajiCore {
             version: 1,
             turn_started_ms: now,
             cpu_due_ms: now + self.cpu_delay_ms,
-            log: VecDeque::new(),
         };
         table.id = self.save(&table)?;
         self.table = Some(table);
@@ -209,7 +203,6 @@ impl ChaturajiCore {
                 version: 1,
                 turn_started_ms: now,
                 cpu_due_ms: now + self.cpu_delay_ms,
-                log: VecDeque::new(),
             });
         }
         self.view(now).map(Some)
@@ -317,7 +310,8 @@ impl ChaturajiCore {
             .as_mut()
             .ok_or_else(|| TableError::new("no_table", "no Chaturaji table is open"))?;
         let before = (table.game.game().to_move(), table.game.game().round());
-        let events = match action {
+        // The events go into the game's own log.
+        match action {
             None => table.game.roll(),
             Some(action) => table.game.act(action),
         }
@@ -328,7 +322,6 @@ impl ChaturajiCore {
         if (game.to_move(), game.round()) != before {
             table.turn_started_ms = now;
         }
-        log_events(&mut table.log, events);
         let id = self.save(self.table()?)?;
         if let Some(table) = self.table.as_mut() {
             table.id = id;
@@ -434,7 +427,7 @@ impl ChaturajiCore {
                     .seconds()
                     .filter(|_| !over)
                     .map(|s| (table.turn_started_ms + u64::from(s) * 1000).saturating_sub(now)),
-                log: table.log.iter().cloned().collect(),
+                log: table.game.log().iter().cloned().collect(),
                 remote: None,
             },
         ))
@@ -537,6 +530,7 @@ pub fn parse_settings(settings: serde_json::Value) -> Result<Settings, AppError>
 mod tests {
     use super::*;
     use maharajah_chaturaji::settings::{DiceUse, TurnTime};
+    use maharajah_chaturaji::Event;
     use maharajah_chaturaji::Phase;
 
     fn sq(text: &str) -> Square {
@@ -718,7 +712,7 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("temp dir");
         let path = dir.join("maharajah.sqlite");
         let _ = std::fs::remove_file(&path);
-        let (id, pieces, actions) = {
+        let (id, pieces, actions, log) = {
             let mut core = ChaturajiCore::open(&path, 0).expect("open");
             core.new_table(one_person(Level::Greedy), 99, 0).expect("new table");
             let mut view = core.roll(0).expect("roll");
@@ -727,13 +721,15 @@ mod tests {
             {
                 view = core.play(step.0.from, step.0.to, Some(step.1), 0).expect("move");
             }
-            (view.id, view.pieces, view.actions)
+            (view.id, view.pieces, view.actions, view.log)
         };
+        assert!(!log.is_empty());
         let mut core = ChaturajiCore::open(&path, 0).expect("reopen");
         let view = core.current(0).expect("reads").expect("the unfinished table comes back");
         assert_eq!(view.id, id);
         assert_eq!(view.pieces, pieces);
         assert_eq!(view.actions, actions);
+        assert_eq!(view.log, log, "the log comes back with the table");
         core.leave();
         // A finished table does not come back.
         let mut settings = one_person(Level::Random);

@@ -291,6 +291,18 @@ fn a_stored_room_recovers_and_continues_identically() {
     let mut recovered = ChaturajiRoom::from_record(back, now, Lifetimes::default()).expect("ok");
     assert_eq!(recovered.game().map(|g| g.game()), room.game().map(|g| g.game()));
     assert_eq!(recovered.seq(), room.seq());
+    // The snapshot's log is the last steps' events as the room sent them, after a restart too.
+    let sent: Vec<Event> = events(&room)
+        .into_iter()
+        .flat_map(|e| match e {
+            ChaturajiEvent::Played { events, .. } => events,
+            _ => Vec::new(),
+        })
+        .collect();
+    let log = room.snapshot(now).log;
+    assert_eq!(log.len(), maharajah_chaturaji::game::LOG_LEN, "40 steps fill the log");
+    assert_eq!(Vec::from(log.clone()), sent[sent.len() - log.len()..]);
+    assert_eq!(recovered.snapshot(now).log, log);
     for (i, seat) in [Seat::Red, Seat::Blue, Seat::Yellow].into_iter().enumerate() {
         recovered.rejoin(&tokens[i], &device(i), now).expect("rejoin");
         assert!(recovered.seats()[seat].connected);
