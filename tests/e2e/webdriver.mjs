@@ -13,6 +13,8 @@ export const root = fileURLToPath(new URL('../../', import.meta.url));
 export const artifacts = path.join(root, 'tests', 'artifacts');
 export const application = process.env.MAHARAJAH_APP ?? path.join(root, 'target', 'debug', 'maharajah');
 const driverBinary = process.env.TAURI_DRIVER ?? 'tauri-driver';
+/** How long opening a session (starting the app) may take before tauri-driver is relaunched. */
+const SESSION_MS = 90_000;
 
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -83,43 +85,69 @@ export async function startDriver(env = {}) {
   // (a Spanish pass ending in English) may never have reached the disk. Reopening the app within
   // a file keeps the profile, as a restart on a phone does.
   const profile = await mkdtemp(path.join(os.tmpdir(), 'maharajah-e2e-webview-'));
-  const port = await freePort();
-  const nativePort = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  // Own process group, so stop() ends tauri-driver, WebKitWebDriver and the app together; output
-  // goes to a log file, so a straggler can never hold the test runner's pipes open.
-  await mkdir(artifacts, { recursive: true });
-  const log = openSync(path.join(artifacts, `tauri-driver-${port}.log`), 'a');
-  const child = spawn(driverBinary, ['--port', String(port), '--native-port', String(nativePort)], {
-    stdio: ['ignore', log, log],
-    env: { ...process.env, XDG_DATA_HOME: profile, ...env },
-    detached: true,
-  });
-  closeSync(log);
-  child.on('error', (error) => { throw error; });
+  // tauri-driver on free ports; launched again (same profile, same environment) when a session
+  // will not open, so one stuck WebKitWebDriver does not fail every test after it.
+  let child;
+  let base;
+  async function launch() {
+    const port = await freePort();
+    const nativePort = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    // Own process group, so stop() ends tauri-driver, WebKitWebDriver and the app together;
+    // output goes to a log file, so a straggler can never hold the test runner's pipes open.
+    await mkdir(artifacts, { recursive: true });
+    const log = openSync(path.join(artifacts, `tauri-driver-${port}.log`), 'a');
+    child = spawn(driverBinary, ['--port', String(port), '--native-port', String(nativePort)], {
+      stdio: ['ignore', log, log],
+      env: { ...process.env, XDG_DATA_HOME: profile, ...env },
+      detached: true,
+    });
+    closeSync(log);
+    child.on('error', (error) => { throw error; });
+    await waitFor('tauri-driver to listen', async () => (await fetch(`${base}/status`)).ok);
+  }
+  async function end() {
+    killGroup(child.pid, 'SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    killGroup(child.pid, 'SIGKILL');
+  }
 
-  async function wd(method, route, body) {
+  async function wd(method, route, body, timeoutMs) {
     const response = await fetch(`${base}${route}`, {
       method,
       headers: { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
+      signal: timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs),
     });
     const json = await response.json();
     if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(json.value)}`);
     return json.value;
   }
-  await waitFor('tauri-driver to listen', async () => (await fetch(`${base}/status`)).ok);
+  await launch();
 
   const d = {
     session: null,
     /** tauri-driver's process id (the app and its WebKit processes descend from it). */
-    pid: child.pid,
+    get pid() {
+      return child.pid;
+    },
     wd,
-    /** Launches the app (a new process) at phone size. */
+    /**
+     * Launches the app (a new process) at phone size. A session that does not open within
+     * `SESSION_MS` (seen once in CI: WebKitWebDriver never answered, and undici gave up after
+     * five minutes) is tried once more on a freshly launched tauri-driver.
+     */
     async open(width = 390, height = 844) {
-      const created = await wd('POST', '/session', {
-        capabilities: { alwaysMatch: { browserName: 'wry', 'tauri:options': { application } } },
-      });
+      const capabilities = { alwaysMatch: { browserName: 'wry', 'tauri:options': { application } } };
+      let created;
+      try {
+        created = await wd('POST', '/session', { capabilities }, SESSION_MS);
+      } catch (error) {
+        console.error(`# no session (${error.message}): launching tauri-driver again`);
+        await end();
+        await launch();
+        created = await wd('POST', '/session', { capabilities }, SESSION_MS);
+      }
       d.session = created.sessionId;
       await wd('POST', `/session/${d.session}/window/rect`, { width, height });
     },
@@ -130,9 +158,7 @@ export async function startDriver(env = {}) {
     },
     async stop() {
       await d.close();
-      killGroup(child.pid, 'SIGTERM');
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      killGroup(child.pid, 'SIGKILL');
+      await end();
       // The profile is this driver's alone: gone with it, so runs do not pile up in /tmp.
       await rm(profile, { recursive: true, force: true });
     },
