@@ -14,7 +14,9 @@
 //!   exchange comes after the killers; quiescence lists only captures and promotions out of
 //!   check, and skips the losing captures), null-move pruning (never for a side with only pawns and king — Horde and
 //!   pawn-heavy armies are zugzwang-prone), late-move reductions, internal iterative reduction
-//!   (a deep node with no table move is searched a ply shallower), check extensions, reverse
+//!   (a deep node with no table move is searched a ply shallower), check extensions, singular
+//!   extensions (a table move without which a shallower search falls clearly short is searched
+//!   a ply deeper; multi-cut when the other moves reach beta anyway), reverse
 //!   futility, late-move and static-exchange pruning near the leaves, mate scores, a
 //!   correction history that shifts the static evaluation by what searches of positions with
 //!   the same pawns and the same material found, and a lazy evaluation in quiescence (material,
@@ -77,6 +79,8 @@ const INF: i32 = 32_000;
 /// ([`evaluate_estimate`]) must lie outside the window for the full evaluation to be skipped
 /// (BENCHMARKS.md, "Engine, session 13").
 const LAZY_MARGIN: i32 = 600;
+/// Depth from which a table move is tested for a singular extension.
+const SINGULAR_DEPTH: i32 = 8;
 /// Nodes between two looks at the stop flag and the clock.
 const POLL: u64 = 1024;
 
@@ -314,6 +318,8 @@ struct Worker {
     search_moves: Vec<Move>,
     /// Root moves left out of this iteration: the better lines of a multi-PV search.
     excluded: Vec<Move>,
+    /// The table move a singular-extension search at that ply leaves out (`NO_MOVE`: none).
+    singular: [Move; MAX_PLY],
     /// How many best lines to search and report (at least 1).
     multipv: usize,
     /// Correction history: for each side to move and pawn structure ([`pawn_index`]), how far
@@ -447,6 +453,7 @@ impl Worker {
             root_noise: Vec::new(),
             search_moves: Vec::new(),
             excluded: Vec::with_capacity(MAX_MOVES),
+            singular: [NO_MOVE; MAX_PLY],
             multipv: 1,
             corr: vec![0; 2 * CORR_SIZE].into_boxed_slice(),
             corr_material: vec![0; 2 * CORR_SIZE].into_boxed_slice(),
@@ -901,7 +908,10 @@ impl Worker {
         let key = pos.hash();
         let hit = ctl.tt.probe(key);
         let tt_move = hit.and_then(|h| h.mv);
-        if let Some(h) = hit {
+        // A search of this node without its table move (singular extension, below): the
+        // table's bound is the whole node's, so it neither cuts nor is stored.
+        let skipping = self.singular[ply] != NO_MOVE;
+        if let Some(h) = hit.filter(|_| !skipping) {
             if !pv_node && ply > 0 && h.depth >= depth {
                 let s = score_from_tt(h.score, ply);
                 let usable = match h.bound {
@@ -930,6 +940,7 @@ impl Worker {
             // Null move, never for a side with fewer than two pieces besides pawns and king
             // (zugzwang), and verified by a normal reduced search at high depth.
             if allow_null
+                && !skipping
                 && depth >= 3
                 && static_eval >= beta
                 && beta.abs() < MATE_BOUND
@@ -966,6 +977,38 @@ impl Worker {
             depth -= 1;
         }
 
+        // Singular extension: a table move that a lower bound or exact score says is good, and
+        // without which a shallower search falls clearly short of that score, is the only
+        // move here: it is searched a ply deeper. If even the other moves reach beta, the
+        // node fails high without a search of its own (multi-cut). Done before the move list
+        // is made: the search without the move uses this ply's list.
+        let mut extend = NO_MOVE;
+        if let (Some(h), Some(mv)) = (hit, tt_move) {
+            let tt_score = score_from_tt(h.score, ply);
+            if !skipping
+                && ply > 0
+                && ply < MAX_PLY / 2
+                && depth >= SINGULAR_DEPTH
+                && h.depth >= depth - 3
+                && h.bound != Bound::Upper
+                && tt_score.abs() < MATE_BOUND
+            {
+                let s_beta = tt_score - 2 * depth;
+                self.singular[ply] = mv;
+                let v = self.search(ctl, pos, (depth - 1) / 2, ply, s_beta - 1, s_beta, false);
+                self.singular[ply] = NO_MOVE;
+                self.pv_len[ply] = 0;
+                if self.aborted {
+                    return 0;
+                }
+                if v < s_beta {
+                    extend = mv;
+                } else if s_beta >= beta && !pv_node {
+                    return s_beta;
+                }
+            }
+        }
+
         self.generate_ordered(pos, ply, tt_move);
         let count = self.plies[ply].moves.len();
         if count == 0 {
@@ -981,6 +1024,9 @@ impl Worker {
         for i in 0..count {
             let mv = self.pick(ply, i, count);
             if ply == 0 && !self.is_root_allowed(mv) {
+                continue;
+            }
+            if skipping && mv == self.singular[ply] {
                 continue;
             }
             let capture = pos.is_capture(mv);
@@ -1025,7 +1071,7 @@ impl Worker {
             let noise = if ply == 0 { self.noise_of(mv) } else { 0 };
             self.stack[ply] = piece_square(pos, mv);
             self.line.push(child.hash());
-            let new_depth = depth - 1;
+            let new_depth = depth - 1 + i32::from(mv == extend);
             let mut v;
             if searched == 0 {
                 v = -self.search(
@@ -1107,6 +1153,10 @@ impl Worker {
                 quiets += 1;
             }
         }
+        if searched == 0 && skipping {
+            // Nothing but the table move: it is singular.
+            return alpha_orig;
+        }
         if searched == 0 {
             // Everything was pruned (or, at the root, left out): fall back to the static
             // evaluation.
@@ -1121,7 +1171,7 @@ impl Worker {
         };
         // A restricted root (levels' noise, multi-PV, search moves) says nothing true about
         // the position.
-        let whole = ply > 0
+        let whole = (ply > 0 && !skipping)
             || (self.root_noise.is_empty()
                 && self.excluded.is_empty()
                 && self.search_moves.is_empty());
