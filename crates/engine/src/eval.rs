@@ -375,7 +375,10 @@ pub(crate) fn evaluate_cached(pos: &Position, cache: &mut PawnCache) -> i32 {
 }
 
 /// The evaluation the search uses: [`evaluate_cached`] plus the correction of the network for
-/// `pos`'s variant where one applies ([`network_for`]).
+/// `pos`'s variant where one applies ([`network_for`]). The search has its own copy, which
+/// carries the network's hidden layer from ply to ply (`search::Worker::evaluate`); this one
+/// sums it from scratch, and the tests hold the two equal.
+#[cfg(test)]
 #[must_use]
 pub(crate) fn evaluate_search(pos: &Position, cache: &mut PawnCache) -> i32 {
     match network_for(pos) {

@@ -5,9 +5,10 @@
 //! same weights), squared clipped ReLU, then one output from both halves (the side to move's
 //! first). An input is a piece on a square seen from one side: own or enemy, its role (all
 //! nine, so the shape holds for Maharajah's pieces), and its square, flipped vertically for
-//! Black. With 32 neurons a file is 74 KB and a full evaluation sums the weight rows of the
-//! pieces on the board (no incremental update: at this size it costs about what the
-//! hand-written evaluation does).
+//! Black. With 32 neurons a file is 74 KB. [`Network::evaluate`] sums the weight rows of the
+//! pieces on the board; the search keeps an [`Accumulator`] per ply and has each node's from
+//! an earlier ply's by the pieces that moved ([`Network::update`]: a move costs two to four rows
+//! per view), which gives exactly the same sums.
 //!
 //! The networks in use are `net.bin` (chess) and `net-horde.bin` (Horde) beside this file,
 //! embedded with `include_bytes!` ([`network`]). A network's output is added to
@@ -28,7 +29,7 @@
 
 use std::sync::OnceLock;
 
-use crate::{Color, Piece, Position, Square, Variant};
+use crate::{Bitboard, ByColor, ByRole, Color, Piece, Position, Role, Square, Variant};
 
 /// Inputs: one per (own or enemy, role, square from the viewer's side).
 pub const FEATURES: usize = 2 * 9 * 64;
@@ -128,34 +129,156 @@ impl Network {
         (&self.w1, &self.b1, &self.w2, self.b2)
     }
 
-    fn accumulate(&self, pos: &Position, view: Color, acc: &mut [i16; HIDDEN]) {
-        *acc = self.b1;
-        for (sq, piece) in pos.pieces() {
-            let f = feature(view, piece, sq);
-            let row = &self.w1[f * HIDDEN..(f + 1) * HIDDEN];
-            for (a, w) in acc.iter_mut().zip(row) {
-                *a = a.wrapping_add(*w);
+    /// Which network an [`Accumulator`] was summed by: its address (never 0).
+    fn id(&self) -> usize {
+        std::ptr::from_ref(self) as usize
+    }
+
+    /// The input weights of feature `f`.
+    #[inline(always)]
+    fn row(&self, f: usize) -> &[i16; HIDDEN] {
+        self.w1[f * HIDDEN..(f + 1) * HIDDEN].try_into().expect("a row is HIDDEN long")
+    }
+
+    /// Adds (`add`) or takes away `piece` on `sq` in both views of `acc`.
+    #[inline(always)]
+    fn apply(&self, acc: &mut [[i16; HIDDEN]; 2], piece: Piece, sq: Square, add: bool) {
+        let [white, black] = acc;
+        let a = self.row(feature(Color::White, piece, sq));
+        let b = self.row(feature(Color::Black, piece, sq));
+        if add {
+            for i in 0..HIDDEN {
+                white[i] = white[i].wrapping_add(a[i]);
+                black[i] = black[i].wrapping_add(b[i]);
+            }
+        } else {
+            for i in 0..HIDDEN {
+                white[i] = white[i].wrapping_sub(a[i]);
+                black[i] = black[i].wrapping_sub(b[i]);
             }
         }
+    }
+
+    /// Sums `acc`'s hidden layer for `pos` from scratch.
+    pub fn refresh(&self, pos: &Position, acc: &mut Accumulator) {
+        acc.net = self.id();
+        acc.by_role = pos.by_role;
+        acc.by_color = pos.by_color;
+        acc.views = [self.b1; 2];
+        for color in Color::ALL {
+            for role in Role::ALL {
+                let piece = Piece { color, role };
+                for sq in pos.by_piece(piece) {
+                    self.apply(&mut acc.views, piece, sq, true);
+                }
+            }
+        }
+    }
+
+    /// Sets `to` to `pos`'s hidden layer from `from`'s (summed for another board by this
+    /// network) by the pieces that differ, when at most [`MAX_CHANGES`] squares changed hands;
+    /// otherwise from scratch. The sums wrap, so either way `to` holds exactly what
+    /// [`Network::refresh`] gives.
+    pub fn update(&self, from: &Accumulator, pos: &Position, to: &mut Accumulator) {
+        let moved = (from.occupied() ^ pos.occupied).count();
+        if from.net != self.id() || moved > MAX_CHANGES {
+            self.refresh(pos, to);
+            return;
+        }
+        to.net = self.id();
+        to.by_role = pos.by_role;
+        to.by_color = pos.by_color;
+        to.views = from.views;
+        for role in Role::ALL {
+            if from.by_role[role] == pos.by_role[role] && from.by_color == pos.by_color {
+                continue;
+            }
+            for color in Color::ALL {
+                let old = from.by_role[role] & from.by_color[color];
+                let new = pos.by_role[role] & pos.by_color[color];
+                if old == new {
+                    continue;
+                }
+                let piece = Piece { color, role };
+                for sq in old & !new {
+                    self.apply(&mut to.views, piece, sq, false);
+                }
+                for sq in new & !old {
+                    self.apply(&mut to.views, piece, sq, true);
+                }
+            }
+        }
+    }
+
+    /// The network's score in centipawns from `acc`, summed for a position with `turn` to
+    /// move, from that side's view.
+    #[must_use]
+    pub fn output(&self, acc: &Accumulator, turn: Color) -> i32 {
+        let index = |c: Color| usize::from(c != Color::White);
+        let halves = [&acc.views[index(turn)], &acc.views[index(turn.other())]];
+        // Σ c² · w, exactly, in 32-bit sums (which vectorise): c² ≤ 255² is split into its high
+        // and low bytes, so each product stays below 255 · 32,767 and each sum of 64 below 2³¹.
+        let (mut high, mut low) = (0i32, 0i32);
+        for (k, a) in halves.into_iter().enumerate() {
+            let w2: &[i16; HIDDEN] =
+                self.w2[k * HIDDEN..(k + 1) * HIDDEN].try_into().expect("HIDDEN weights");
+            for i in 0..HIDDEN {
+                let c = i32::from(a[i]).clamp(0, QA);
+                let (sq, w) = (c * c, i32::from(w2[i]));
+                high += (sq >> 8) * w;
+                low += (sq & 255) * w;
+            }
+        }
+        let sum = i64::from(high) * 256 + i64::from(low);
+        let out = sum / i64::from(QA) + i64::from(self.b2);
+        (out * i64::from(SCALE) / i64::from(QA * QB)) as i32
     }
 
     /// The network's score of `pos` in centipawns, from the side to move's view.
     #[must_use]
     pub fn evaluate(&self, pos: &Position) -> i32 {
-        let us = pos.turn();
-        let mut acc = [[0i16; HIDDEN]; 2];
-        self.accumulate(pos, us, &mut acc[0]);
-        self.accumulate(pos, us.other(), &mut acc[1]);
-        let mut sum: i64 = 0;
-        for (k, a) in acc.iter().enumerate() {
-            for (x, w) in a.iter().zip(&self.w2[k * HIDDEN..(k + 1) * HIDDEN]) {
-                let c = i32::from(*x).clamp(0, QA);
-                // At most 255 · 255 · 32,767: fits i32 for any weight.
-                sum += i64::from(c * c * i32::from(*w));
-            }
+        let mut acc = Accumulator::new();
+        self.refresh(pos, &mut acc);
+        self.output(&acc, pos.turn())
+    }
+}
+
+/// Squares emptied or filled beyond which [`Network::update`] sums from scratch instead (a full sum
+/// costs one row per piece on the board).
+pub const MAX_CHANGES: u32 = 12;
+
+/// A network's hidden layer for one board, seen by White and by Black, with the board it was
+/// summed for, so the next position's can be had from the pieces that moved
+/// ([`Network::update`]).
+#[derive(Clone)]
+pub struct Accumulator {
+    /// The network's address ([`Network::id`]), 0 for none.
+    net: usize,
+    by_role: ByRole<Bitboard>,
+    by_color: ByColor<Bitboard>,
+    views: [[i16; HIDDEN]; 2],
+}
+
+impl Accumulator {
+    fn occupied(&self) -> Bitboard {
+        self.by_color.white | self.by_color.black
+    }
+
+    /// An accumulator of no network yet (the first [`Network::update`] sums from scratch).
+    #[must_use]
+    pub fn new() -> Accumulator {
+        Accumulator {
+            net: 0,
+            by_role: ByRole([Bitboard::EMPTY; 9]),
+            by_color: ByColor { white: Bitboard::EMPTY, black: Bitboard::EMPTY },
+            views: [[0; HIDDEN]; 2],
         }
-        let out = sum / i64::from(QA) + i64::from(self.b2);
-        (out * i64::from(SCALE) / i64::from(QA * QB)) as i32
+    }
+}
+
+impl Default for Accumulator {
+    fn default() -> Accumulator {
+        Accumulator::new()
     }
 }
 
@@ -280,6 +403,66 @@ mod tests {
             let (a, b) = (pos(variant, fen), pos(variant, mirrored));
             assert_eq!(net.evaluate(&a), net.evaluate(&b), "{fen}");
         }
+    }
+
+    #[test]
+    fn a_hidden_layer_carried_from_move_to_move_is_the_one_summed_from_scratch() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
+        let starts = [
+            (
+                Variant::Chess,
+                "r3k2r/pPppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            ),
+            (Variant::Chess, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+            (
+                Variant::Horde,
+                "rnbqkbnr/pppppppp/8/1PP2PP1/PPPPPPPP/PPPPPPPP/PPPPPPPP/PPPPPPPP w kq - 0 1",
+            ),
+            (Variant::Maharajah, "bccbkrqb/8/8/8/8/8/3C4/NBPQKPMP w - - 0 1"),
+        ];
+        let mut checked = 0;
+        for (variant, fen) in starts {
+            let net = network(Variant::Chess).expect("a network");
+            for _ in 0..20 {
+                let mut p = pos(variant, fen);
+                let mut line = vec![Accumulator::new()];
+                net.refresh(&p, &mut line[0]);
+                for _ in 0..80 {
+                    let moves = p.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    p.play_unchecked(moves[rng.random_range(0..moves.len())]);
+                    // From the parent (one move), or from further up the line (a parent that
+                    // was never evaluated), or from a fresh accumulator (sums from scratch).
+                    let back = rng.random_range(1..=line.len().min(6));
+                    let mut next = Accumulator::new();
+                    let from = if rng.random_range(0..10) == 0 {
+                        Accumulator::new()
+                    } else {
+                        line[line.len() - back].clone()
+                    };
+                    net.update(&from, &p, &mut next);
+                    let mut fresh = Accumulator::new();
+                    net.refresh(&p, &mut fresh);
+                    assert_eq!(next.views, fresh.views, "{p}");
+                    assert_eq!(net.output(&next, p.turn()), net.evaluate(&p), "{p}");
+                    line.push(next);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 4_000, "{checked} positions");
+        // An accumulator of another network is never carried over.
+        let horde = network(Variant::Horde).expect("Horde's network");
+        let p = Position::new(Variant::Horde);
+        let mut chess_acc = Accumulator::new();
+        network(Variant::Chess).expect("a network").refresh(&p, &mut chess_acc);
+        let mut next = Accumulator::new();
+        horde.update(&chess_acc, &p, &mut next);
+        assert_eq!(horde.output(&next, p.turn()), horde.evaluate(&p));
+        assert_ne!(chess_acc.views, next.views);
     }
 
     #[test]

@@ -53,9 +53,7 @@ mod tt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::eval::{
-    evaluate_cached, evaluate_estimate, evaluate_search, network_for, role_value, PawnCache,
-};
+use crate::eval::{evaluate_cached, evaluate_estimate, network_for, nnue, role_value, PawnCache};
 use crate::game::Game;
 use crate::moves::{Move, MoveList, MAX_MOVES};
 use crate::position::Position;
@@ -329,6 +327,8 @@ struct Worker {
     corr_material: Box<[i32]>,
     /// Pawn structures evaluated recently (a cache: the evaluation is the same without it).
     pawns: PawnCache,
+    /// The network's hidden layer at each ply of the current line ([`Worker::network`]).
+    nn: Vec<nnue::Accumulator>,
 }
 
 /// A search engine with its memory: transposition table, and per thread history, killers and
@@ -458,7 +458,30 @@ impl Worker {
             corr: vec![0; 2 * CORR_SIZE].into_boxed_slice(),
             corr_material: vec![0; 2 * CORR_SIZE].into_boxed_slice(),
             pawns: PawnCache::new(),
+            nn: vec![nnue::Accumulator::new(); MAX_PLY + 1],
         }
+    }
+
+    /// The evaluation the search uses (as `eval::evaluate_search`, faster): the hand-written
+    /// one, plus the network's correction where one applies ([`Worker::network`]).
+    fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
+        match network_for(pos) {
+            Some(net) => evaluate_cached(pos, &mut self.pawns) + self.network(net, pos, ply),
+            None => evaluate_cached(pos, &mut self.pawns),
+        }
+    }
+
+    /// `net`'s score of `pos` at `ply`. Its hidden layer is kept per ply and had from the ply
+    /// above's by the pieces that differ (most often the parent's: one move), so a node costs a
+    /// few rows rather than one per piece; the score is the same as [`nnue::Network::evaluate`].
+    fn network(&mut self, net: &nnue::Network, pos: &Position, ply: usize) -> i32 {
+        if ply == 0 {
+            net.refresh(pos, &mut self.nn[0]);
+        } else {
+            let (above, here) = self.nn.split_at_mut(ply);
+            net.update(&above[ply - 1], pos, &mut here[0]);
+        }
+        net.output(&self.nn[ply], pos.turn())
     }
 
     /// The static evaluation `raw` of `pos` corrected by what searches of positions with the
@@ -902,7 +925,7 @@ impl Worker {
             }
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate_search(pos, &mut self.pawns);
+            return self.evaluate(pos, ply);
         }
 
         let key = pos.hash();
@@ -928,7 +951,7 @@ impl Worker {
         let raw_eval = if in_check {
             -INF
         } else {
-            hit.and_then(|h| h.eval).unwrap_or_else(|| evaluate_search(pos, &mut self.pawns))
+            hit.and_then(|h| h.eval).unwrap_or_else(|| self.evaluate(pos, ply))
         };
         let static_eval = if in_check { -INF } else { self.corrected(pos, raw_eval) };
 
@@ -1213,7 +1236,7 @@ impl Worker {
             return -MATE + ply as i32;
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate_search(pos, &mut self.pawns);
+            return self.evaluate(pos, ply);
         }
         let in_check = pos.is_check();
         // The table: any entry is deep enough here; its stored evaluation saves one.
@@ -1243,7 +1266,7 @@ impl Worker {
             let raw = hit.and_then(|h| h.eval).unwrap_or_else(|| {
                 // The estimate has no network, so a networked position is never lazy.
                 if let Some(net) = network_for(pos) {
-                    return evaluate_cached(pos, &mut self.pawns) + net.evaluate(pos);
+                    return evaluate_cached(pos, &mut self.pawns) + self.network(net, pos, ply);
                 }
                 let quick = evaluate_estimate(pos, &mut self.pawns);
                 let q = quick + correction;
