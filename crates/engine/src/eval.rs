@@ -375,14 +375,18 @@ pub(crate) fn evaluate_cached(pos: &Position, cache: &mut PawnCache) -> i32 {
 }
 
 /// The evaluation the search uses: [`evaluate_cached`] plus the correction of the network for
-/// `pos`'s variant where one applies ([`network_for`]). The search has its own copy, which
-/// carries the network's hidden layer from ply to ply (`search::Worker::evaluate`); this one
-/// sums it from scratch, and the tests hold the two equal.
-#[cfg(test)]
+/// `pos`'s variant where one applies ([`network_for`]), scored by `network` (the search's
+/// carries the network's hidden layer from ply to ply; [`nnue::Network::evaluate`] sums it
+/// from scratch, to the same score).
+#[inline]
 #[must_use]
-pub(crate) fn evaluate_search(pos: &Position, cache: &mut PawnCache) -> i32 {
+pub(crate) fn evaluate_search(
+    pos: &Position,
+    cache: &mut PawnCache,
+    network: impl FnOnce(&'static nnue::Network) -> i32,
+) -> i32 {
     match network_for(pos) {
-        Some(net) => evaluate_cached(pos, cache) + net.evaluate(pos),
+        Some(net) => evaluate_cached(pos, cache) + network(net),
         None => evaluate_cached(pos, cache),
     }
 }

@@ -52,19 +52,22 @@ fn small_and_large(searcher: &mut Searcher, game: &Game, threads: usize) {
     // mean anything. With helper threads on a loaded machine the small one's helpers can run on
     // while its main thread waits for a core (seen: 3,206 nodes against 128,035, under 50×), so
     // a pair that misses the ratio is measured again, at most three times.
-    let mut measured = Vec::new();
-    for _ in 0..3 {
+    let mut pair = || {
         searcher.clear();
-        let (small, r_small) = counted(searcher, game, 2);
+        let small = counted(searcher, game, 2);
         searcher.clear();
-        let (large, r_large) = counted(searcher, game, 10);
-        let apart = r_large.nodes > 50 * r_small.nodes;
-        measured.push((small, r_small, large, r_large));
-        if apart {
+        (small, counted(searcher, game, 10))
+    };
+    let apart =
+        |((_, s), (_, l)): &((usize, SearchResult), (usize, SearchResult))| l.nodes > 50 * s.nodes;
+    let mut measured = pair();
+    for _ in 1..3 {
+        if apart(&measured) {
             break;
         }
+        measured = pair();
     }
-    let (small, r_small, large, r_large) = measured.pop().expect("one measurement");
+    let ((small, r_small), (large, r_large)) = measured;
     assert!(r_large.nodes > 50 * r_small.nodes, "{} vs {}", r_large.nodes, r_small.nodes);
     // At most one PV vector per extra iteration, whatever the node count; with helper threads
     // a fixed few more per search (a thread's name and handle), none in their search.

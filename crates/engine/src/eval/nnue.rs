@@ -146,6 +146,7 @@ impl Network {
         let [white, black] = acc;
         let a = self.row(feature(Color::White, piece, sq));
         let b = self.row(feature(Color::Black, piece, sq));
+        // Two loops rather than one chosen operation: each vectorises.
         if add {
             for i in 0..HIDDEN {
                 white[i] = white[i].wrapping_add(a[i]);
@@ -190,9 +191,6 @@ impl Network {
         to.by_color = pos.by_color;
         to.views = from.views;
         for role in Role::ALL {
-            if from.by_role[role] == pos.by_role[role] && from.by_color == pos.by_color {
-                continue;
-            }
             for color in Color::ALL {
                 let old = from.by_role[role] & from.by_color[color];
                 let new = pos.by_role[role] & pos.by_color[color];
@@ -369,13 +367,14 @@ mod tests {
         let horde = Position::new(Variant::Horde);
         for (p, net) in [(&chess, chess_net), (&orthodox, chess_net), (&horde, horde_net)] {
             assert!(same(network_for(p), Some(net)), "{p}");
-            assert_eq!(evaluate_search(p, &mut cache), evaluate(p) + net.evaluate(p), "{p}");
+            let searched = evaluate_search(p, &mut cache, |n| n.evaluate(p));
+            assert_eq!(searched, evaluate(p) + net.evaluate(p), "{p}");
         }
         // Other Maharajah armies: the hand-written evaluation alone (no network measured
         // better yet; BENCHMARKS.md, "Engine, session 17").
         for p in [&maharajah, &classic] {
             assert!(network_for(p).is_none(), "{p}");
-            assert_eq!(evaluate_search(p, &mut cache), evaluate(p), "{p}");
+            assert_eq!(evaluate_search(p, &mut cache, |n| n.evaluate(p)), evaluate(p), "{p}");
         }
     }
 

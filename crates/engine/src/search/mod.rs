@@ -53,7 +53,9 @@ mod tt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::eval::{evaluate_cached, evaluate_estimate, network_for, nnue, role_value, PawnCache};
+use crate::eval::{
+    evaluate_cached, evaluate_estimate, evaluate_search, network_for, nnue, role_value, PawnCache,
+};
 use crate::game::Game;
 use crate::moves::{Move, MoveList, MAX_MOVES};
 use crate::position::Position;
@@ -327,7 +329,7 @@ struct Worker {
     corr_material: Box<[i32]>,
     /// Pawn structures evaluated recently (a cache: the evaluation is the same without it).
     pawns: PawnCache,
-    /// The network's hidden layer at each ply of the current line ([`Worker::network`]).
+    /// The network's hidden layer at each ply of the current line ([`carried`]).
     nn: Vec<nnue::Accumulator>,
 }
 
@@ -424,6 +426,20 @@ const HELPER_STACK: usize = 16 * 1024 * 1024;
 const SKIP_SIZE: [u32; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
 const SKIP_PHASE: [u32; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
 
+/// `net`'s score of `pos` at `ply`, with `nn` the hidden layers of the line (one per ply). The
+/// layer at `ply` is had from the ply above's by the pieces that differ (most often the
+/// parent's: one move), so a node costs a few rows rather than one per piece; the score is
+/// [`nnue::Network::evaluate`]'s.
+fn carried(net: &nnue::Network, nn: &mut [nnue::Accumulator], pos: &Position, ply: usize) -> i32 {
+    if ply == 0 {
+        net.refresh(pos, &mut nn[0]);
+    } else {
+        let (above, here) = nn.split_at_mut(ply);
+        net.update(&above[ply - 1], pos, &mut here[0]);
+    }
+    net.output(&nn[ply], pos.turn())
+}
+
 impl Worker {
     fn new() -> Worker {
         let mut lmr = [[0u8; 64]; 64];
@@ -462,26 +478,11 @@ impl Worker {
         }
     }
 
-    /// The evaluation the search uses (as `eval::evaluate_search`, faster): the hand-written
-    /// one, plus the network's correction where one applies ([`Worker::network`]).
+    /// The evaluation the search uses ([`evaluate_search`]), the network's correction scored
+    /// from the hidden layer carried to `ply` ([`carried`]).
     fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
-        match network_for(pos) {
-            Some(net) => evaluate_cached(pos, &mut self.pawns) + self.network(net, pos, ply),
-            None => evaluate_cached(pos, &mut self.pawns),
-        }
-    }
-
-    /// `net`'s score of `pos` at `ply`. Its hidden layer is kept per ply and had from the ply
-    /// above's by the pieces that differ (most often the parent's: one move), so a node costs a
-    /// few rows rather than one per piece; the score is the same as [`nnue::Network::evaluate`].
-    fn network(&mut self, net: &nnue::Network, pos: &Position, ply: usize) -> i32 {
-        if ply == 0 {
-            net.refresh(pos, &mut self.nn[0]);
-        } else {
-            let (above, here) = self.nn.split_at_mut(ply);
-            net.update(&above[ply - 1], pos, &mut here[0]);
-        }
-        net.output(&self.nn[ply], pos.turn())
+        let nn = &mut self.nn;
+        evaluate_search(pos, &mut self.pawns, |net| carried(net, nn, pos, ply))
     }
 
     /// The static evaluation `raw` of `pos` corrected by what searches of positions with the
@@ -1265,8 +1266,8 @@ impl Worker {
             let correction = self.correction(pos);
             let raw = hit.and_then(|h| h.eval).unwrap_or_else(|| {
                 // The estimate has no network, so a networked position is never lazy.
-                if let Some(net) = network_for(pos) {
-                    return evaluate_cached(pos, &mut self.pawns) + self.network(net, pos, ply);
+                if network_for(pos).is_some() {
+                    return self.evaluate(pos, ply);
                 }
                 let quick = evaluate_estimate(pos, &mut self.pawns);
                 let q = quick + correction;
