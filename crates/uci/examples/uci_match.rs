@@ -8,17 +8,17 @@
 //! ```
 //!
 //! Options: `--a PATH`, `--b PATH` (engines; `--a-opt NAME=VALUE` / `--b-opt` set UCI options,
-//! repeatable), `--variant chess|maharajah|horde`, `--pairs N`, `--movetime MS` or `--nodes N`
-//! (the same for both), `--seed S`, `--max-plies N` (then a draw), `--concurrency N` (games at
-//! once), `--log FILE` (one line per game, tab-separated: game number, which engine had White
-//! (`A`/`B`), result, how it ended, start FEN, the moves, and the score the mover reported for
-//! each move, from White's view in centipawns, mates as ±100000, `-` if none; `tune import`
-//! turns such logs into tuning positions), `--mirror` (Maharajah: Black's random army is
-//! White's, mirrored, so the start is balanced), `--balanced CP` (Maharajah: two independent
-//! random armies, kept only when this crate's engine, searching the start for
-//! [`BALANCE_NODES`] nodes, scores it within CP centipawns of even; the others are drawn
-//! again. The judge is the engine this program was built with, so a seed gives the same
-//! starts only with the same build of `uci_match`).
+//! repeatable), `--variant chess|maharajah|horde`, `--pairs N`, `--movetime MS` or `--nodes N` (the
+//! same for both, unless `--b-nodes N` gives B a node limit of its own), `--seed S`,
+//! `--max-plies N` (then a draw), `--concurrency N` (games at once), `--log FILE` (one line per
+//! game, tab-separated: game number, which engine had White (`A`/`B`), result, how it ended, start
+//! FEN, the moves, and the score the mover reported for each move, from White's view in centipawns,
+//! mates as ±100000, `-` if none; `tune import` turns such logs into tuning positions), `--mirror`
+//! (Maharajah: Black's random army is White's, mirrored, so the start is balanced), `--balanced CP`
+//! (Maharajah: two independent random armies, kept only when this crate's engine, searching the
+//! start for [`BALANCE_NODES`] nodes, scores it within CP centipawns of even; the others are drawn
+//! again. The judge is the engine this program was built with, so a seed gives the same starts only
+//! with the same build of `uci_match`).
 //!
 //! Starts: chess and Horde play four random legal plies from the start position; Maharajah draws
 //! two random armies with [`Army::random`] (the same generator the app's "random army" uses). A
@@ -58,6 +58,7 @@ struct Options {
     pairs: usize,
     movetime: Option<u64>,
     nodes: Option<u64>,
+    b_nodes: Option<u64>,
     seed: u64,
     max_plies: usize,
     concurrency: usize,
@@ -76,6 +77,7 @@ fn options() -> Options {
         pairs: 10,
         movetime: None,
         nodes: None,
+        b_nodes: None,
         seed: 1,
         max_plies: 300,
         concurrency: 1,
@@ -101,6 +103,7 @@ fn options() -> Options {
             "--pairs" => o.pairs = n() as usize,
             "--movetime" => o.movetime = Some(n()),
             "--nodes" => o.nodes = Some(n()),
+            "--b-nodes" => o.b_nodes = Some(n()),
             "--seed" => o.seed = n(),
             "--max-plies" => o.max_plies = n() as usize,
             "--concurrency" => o.concurrency = n().max(1) as usize,
@@ -324,15 +327,23 @@ enum End {
 /// A finished game: how it ended, why, the moves, and each move's reported score (White's view).
 type Played = (End, String, Vec<Move>, Vec<Option<i32>>);
 
-/// Plays one game; `engines[0]` is White.
-fn play(o: &Options, start: &Position, white: &mut Engine, black: &mut Engine) -> Played {
+/// Plays one game; `white` has White, and `a_white` says whether that is engine A.
+fn play(
+    o: &Options,
+    start: &Position,
+    white: &mut Engine,
+    black: &mut Engine,
+    a_white: bool,
+) -> Played {
     white.new_game(o.variant, start);
     black.new_game(o.variant, start);
-    let go = match (o.movetime, o.nodes) {
+    let go_a = match (o.movetime, o.nodes) {
         (Some(t), _) => format!("go movetime {t}"),
         (None, Some(n)) => format!("go nodes {n}"),
         _ => unreachable!("checked in options"),
     };
+    let go_b = o.b_nodes.map_or_else(|| go_a.clone(), |n| format!("go nodes {n}"));
+    let (go_white, go_black) = if a_white { (&go_a, &go_b) } else { (&go_b, &go_a) };
     let mut game = Game::new(start.clone());
     let mut streak = [0usize; 2];
     let mut last = [0i32; 2];
@@ -357,7 +368,8 @@ fn play(o: &Options, start: &Position, white: &mut Engine, black: &mut Engine) -
         let turn = game.position().turn();
         let engine = if turn == Color::White { &mut *white } else { &mut *black };
         let name = if turn == Color::White { "white" } else { "black" };
-        let (text, score) = engine.think(start, game.moves(), &go);
+        let go = if turn == Color::White { go_white } else { go_black };
+        let (text, score) = engine.think(start, game.moves(), go);
         let Ok(mv) = text.parse::<Move>() else {
             return (End::Void, format!("{name} sent {text:?}"), game.moves().to_vec(), scores);
         };
@@ -421,9 +433,9 @@ fn main() {
                     let start = opening(o, &mut rng);
                     let a_white = g % 2 == 0;
                     let (end, why, moves, scores) = if a_white {
-                        play(o, &start, &mut a, &mut b)
+                        play(o, &start, &mut a, &mut b, true)
                     } else {
-                        play(o, &start, &mut b, &mut a)
+                        play(o, &start, &mut b, &mut a, false)
                     };
                     let mut t = totals.lock().unwrap();
                     let result = match end {
@@ -498,11 +510,14 @@ fn main() {
     for x in &pair_scores {
         counts[(x * 4.0).round() as usize] += 1;
     }
-    let limit = match (o.movetime, o.nodes) {
+    let mut limit = match (o.movetime, o.nodes) {
         (Some(t), _) => format!("movetime {t} ms"),
         (_, Some(nodes)) => format!("{nodes} nodes"),
         _ => String::new(),
     };
+    if let Some(n) = o.b_nodes {
+        limit = format!("{limit} (B: {n} nodes)");
+    }
     println!(
         "{} games of {} at {limit} (seed {}): A {w}-{d}-{l} (W-D-L), void {v}; \
          A scores {:.1} % ± {:.1} % (95 %), Elo {:+.0} [{:+.0}, {:+.0}]; {:.0} s",
