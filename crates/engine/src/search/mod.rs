@@ -13,11 +13,14 @@
 //!   plus continuation history one and two plies back; a capture that loses material by static
 //!   exchange comes after the killers; quiescence lists only captures and promotions out of
 //!   check, and skips the losing captures), null-move pruning (never for a side with only pawns and king — Horde and
-//!   pawn-heavy armies are zugzwang-prone), late-move reductions, internal iterative reduction
+//!   pawn-heavy armies are zugzwang-prone), late-move reductions (more at expected cut nodes
+//!   and where the side's evaluation is not improving; losing captures by half), internal
+//!   iterative reduction
 //!   (a deep node with no table move is searched a ply shallower), check extensions, singular
 //!   extensions (a table move without which a shallower search falls clearly short is searched
 //!   a ply deeper; multi-cut when the other moves reach beta anyway), reverse
-//!   futility, late-move and static-exchange pruning near the leaves, mate scores, a
+//!   futility (to depth 6), late-move pruning (to depth 8, by whether the evaluation improves),
+//!   futility on the reduced depth and static-exchange pruning near the leaves, mate scores, a
 //!   correction history that shifts the static evaluation by what searches of positions with
 //!   the same pawns and the same material found, and a lazy evaluation in quiescence (material,
 //!   piece-square tables and pawn structure alone where they lie far outside the window). [`Limits`]: depth, nodes, move time, clock,
@@ -331,6 +334,8 @@ struct Worker {
     pawns: PawnCache,
     /// The network's hidden layer at each ply of the current line ([`carried`]).
     nn: Vec<nnue::Accumulator>,
+    /// The corrected static evaluation at each ply of the current line (`-INF` in check).
+    evals: [i32; MAX_PLY + 2],
 }
 
 /// A search engine with its memory: transposition table, and per thread history, killers and
@@ -445,7 +450,7 @@ impl Worker {
         let mut lmr = [[0u8; 64]; 64];
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
             for (m, r) in row.iter_mut().enumerate().skip(1) {
-                let v = 0.75 + (d as f64).ln() * (m as f64).ln() / 2.25;
+                let v = 0.5 + (d as f64).ln() * (m as f64).ln() / 1.7;
                 *r = v.clamp(0.0, 63.0) as u8;
             }
         }
@@ -475,6 +480,7 @@ impl Worker {
             corr_material: vec![0; 2 * CORR_SIZE].into_boxed_slice(),
             pawns: PawnCache::new(),
             nn: vec![nnue::Accumulator::new(); MAX_PLY + 1],
+            evals: [-INF; MAX_PLY + 2],
         }
     }
 
@@ -531,14 +537,8 @@ impl Worker {
         self.aborted = false;
         self.pv_len = [0; MAX_PLY + 1];
         self.killers = [[None; 2]; MAX_PLY];
-        for row in self.history.iter_mut() {
-            for h in row.iter_mut() {
-                *h /= 4;
-            }
-        }
-        for h in self.cont.iter_mut() {
-            *h /= 2;
-        }
+        // The history and continuation history carry over whole from the last move's search
+        // (cleared only by `clear`, a new game).
     }
 
     /// One iteration at `depth` with an aspiration window around `prev` (the last iteration's
@@ -549,7 +549,7 @@ impl Worker {
         let (mut alpha, mut beta) =
             if depth >= 4 { (prev - delta, prev + delta) } else { (-INF, INF) };
         loop {
-            let v = self.search(ctl, root, d, 0, alpha, beta, false);
+            let v = self.search(ctl, root, d, 0, alpha, beta, false, false);
             if self.aborted {
                 return v;
             }
@@ -879,6 +879,9 @@ impl Worker {
         (4..=window).step_by(2).any(|back| self.line[n - 1 - back] == hash)
     }
 
+    /// The score of `pos` searched `depth` plies deep within `(alpha, beta)`. `cut`: a node
+    /// expected to fail high (a zero-window child of a move after the first, or the first
+    /// move's child of an expected all-node), reduced more by the late-move reduction.
     #[allow(clippy::too_many_arguments)]
     fn search(
         &mut self,
@@ -889,6 +892,7 @@ impl Worker {
         mut alpha: i32,
         mut beta: i32,
         allow_null: bool,
+        cut: bool,
     ) -> i32 {
         self.pv_len[ply] = 0;
         let in_check = pos.is_check();
@@ -955,10 +959,20 @@ impl Worker {
             hit.and_then(|h| h.eval).unwrap_or_else(|| self.evaluate(pos, ply))
         };
         let static_eval = if in_check { -INF } else { self.corrected(pos, raw_eval) };
+        self.evals[ply] = static_eval;
+        let improving = !in_check
+            && if ply >= 2 && self.evals[ply - 2] != -INF {
+                static_eval > self.evals[ply - 2]
+            } else if ply >= 4 && self.evals[ply - 4] != -INF {
+                static_eval > self.evals[ply - 4]
+            } else {
+                true
+            };
+        let imp = i32::from(improving);
 
         if !pv_node && !in_check && ply > 0 {
             // Reverse futility: far above beta near the leaves.
-            if depth <= 4 && beta.abs() < MATE_BOUND && static_eval - 90 * depth >= beta {
+            if depth <= 6 && beta.abs() < MATE_BOUND && static_eval - 90 * (depth - imp) >= beta {
                 return static_eval;
             }
             // Null move, never for a side with fewer than two pieces besides pawns and king
@@ -975,7 +989,16 @@ impl Worker {
                 child.play_null();
                 self.stack[ply] = NO_PIECE_SQUARE;
                 self.line.push(child.hash());
-                let v = -self.search(ctl, &child, depth - 1 - r, ply + 1, -beta, -beta + 1, false);
+                let v = -self.search(
+                    ctl,
+                    &child,
+                    depth - 1 - r,
+                    ply + 1,
+                    -beta,
+                    -beta + 1,
+                    false,
+                    !cut,
+                );
                 self.line.pop();
                 if self.aborted {
                     return 0;
@@ -984,7 +1007,8 @@ impl Worker {
                     if depth < 10 {
                         return if v >= MATE_BOUND { beta } else { v };
                     }
-                    let verified = self.search(ctl, pos, depth - 1 - r, ply, beta - 1, beta, false);
+                    let verified =
+                        self.search(ctl, pos, depth - 1 - r, ply, beta - 1, beta, false, false);
                     if self.aborted {
                         return 0;
                     }
@@ -1019,7 +1043,7 @@ impl Worker {
             {
                 let s_beta = tt_score - 2 * depth;
                 self.singular[ply] = mv;
-                let v = self.search(ctl, pos, (depth - 1) / 2, ply, s_beta - 1, s_beta, false);
+                let v = self.search(ctl, pos, (depth - 1) / 2, ply, s_beta - 1, s_beta, false, cut);
                 self.singular[ply] = NO_MOVE;
                 self.pv_len[ply] = 0;
                 if self.aborted {
@@ -1069,11 +1093,15 @@ impl Worker {
             };
 
             if !pv_node && !in_check && quiet && !gives_check && best > -MATE_BOUND && ply > 0 {
-                // Late-move pruning and futility near the leaves.
-                if depth <= 3 && searched >= 4 + (depth * depth) as usize {
+                // Late-move pruning: after enough moves (twice as many while the side's
+                // evaluation improves) the rest are dropped.
+                if depth <= 8 && searched >= ((3 + depth * depth) / (2 - imp)) as usize {
                     continue;
                 }
-                if depth <= 2 && static_eval + 120 * depth <= alpha {
+                // Futility on the depth the move would be searched at after its reduction.
+                let r = i32::from(self.lmr[depth.min(63) as usize][searched.min(63)]);
+                let reduced = (depth - r).max(1);
+                if reduced <= 6 && static_eval + 140 * reduced <= alpha {
                     continue;
                 }
             }
@@ -1106,13 +1134,38 @@ impl Worker {
                     noise - beta,
                     noise - alpha,
                     true,
+                    !pv_node && !cut,
                 ) + noise;
             } else {
                 let mut r = 0;
+                let move_score = self.plies[ply].scores[i];
+                // A capture that loses material in the exchange (ordered after the killers)
+                // is reduced by half as much as a quiet move.
+                if depth >= 3
+                    && capture
+                    && !gives_check
+                    && !in_check
+                    && searched >= 2
+                    && (400_000..700_000).contains(&move_score)
+                {
+                    r = i32::from(self.lmr[depth.min(63) as usize][searched.min(63)]) / 2;
+                    if cut {
+                        r += 2;
+                    }
+                    r = r.clamp(0, new_depth - 1);
+                }
                 if depth >= 3 && quiet && !gives_check && !in_check && searched >= 2 {
                     r = i32::from(self.lmr[depth.min(63) as usize][searched.min(63)]);
                     if pv_node {
                         r -= 1;
+                    }
+                    // A node expected to fail high, and a side whose evaluation is not
+                    // improving, are reduced more.
+                    if cut {
+                        r += 2;
+                    }
+                    if !improving {
+                        r += 1;
                     }
                     if killers.contains(&Some(mv)) {
                         r -= 1;
@@ -1129,6 +1182,7 @@ impl Worker {
                     noise - alpha - 1,
                     noise - alpha,
                     true,
+                    true,
                 ) + noise;
                 if v > alpha && r > 0 {
                     v = -self.search(
@@ -1139,6 +1193,7 @@ impl Worker {
                         noise - alpha - 1,
                         noise - alpha,
                         true,
+                        !cut,
                     ) + noise;
                 }
                 if v > alpha && v < beta {
@@ -1150,6 +1205,7 @@ impl Worker {
                         noise - beta,
                         noise - alpha,
                         true,
+                        false,
                     ) + noise;
                 }
             }
