@@ -80,8 +80,10 @@ const PARAMS: [Params; 8] = [
 /// level 4 1,792 (kept at 1,800), level 8 2,447 (was 2,570). Every level was checked again
 /// on session 15's build (20 games each, BENCHMARKS.md "Engine, session 15"); with the runs
 /// before pooled, level 3 moves to 1,450 (1,417 and 1,527) and level 5 to 2,050 (2,238 and
-/// 1,909), the others stay.
-pub const APPROX_ELO: [u32; 8] = [800, 1150, 1450, 1800, 2050, 2200, 2300, 2450];
+/// 1,909), the others stay. Session 22's more selective search was checked the same way (20
+/// games a level, BENCHMARKS.md "Engine, session 22"); pooled with the runs before, level 1
+/// moves to 750 (its games at 1000 pooled: 15-1-64), level 3 to 1,500 and level 7 to 2,350.
+pub const APPROX_ELO: [u32; 8] = [750, 1150, 1500, 1800, 2050, 2200, 2350, 2450];
 
 impl Default for Level {
     fn default() -> Level {
