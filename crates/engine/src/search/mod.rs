@@ -378,6 +378,13 @@ const PIECE_SQUARES: usize = 2 * 9 * 64;
 /// The stack entry of a null move (no continuation).
 const NO_PIECE_SQUARE: u16 = u16::MAX;
 
+/// Ordering score of a capture that loses material in the exchange, before `10 · victim −
+/// attacker` ([`Worker::generate_ordered`]): after the killers and the counter move
+/// (800,000 and up), above every quiet move's history (about ±50,000).
+const LOSING_CAPTURE: i32 = 500_000;
+/// The ordering scores a losing capture can have.
+const LOSING_CAPTURES: std::ops::Range<i32> = LOSING_CAPTURE - 100_000..LOSING_CAPTURE + 200_000;
+
 /// Index of the piece making `mv` (moving side, role) and its target square.
 #[inline]
 fn piece_square(pos: &Position, mv: Move) -> u16 {
@@ -1092,6 +1099,8 @@ impl Worker {
                 }
             };
 
+            // The late-move reduction's table entry for this move (futility and the reduction).
+            let table_r = i32::from(self.lmr[depth.min(63) as usize][searched.min(63)]);
             if !pv_node && !in_check && quiet && !gives_check && best > -MATE_BOUND && ply > 0 {
                 // Late-move pruning: after enough moves (twice as many while the side's
                 // evaluation improves) the rest are dropped.
@@ -1099,8 +1108,7 @@ impl Worker {
                     continue;
                 }
                 // Futility on the depth the move would be searched at after its reduction.
-                let r = i32::from(self.lmr[depth.min(63) as usize][searched.min(63)]);
-                let reduced = (depth - r).max(1);
+                let reduced = (depth - table_r).max(1);
                 if reduced <= 6 && static_eval + 140 * reduced <= alpha {
                     continue;
                 }
@@ -1138,40 +1146,36 @@ impl Worker {
                 ) + noise;
             } else {
                 let mut r = 0;
-                let move_score = self.plies[ply].scores[i];
-                // A capture that loses material in the exchange (ordered after the killers)
-                // is reduced by half as much as a quiet move.
+                // Quiet moves, and captures that lose material in the exchange (by half).
+                let losing_capture =
+                    capture && LOSING_CAPTURES.contains(&self.plies[ply].scores[i]);
                 if depth >= 3
-                    && capture
+                    && (quiet || losing_capture)
                     && !gives_check
                     && !in_check
                     && searched >= 2
-                    && (400_000..700_000).contains(&move_score)
                 {
-                    r = i32::from(self.lmr[depth.min(63) as usize][searched.min(63)]) / 2;
+                    r = table_r;
+                    if losing_capture {
+                        r /= 2;
+                    } else {
+                        if pv_node {
+                            r -= 1;
+                        }
+                        // A side whose evaluation is not improving is reduced more.
+                        if !improving {
+                            r += 1;
+                        }
+                        if killers.contains(&Some(mv)) {
+                            r -= 1;
+                        }
+                        // A move with a good history is reduced less, a bad one more.
+                        r -= self.quiet_score(pos, ply, mv) / 8_000;
+                    }
+                    // A node expected to fail high is reduced more.
                     if cut {
                         r += 2;
                     }
-                    r = r.clamp(0, new_depth - 1);
-                }
-                if depth >= 3 && quiet && !gives_check && !in_check && searched >= 2 {
-                    r = i32::from(self.lmr[depth.min(63) as usize][searched.min(63)]);
-                    if pv_node {
-                        r -= 1;
-                    }
-                    // A node expected to fail high, and a side whose evaluation is not
-                    // improving, are reduced more.
-                    if cut {
-                        r += 2;
-                    }
-                    if !improving {
-                        r += 1;
-                    }
-                    if killers.contains(&Some(mv)) {
-                        r -= 1;
-                    }
-                    // A move with a good history is reduced less, a bad one more.
-                    r -= self.quiet_score(pos, ply, mv) / 8_000;
                     r = r.clamp(0, new_depth - 1);
                 }
                 v = -self.search(
@@ -1550,7 +1554,7 @@ impl Worker {
                 // A capture that loses material in the exchange on its square (SEE < 0) goes
                 // below the killers; a capture of a dearer or equal piece cannot lose.
                 if role_value(victim) < attacker && see(pos, mv) < 0 {
-                    500_000 + 10 * role_value(victim) - attacker
+                    LOSING_CAPTURE + 10 * role_value(victim) - attacker
                 } else {
                     2_000_000 + 10 * role_value(victim) - attacker
                 }
