@@ -1576,12 +1576,11 @@ impl Worker {
     #[inline]
     fn pick(&mut self, ply: usize, i: usize, n: usize) -> Move {
         let p = &mut self.plies[ply];
-        let mut best = i;
-        for j in i + 1..n {
-            if p.scores[j] > p.scores[best] {
-                best = j;
-            }
-        }
+        // The first of the highest scores left, found in two passes that vectorise (the
+        // highest, then where it first is) rather than one compare and branch per move.
+        let rest = &p.scores[i..n];
+        let top = rest.iter().copied().max().unwrap_or(i32::MIN);
+        let best = i + rest.iter().position(|&s| s == top).unwrap_or(0);
         p.scores.swap(i, best);
         p.moves.as_mut_slice().swap(i, best);
         p.moves[i]
