@@ -1530,12 +1530,23 @@ impl Worker {
     /// Ordering score of a quiet move: its history plus its continuation histories.
     #[inline]
     fn quiet_score(&self, pos: &Position, ply: usize, mv: Move) -> i32 {
-        let this = usize::from(piece_square(pos, mv));
-        let mut score = self.history[pos.turn() as usize * 64 + mv.from.index()][mv.to.index()];
-        for back in [1, 2] {
-            if let Some(prev) = self.earlier(ply, back) {
-                score += i32::from(self.cont[prev * PIECE_SQUARES + this]);
-            }
+        self.quiet_score_in(&self.cont_rows(ply), pos.turn(), piece_square(pos, mv), mv)
+    }
+
+    /// Where the continuation history rows of the moves one and two plies before `ply` start
+    /// in `cont` (none before the root or after a null move).
+    #[inline]
+    fn cont_rows(&self, ply: usize) -> [Option<usize>; 2] {
+        [1, 2].map(|back| self.earlier(ply, back).map(|prev| prev * PIECE_SQUARES))
+    }
+
+    /// [`Worker::quiet_score`] of `mv` by `turn`, with the rows of [`Worker::cont_rows`] and
+    /// the move's [`piece_square`] `this` already found.
+    #[inline]
+    fn quiet_score_in(&self, rows: &[Option<usize>; 2], turn: Color, this: u16, mv: Move) -> i32 {
+        let mut score = self.history[turn as usize * 64 + mv.from.index()][mv.to.index()];
+        for row in rows.iter().flatten() {
+            score += i32::from(self.cont[row + usize::from(this)]);
         }
         score
     }
@@ -1544,6 +1555,11 @@ impl Worker {
     fn generate_ordered(&mut self, pos: &Position, ply: usize, tt_move: Option<Move>) {
         let killers = self.killers[ply];
         let counter = self.earlier(ply, 1).and_then(|prev| self.counter[prev]);
+        let rows = self.cont_rows(ply);
+        let turn = pos.turn();
+        // The moves come grouped by the piece that makes them: its role is looked up once.
+        let mut from = None;
+        let mut piece = 0;
         fill_legal(pos, &mut self.plies[ply].moves);
         for i in 0..self.plies[ply].moves.len() {
             let mv = self.plies[ply].moves[i];
@@ -1567,7 +1583,11 @@ impl Worker {
             } else if Some(mv) == counter {
                 800_000
             } else {
-                self.quiet_score(pos, ply, mv)
+                if from != Some(mv.from) {
+                    from = Some(mv.from);
+                    piece = piece_square(pos, mv) - mv.to.index() as u16;
+                }
+                self.quiet_score_in(&rows, turn, piece + mv.to.index() as u16, mv)
             };
         }
     }
