@@ -32,14 +32,20 @@
 //! tunes only the weights whose names start with `a` or `b`; `--rounds N` refits `K` and
 //! tunes again N times; `--score-weight W` blends the stored search scores into the target,
 //! `(1 − W) · result + W · 1 / (1 + 10^(−Ks·score/400))`, with `Ks` fitted to the results
-//! first. It prints the new weights as a Rust expression for `eval.rs`.
+//! first. `--network` fits the evaluation the search uses: the network's correction
+//! ([`maharajah_engine::eval::network_for`]) is added to every position's evaluation (it reads
+//! only where the pieces stand, so it is computed once). It prints the new weights as a Rust
+//! expression for `eval.rs`.
+//!
+//! `nnue gen`'s files (`fen|score|result`, the side to move's view) become `fit`'s by
+//! `awk -F'|' '{split($1,a," "); s=$2; r=$3; if (a[2]=="b") {s=-s; r=1-r}; print "chess|" $1 "|" r "|" s}'`.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::io::{BufRead, Write};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use maharajah_engine::eval::{evaluate_with, Weights, WEIGHTS};
+use maharajah_engine::eval::{evaluate_with, network_for, Weights, WEIGHTS};
 use maharajah_engine::search::see::see;
 use maharajah_engine::search::{Limits, Score, Searcher};
 use maharajah_engine::{start_position, Army, Color, Game, Position, Variant};
@@ -66,7 +72,7 @@ fn main() {
             "usage: tune gen --games N --nodes N --threads N --seed S --out FILE\n\
              \x20      tune import --variant V --out FILE LOG...\n\
              \x20      tune fit FILE [--threads N] [--sweeps N] [--fixed-material] \
-             [--only PREFIX,...] [--score-weight W] [--k K] [--rounds N] [--diag]"
+             [--only PREFIX,...] [--score-weight W] [--k K] [--rounds N] [--network] [--diag]"
         ),
     }
 }
@@ -215,7 +221,7 @@ fn import(args: &[String]) {
 }
 
 /// Mean squared error of the weights' predictions over `data`, in parallel.
-fn error(data: &[(Position, f64)], w: &Weights, k: f64, threads: usize) -> f64 {
+fn error(data: &[(Position, f64, i32)], w: &Weights, k: f64, threads: usize) -> f64 {
     let chunk = data.len().div_ceil(threads).max(1);
     let total: f64 = std::thread::scope(|s| {
         let handles: Vec<_> = data
@@ -223,8 +229,8 @@ fn error(data: &[(Position, f64)], w: &Weights, k: f64, threads: usize) -> f64 {
             .map(|part| {
                 s.spawn(move || {
                     part.iter()
-                        .map(|(pos, result)| {
-                            let v = evaluate_with(pos, w);
+                        .map(|(pos, result, network)| {
+                            let v = evaluate_with(pos, w) + network;
                             let white = if pos.turn() == Color::White { v } else { -v };
                             let p = 1.0 / (1.0 + 10f64.powf(-k * f64::from(white) / 400.0));
                             (result - p).powi(2)
@@ -285,6 +291,10 @@ fn fit(args: &[String]) {
         .and_then(|i| args.get(i + 1))
         .map(|v| v.parse().expect("--k needs a number"));
     let rounds = arg(args, "--rounds", 1).max(1) as usize;
+    // `--network`: the evaluation being fitted is the search's, the hand-written one plus the
+    // network's correction where one applies; the correction is fixed (it reads only where
+    // the pieces stand), so it is computed once per position.
+    let with_network = args.iter().any(|a| a == "--network");
     let mut train = Vec::new();
     let mut test = Vec::new();
     // (search score, result) of every position that has a score, to fit the score's scale.
@@ -335,14 +345,16 @@ fn fit(args: &[String]) {
             Some(sc) => (1.0 - score_weight) * result + score_weight * sigmoid(ks, sc),
             None => result,
         };
-        (pos, t)
+        let correction =
+            if with_network { network_for(&pos).map_or(0, |net| net.evaluate(&pos)) } else { 0 };
+        (pos, t, correction)
     };
-    let train: Vec<(Position, f64)> = train.into_iter().map(target).collect();
-    let test: Vec<(Position, f64)> = test.into_iter().map(target).collect();
+    let train: Vec<(Position, f64, i32)> = train.into_iter().map(target).collect();
+    let test: Vec<(Position, f64, i32)> = test.into_iter().map(target).collect();
     if args.iter().any(|a| a == "--diag") {
         // Mean result by evaluation bucket (White's view), to see how well the scale fits.
         let mut buckets = std::collections::BTreeMap::<i32, (usize, f64)>::new();
-        for (pos, result) in &train {
+        for (pos, result, _) in &train {
             let v = evaluate_with(pos, &WEIGHTS);
             let white = if pos.turn() == Color::White { v } else { -v };
             let b = (white / 200).clamp(-8, 8);
@@ -360,8 +372,8 @@ fn fit(args: &[String]) {
     // (the hand-set Horde terms are biased, see the README, and fitting K to them would shrink
     // the whole scale) or, with none (Horde-only data), on all positions, then refitted after
     // each round of weight tuning (`--rounds`).
-    let kinged: Vec<(Position, f64)> =
-        train.iter().filter(|(p, _)| p.king_of(Color::White).is_some()).cloned().collect();
+    let kinged: Vec<(Position, f64, i32)> =
+        train.iter().filter(|(p, _, _)| p.king_of(Color::White).is_some()).cloned().collect();
     let k_data = if kinged.is_empty() { &train } else { &kinged };
     let mut k = fixed_k.unwrap_or_else(|| scan_k(|k| error(k_data, &w, k, threads)));
     let test_before = error(&test, &w, k, threads);
