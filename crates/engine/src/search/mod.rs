@@ -63,7 +63,7 @@ use crate::game::Game;
 use crate::moves::{Move, MoveList, MAX_MOVES};
 use crate::position::Position;
 use crate::profile::LossCondition;
-use crate::types::{Color, Role};
+use crate::types::{Color, Role, Square};
 use crate::zobrist;
 
 pub use army::build_army;
@@ -371,7 +371,7 @@ impl Default for Searcher {
     }
 }
 
-const NO_MOVE: Move = Move::new(crate::types::Square::A1, crate::types::Square::A1);
+const NO_MOVE: Move = Move::new(Square::A1, Square::A1);
 
 /// (colour, role, square) combinations: the index space of [`piece_square`].
 const PIECE_SQUARES: usize = 2 * 9 * 64;
@@ -388,8 +388,15 @@ const LOSING_CAPTURES: std::ops::Range<i32> = LOSING_CAPTURE - 100_000..LOSING_C
 /// Index of the piece making `mv` (moving side, role) and its target square.
 #[inline]
 fn piece_square(pos: &Position, mv: Move) -> u16 {
-    let role = pos.role_at(mv.from).map_or(0, Role::index);
-    ((pos.turn() as usize * 9 + role) * 64 + mv.to.index()) as u16
+    piece_row(pos, mv.from) + mv.to.index() as u16
+}
+
+/// [`piece_square`] of a move from `from` to a1: the side to move's piece on `from`, whose
+/// moves' indices follow by target square.
+#[inline]
+fn piece_row(pos: &Position, from: Square) -> u16 {
+    let role = pos.role_at(from).map_or(0, Role::index);
+    ((pos.turn() as usize * 9 + role) * 64) as u16
 }
 
 /// Slots of each correction history table per side to move (pawn structures, material).
@@ -1585,7 +1592,7 @@ impl Worker {
             } else {
                 if from != Some(mv.from) {
                     from = Some(mv.from);
-                    piece = piece_square(pos, mv) - mv.to.index() as u16;
+                    piece = piece_row(pos, mv.from);
                 }
                 self.quiet_score_in(&rows, turn, piece + mv.to.index() as u16, mv)
             };
