@@ -352,10 +352,11 @@ fn fit(args: &[String]) {
     let train: Vec<(Position, f64, i32)> = train.into_iter().map(target).collect();
     let test: Vec<(Position, f64, i32)> = test.into_iter().map(target).collect();
     if args.iter().any(|a| a == "--diag") {
-        // Mean result by evaluation bucket (White's view), to see how well the scale fits.
+        // Mean result by evaluation bucket (White's view, the network's correction included
+        // with `--network`), to see how well the scale fits.
         let mut buckets = std::collections::BTreeMap::<i32, (usize, f64)>::new();
-        for (pos, result, _) in &train {
-            let v = evaluate_with(pos, &WEIGHTS);
+        for (pos, result, network) in &train {
+            let v = evaluate_with(pos, &WEIGHTS) + network;
             let white = if pos.turn() == Color::White { v } else { -v };
             let b = (white / 200).clamp(-8, 8);
             let e = buckets.entry(b).or_default();
