@@ -23,7 +23,11 @@
 //! it values the Maharajah, its amazon, at 1.06 queens where this crate's tuned evaluation
 //! says 1.35), so its labels do not teach the network its own piece values. `--balanced CP`
 //! draws a start again while this engine, searching it for 20,000 nodes, scores it beyond CP
-//! centipawns (as `uci_match --balanced` does). A position is kept
+//! centipawns (as `uci_match --balanced` does). `--label-max-halfmove N` labels no position
+//! whose fifty-move counter is beyond N, and `--decided CP` ends a game, won, once four labels
+//! in a row score it beyond CP for the same side: `train` would drop both kinds (with
+//! `--max-halfmove` and `--max-score`), and without them more than half the labels of a chess
+//! file went to such positions. A position is kept
 //! when Fairy-Stockfish's best move there is quiet (no capture, no promotion) and its score is
 //! no mate; the line is `fen|score|result`: the FEN (plain for chess and Horde, extended for
 //! Maharajah), the score in centipawns and the game's result (1, ½, 0), both from the side to
@@ -78,7 +82,7 @@ fn main() {
         Some("train") => train(&args),
         Some("show") => show(&args),
         _ => eprintln!(
-            "usage: nnue gen --fsf PATH [--variant V] [--our-values] [--balanced CP] --games N --nodes N --depth D --threads N \
+            "usage: nnue gen --fsf PATH [--variant V] [--our-values] [--balanced CP] [--label-max-halfmove N] [--decided CP] --games N --nodes N --depth D --threads N \
              --seed S --out FILE\n\
              \x20      nnue train FILE... [--variant V] [--init NET] [--epochs N] [--threads N] \
              [--lr X] [--batch N] [--result-weight W] [--max-score CP] [--decay X] [--seed S] \
@@ -259,11 +263,9 @@ fn play_and_label(
     fsf: &mut Fsf,
     searcher: &mut Searcher,
     rng: &mut ChaCha8Rng,
-    variant: Variant,
-    nodes: u64,
-    depth: u32,
-    balanced: Option<i32>,
+    recipe: &Recipe,
 ) -> (Vec<(String, i32, Color)>, f64) {
+    let Recipe { variant, nodes, depth, balanced, max_halfmove, decided } = *recipe;
     let stop = AtomicBool::new(false);
     // Each game starts from an empty table, so it is the same whichever thread plays it.
     searcher.clear();
@@ -293,6 +295,8 @@ fn play_and_label(
     // already spread by its armies, and judging it is the network's first job.
     let first = if variant == Variant::Maharajah { 0 } else { 8 };
     let mut kept = Vec::new();
+    // Consecutive labels beyond `decided`, and the side they favour.
+    let mut lopsided = (0u32, Color::White);
     fsf.new_game(game.position());
     loop {
         let plies = game.moves().len();
@@ -301,8 +305,18 @@ fn play_and_label(
         }
         let pos = game.position().clone();
         let mut adjudicate = None;
-        if plies >= first && !pos.is_check() {
+        if plies >= first && !pos.is_check() && pos.halfmove_clock() <= max_halfmove {
             let (best, score) = fsf.label(&pos.plain_fen(), depth);
+            match score {
+                Some(s) if s.abs() > decided => {
+                    let favoured = if s > 0 { pos.turn() } else { pos.turn().other() };
+                    lopsided = (if lopsided.1 == favoured { lopsided.0 + 1 } else { 1 }, favoured);
+                    if lopsided.0 >= DECIDED_LABELS {
+                        return (kept, if favoured == Color::White { 1.0 } else { 0.0 });
+                    }
+                }
+                _ => lopsided.0 = 0,
+            }
             let quiet = pos
                 .legal_moves()
                 .iter()
@@ -335,6 +349,27 @@ fn play_and_label(
     }
 }
 
+/// How `gen` plays and labels its games.
+#[derive(Clone, Copy)]
+struct Recipe {
+    variant: Variant,
+    /// This engine's nodes a move.
+    nodes: u64,
+    /// Fairy-Stockfish's depth a label.
+    depth: u32,
+    /// `--balanced CP`.
+    balanced: Option<i32>,
+    /// `--label-max-halfmove`: positions whose fifty-move counter is beyond this (which
+    /// `train --max-halfmove` would drop) are not labelled.
+    max_halfmove: u32,
+    /// `--decided CP`: a game ends, won, after [`DECIDED_LABELS`] labels in a row beyond this
+    /// for the same side (`train --max-score` drops the rest of such a game anyway).
+    decided: i32,
+}
+
+/// Labels in a row beyond [`Recipe::decided`] that end a game.
+const DECIDED_LABELS: u32 = 4;
+
 fn generate(args: &[String]) {
     let fsf_path = text_arg(args, "--fsf").expect("--fsf PATH");
     let games: usize = arg(args, "--games", 100);
@@ -345,6 +380,14 @@ fn generate(args: &[String]) {
     let variant: Variant = arg(args, "--variant", Variant::Chess);
     let balanced: Option<i32> =
         text_arg(args, "--balanced").map(|v| v.parse().expect("--balanced CP"));
+    let recipe = Recipe {
+        variant,
+        nodes,
+        depth,
+        balanced,
+        max_halfmove: arg(args, "--label-max-halfmove", u32::MAX),
+        decided: arg(args, "--decided", i32::MAX),
+    };
     let out = text_arg(args, "--out").expect("--out FILE");
     let file =
         std::fs::OpenOptions::new().create(true).append(true).open(out).expect("output file");
@@ -358,7 +401,7 @@ fn generate(args: &[String]) {
     }
     let init = || (Fsf::start(fsf_path, extra.clone()), Searcher::new(4));
     common::play_games(games, threads, seed, 20, file, init, |(fsf, searcher), _, rng| {
-        let (kept, white) = play_and_label(fsf, searcher, rng, variant, nodes, depth, balanced);
+        let (kept, white) = play_and_label(fsf, searcher, rng, &recipe);
         kept.iter()
             .map(|(fen, score, turn)| {
                 let result = if *turn == Color::White { white } else { 1.0 - white };
