@@ -85,7 +85,7 @@ fn main() {
             "usage: nnue gen --fsf PATH [--variant V] [--our-values] [--balanced CP] [--label-max-halfmove N] [--decided CP] --games N --nodes N --depth D --threads N \
              --seed S --out FILE\n\
              \x20      nnue train FILE... [--variant V] [--init NET] [--epochs N] [--threads N] \
-             [--lr X] [--batch N] [--result-weight W] [--max-score CP] [--decay X] [--seed S] \
+             [--lr X] [--batch N] [--buckets N] [--result-weight W] [--max-score CP] [--decay X] [--seed S] \
              --out FILE\n\
              \x20      nnue show NET FILE [VARIANT]"
         ),
@@ -422,6 +422,8 @@ struct Data {
     /// The hand-written evaluation of each position / 400 (side to move's view), which the
     /// network's output is added to.
     base: Vec<f32>,
+    /// Each position's output bucket ([`nnue::bucket`]).
+    bucket: Vec<u8>,
 }
 
 impl Data {
@@ -446,13 +448,14 @@ struct Filter {
     max_halfmove: u32,
 }
 
-fn load(files: &[&str], filter: &Filter, result_weight: f32) -> (Data, Data) {
+fn load(files: &[&str], filter: &Filter, result_weight: f32, buckets: usize) -> (Data, Data) {
     let empty = || Data {
         features: Vec::new(),
         start: vec![0],
         target: Vec::new(),
         base: Vec::new(),
         fens: Vec::new(),
+        bucket: Vec::new(),
     };
     let (mut train, mut held) = (empty(), empty());
     // Fairy-Stockfish's score and the result, per position of each set.
@@ -493,6 +496,7 @@ fn load(files: &[&str], filter: &Filter, result_weight: f32) -> (Data, Data) {
             }
             d.start.push(d.features.len() as u32);
             d.base.push(maharajah_engine::eval::evaluate(&pos) as f32 / 400.0);
+            d.bucket.push(nnue::bucket(pos.occupied().count(), buckets) as u8);
             labels[usize::from(is_held)].push((score, result));
             if is_held {
                 d.fens.push(fen.to_string());
@@ -540,22 +544,24 @@ fn load(files: &[&str], filter: &Filter, result_weight: f32) -> (Data, Data) {
 struct Params {
     w1: Vec<f32>,
     b1: Vec<f32>,
+    /// `2 × HIDDEN` a bucket.
     w2: Vec<f32>,
-    b2: f32,
+    /// One a bucket.
+    b2: Vec<f32>,
 }
 
 impl Params {
-    fn zero() -> Params {
+    fn zero(buckets: usize) -> Params {
         Params {
             w1: vec![0.0; (FEATURES + FACTORS) * HIDDEN],
             b1: vec![0.0; HIDDEN],
-            w2: vec![0.0; 2 * HIDDEN],
-            b2: 0.0,
+            w2: vec![0.0; buckets * 2 * HIDDEN],
+            b2: vec![0.0; buckets],
         }
     }
 
-    fn random(rng: &mut ChaCha8Rng) -> Params {
-        let mut p = Params::zero();
+    fn random(rng: &mut ChaCha8Rng, buckets: usize) -> Params {
+        let mut p = Params::zero(buckets);
         let mut u = |scale: f32| (rng.random::<f32>() * 2.0 - 1.0) * scale;
         for w in &mut p.w1[..FEATURES * HIDDEN] {
             *w = u(0.15);
@@ -569,24 +575,27 @@ impl Params {
         p
     }
 
-    /// The float weights of a network file, with zero shared rows (to train on from there).
-    fn from_network(bytes: &[u8]) -> Params {
+    /// The float weights of a network file, with zero shared rows (to train on from there),
+    /// with `buckets` output buckets: a network of fewer has its own repeated.
+    fn from_network(bytes: &[u8], buckets: usize) -> Params {
         let net = nnue::Network::from_bytes(bytes).expect("a network file");
         let (w1, b1, w2, b2) = net.weights();
-        let mut p = Params::zero();
+        let mut p = Params::zero(buckets);
         let qa = nnue::QA as f32;
         for (w, q) in p.w1.iter_mut().zip(w1).chain(p.b1.iter_mut().zip(b1)) {
             *w = f32::from(*q) / qa;
         }
-        for (w, q) in p.w2.iter_mut().zip(w2) {
+        for (w, q) in p.w2.iter_mut().zip(w2.iter().cycle()) {
             *w = f32::from(*q) / nnue::QB as f32;
         }
-        p.b2 = b2 as f32 / (nnue::QA * nnue::QB) as f32;
+        for (b, q) in p.b2.iter_mut().zip(b2.iter().cycle()) {
+            *b = *q as f32 / (nnue::QA * nnue::QB) as f32;
+        }
         p
     }
 
     fn slices_mut(&mut self) -> [&mut [f32]; 4] {
-        [&mut self.w1, &mut self.b1, &mut self.w2, std::slice::from_mut(&mut self.b2)]
+        [&mut self.w1, &mut self.b1, &mut self.w2, &mut self.b2]
     }
 }
 
@@ -617,9 +626,11 @@ fn forward(p: &Params, d: &Data, i: usize, acc: &mut [[f32; HIDDEN]; 2]) -> f32 
     let (us, them) = d.views(i);
     accumulate(p, us, &mut acc[0]);
     accumulate(p, them, &mut acc[1]);
-    let mut y = p.b2 + d.base[i];
+    let b = usize::from(d.bucket[i]);
+    let w2 = &p.w2[b * 2 * HIDDEN..(b + 1) * 2 * HIDDEN];
+    let mut y = p.b2[b] + d.base[i];
     for (k, a) in acc.iter().enumerate() {
-        for (x, w) in a.iter().zip(&p.w2[k * HIDDEN..(k + 1) * HIDDEN]) {
+        for (x, w) in a.iter().zip(&w2[k * HIDDEN..(k + 1) * HIDDEN]) {
             let c = x.clamp(0.0, 1.0);
             y += c * c * w;
         }
@@ -643,10 +654,12 @@ fn gradient(p: &Params, d: &Data, indices: &[u32], g: &mut Params) -> f64 {
         let e = s - d.target[i];
         err += f64::from(e * e);
         let dy = 2.0 * e * s * (1.0 - s);
-        g.b2 += dy;
+        let b = usize::from(d.bucket[i]);
+        g.b2[b] += dy;
         for k in 0..2 {
-            let w2 = &p.w2[k * HIDDEN..(k + 1) * HIDDEN];
-            let g2 = &mut g.w2[k * HIDDEN..(k + 1) * HIDDEN];
+            let at = (2 * b + k) * HIDDEN;
+            let w2 = &p.w2[at..at + HIDDEN];
+            let g2 = &mut g.w2[at..at + HIDDEN];
             for j in 0..HIDDEN {
                 let x = acc[k][j];
                 let c = x.clamp(0.0, 1.0);
@@ -709,7 +722,10 @@ fn train(args: &[String]) {
     let max_score: f32 = arg(args, "--max-score", 500.0);
     let variant: Variant = arg(args, "--variant", Variant::Chess);
     let max_halfmove: u32 = arg(args, "--max-halfmove", u32::MAX);
-    let (data, held) = load(&files, &Filter { variant, max_score, max_halfmove }, result_weight);
+    let buckets: usize = arg(args, "--buckets", 1usize);
+    assert!((1..=nnue::MAX_BUCKETS).contains(&buckets), "--buckets: 1 to {}", nnue::MAX_BUCKETS);
+    let (data, held) =
+        load(&files, &Filter { variant, max_score, max_halfmove }, result_weight, buckets);
     eprintln!(
         "{} training positions, {} held out, loaded in {:.0} s",
         data.len(),
@@ -720,15 +736,17 @@ fn train(args: &[String]) {
     // `--init NET`: start from another network (say chess's for Maharajah) instead of random
     // weights.
     let mut p = match text_arg(args, "--init") {
-        Some(net) => Params::from_network(&std::fs::read(net).expect("--init network file")),
-        None => Params::random(&mut rng),
+        Some(net) => {
+            Params::from_network(&std::fs::read(net).expect("--init network file"), buckets)
+        }
+        None => Params::random(&mut rng, buckets),
     };
-    let mut m = Params::zero();
-    let mut v = Params::zero();
+    let mut m = Params::zero(buckets);
+    let mut v = Params::zero(buckets);
     let (beta1, beta2, eps) = (0.9f32, 0.999f32, 1e-8f32);
     let mut step = 0i32;
     let mut order: Vec<u32> = (0..data.len() as u32).collect();
-    let mut grads: Vec<Params> = (0..threads).map(|_| Params::zero()).collect();
+    let mut grads: Vec<Params> = (0..threads).map(|_| Params::zero(buckets)).collect();
     let mut best = (error(&p, &held, threads), p.clone(), 0);
     eprintln!("start: held-out error {:.6}", best.0);
     for epoch in 0..epochs {
@@ -814,7 +832,7 @@ fn train(args: &[String]) {
             folded[f * HIDDEN + j] += p.w1[factor * HIDDEN + j];
         }
     }
-    let bytes = nnue::quantise(&folded, &p.b1, &p.w2, p.b2);
+    let bytes = nnue::quantise(&folded, &p.b1, &p.w2, &p.b2);
     // How far quantisation moves the output (centipawns, over the held-out positions).
     let net = nnue::Network::from_bytes(&bytes).expect("the network just written");
     let mut acc = [[0.0f32; HIDDEN]; 2];

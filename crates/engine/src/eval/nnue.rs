@@ -21,11 +21,16 @@
 //! admitted them are in `crates/engine/README.md` ("The evaluation networks") and
 //! BENCHMARKS.md.
 //!
+//! The output layer may come in *buckets* by the number of pieces on the board (four pieces
+//! a bucket, [`bucket`]), so that the same hidden layer is read one way with a full board and
+//! another in an endgame.
+//!
 //! File format (little-endian): the magic `MHR1` (the output is added to the hand-written
-//! evaluation), `u32` hidden size, then the input weights as `i16`
+//! evaluation; one output bucket) or `MHR2` (the same, with a `u32` count of output buckets
+//! after the hidden size), `u32` hidden size, then the input weights as `i16`
 //! (feature-major, `FEATURES × HIDDEN`, scaled by [`QA`]), the hidden biases (`i16`, by [`QA`]),
-//! the output weights (`i16`, `2 × HIDDEN`, by [`QB`]) and the output bias (`i32`, by
-//! `QA · QB`). The float output is in units of [`SCALE`] centipawns.
+//! the output weights (`i16`, `2 × HIDDEN` a bucket, by [`QB`]) and the output biases (`i32`
+//! a bucket, by `QA · QB`). The float output is in units of [`SCALE`] centipawns.
 
 use std::sync::OnceLock;
 
@@ -44,6 +49,17 @@ pub const SCALE: i32 = 400;
 
 /// The magic of a network file: its output corrects the hand-written evaluation.
 const MAGIC: &[u8; 4] = b"MHR1";
+/// The magic of a network file with output buckets ([`bucket`]).
+const MAGIC_BUCKETS: &[u8; 4] = b"MHR2";
+/// Most output buckets a file may have (four pieces a bucket up to a full chess board).
+pub const MAX_BUCKETS: usize = 8;
+
+/// The output bucket of a board with `pieces` pieces on it, of `buckets`: four pieces a bucket,
+/// the last one taking all boards fuller than that.
+#[must_use]
+pub fn bucket(pieces: u32, buckets: usize) -> usize {
+    (pieces.saturating_sub(1) as usize / 4).min(buckets - 1)
+}
 
 /// The input index of `piece` on `sq`, seen by `view` (squares flipped for Black, so both sides
 /// see their own pieces from their first rank).
@@ -57,15 +73,19 @@ pub fn feature(view: Color, piece: Piece, sq: Square) -> usize {
 pub struct Network {
     w1: Box<[i16]>,
     b1: [i16; HIDDEN],
-    w2: [i16; 2 * HIDDEN],
-    b2: i32,
+    /// `2 × HIDDEN` a bucket.
+    w2: Box<[i16]>,
+    /// One a bucket.
+    b2: Box<[i32]>,
 }
 
 /// Why a network file cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NetError {
-    /// It does not start with `MHR1`.
+    /// It does not start with `MHR1` or `MHR2`.
     Magic,
+    /// Its count of output buckets is 0 or beyond [`MAX_BUCKETS`].
+    Buckets(u32),
     /// Its hidden size is not [`HIDDEN`].
     Hidden(u32),
     /// It is not as long as its shape needs.
@@ -75,7 +95,10 @@ pub enum NetError {
 impl std::fmt::Display for NetError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            NetError::Magic => write!(f, "not a network file (no MHR1 magic)"),
+            NetError::Magic => write!(f, "not a network file (no MHR1 or MHR2 magic)"),
+            NetError::Buckets(b) => {
+                write!(f, "{b} output buckets (1 to {MAX_BUCKETS} can be read)")
+            }
             NetError::Hidden(h) => write!(f, "hidden size {h}, this build needs {HIDDEN}"),
             NetError::Length(n) => write!(f, "{n} bytes, not the length of a network"),
         }
@@ -84,8 +107,10 @@ impl std::fmt::Display for NetError {
 
 impl std::error::Error for NetError {}
 
-const fn file_len() -> usize {
-    8 + 2 * (FEATURES * HIDDEN + HIDDEN + 2 * HIDDEN) + 4
+/// The length of a file of `buckets` output buckets (`MHR1` for one, `MHR2` for more).
+const fn file_len(buckets: usize) -> usize {
+    let header = if buckets == 1 { 8 } else { 12 };
+    header + 2 * (FEATURES * HIDDEN + HIDDEN) + buckets * (2 * 2 * HIDDEN + 4)
 }
 
 impl Network {
@@ -94,39 +119,54 @@ impl Network {
     /// # Errors
     /// [`NetError`] when the bytes are not a network of this shape.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetError> {
-        if bytes.get(..4) != Some(MAGIC.as_slice()) {
-            return Err(NetError::Magic);
-        }
-        let Some(&[a, b, c, d]) = bytes.get(4..8) else {
-            return Err(NetError::Length(bytes.len()));
+        let word =
+            |at: usize| bytes.get(at..at + 4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+        let with_buckets = match bytes.get(..4) {
+            Some(m) if m == MAGIC.as_slice() => false,
+            Some(m) if m == MAGIC_BUCKETS.as_slice() => true,
+            _ => return Err(NetError::Magic),
         };
-        let hidden = u32::from_le_bytes([a, b, c, d]);
+        let hidden = word(4).ok_or(NetError::Length(bytes.len()))?;
         if hidden as usize != HIDDEN {
             return Err(NetError::Hidden(hidden));
         }
-        if bytes.len() != file_len() {
+        let buckets = if with_buckets { word(8).ok_or(NetError::Length(bytes.len()))? } else { 1 };
+        if buckets == 0 || buckets as usize > MAX_BUCKETS {
+            return Err(NetError::Buckets(buckets));
+        }
+        let buckets = buckets as usize;
+        if bytes.len() != file_len(buckets) {
             return Err(NetError::Length(bytes.len()));
         }
-        let mut words = bytes[8..].chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]]));
+        let header = if with_buckets { 12 } else { 8 };
+        let end = bytes.len() - 4 * buckets;
+        let mut words =
+            bytes[header..end].chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]]));
         let w1: Box<[i16]> = words.by_ref().take(FEATURES * HIDDEN).collect();
         let mut b1 = [0i16; HIDDEN];
         for (b, w) in b1.iter_mut().zip(words.by_ref()) {
             *b = w;
         }
-        let mut w2 = [0i16; 2 * HIDDEN];
-        for (b, w) in w2.iter_mut().zip(words.by_ref()) {
-            *b = w;
-        }
-        let t = &bytes[bytes.len() - 4..];
-        let b2 = i32::from_le_bytes([t[0], t[1], t[2], t[3]]);
+        let w2: Box<[i16]> = words.collect();
+        let b2: Box<[i32]> = bytes[end..]
+            .chunks_exact(4)
+            .map(|t| i32::from_le_bytes([t[0], t[1], t[2], t[3]]))
+            .collect();
         Ok(Network { w1, b1, w2, b2 })
     }
 
     /// The quantised weights as the file holds them: input weights (feature-major), hidden
-    /// biases, output weights and output bias (scaled as the module docs say).
+    /// biases, output weights (`2 × HIDDEN` a bucket) and output biases (one a bucket), scaled
+    /// as the module docs say.
     #[must_use]
-    pub fn weights(&self) -> (&[i16], &[i16], &[i16], i32) {
-        (&self.w1, &self.b1, &self.w2, self.b2)
+    pub fn weights(&self) -> (&[i16], &[i16], &[i16], &[i32]) {
+        (&self.w1, &self.b1, &self.w2, &self.b2)
+    }
+
+    /// How many output buckets it has ([`bucket`]).
+    #[must_use]
+    pub fn buckets(&self) -> usize {
+        self.b2.len()
     }
 
     /// Which network an [`Accumulator`] was summed by: its address (never 0).
@@ -214,12 +254,14 @@ impl Network {
     pub fn output(&self, acc: &Accumulator, turn: Color) -> i32 {
         let index = |c: Color| usize::from(c != Color::White);
         let halves = [&acc.views[index(turn)], &acc.views[index(turn.other())]];
+        let b = bucket(acc.occupied().count(), self.b2.len());
+        let w2 = &self.w2[b * 2 * HIDDEN..(b + 1) * 2 * HIDDEN];
         // Σ c² · w, exactly, in 32-bit sums (which vectorise): c² ≤ 255² is split into its high
         // and low bytes, so each product stays below 255 · 32,767 and each sum of 64 below 2³¹.
         let (mut high, mut low) = (0i32, 0i32);
         for (k, a) in halves.into_iter().enumerate() {
             let w2: &[i16; HIDDEN] =
-                self.w2[k * HIDDEN..(k + 1) * HIDDEN].try_into().expect("HIDDEN weights");
+                w2[k * HIDDEN..(k + 1) * HIDDEN].try_into().expect("HIDDEN weights");
             for i in 0..HIDDEN {
                 let c = i32::from(a[i]).clamp(0, QA);
                 let (sq, w) = (c * c, i32::from(w2[i]));
@@ -228,7 +270,7 @@ impl Network {
             }
         }
         let sum = i64::from(high) * 256 + i64::from(low);
-        let out = sum / i64::from(QA) + i64::from(self.b2);
+        let out = sum / i64::from(QA) + i64::from(self.b2[b]);
         (out * i64::from(SCALE) / i64::from(QA * QB)) as i32
     }
 
@@ -280,12 +322,22 @@ impl Default for Accumulator {
     }
 }
 
-/// Quantises float weights (the trainer's) into the file format.
+/// Quantises float weights (the trainer's) into the file format: `w2` holds `2 × HIDDEN`
+/// output weights a bucket and `b2` one bias a bucket (`MHR1` for one bucket, `MHR2` for more).
+///
+/// # Panics
+/// When `b2` is empty or longer than [`MAX_BUCKETS`], or `w2` is not `2 × HIDDEN` a bucket.
 #[must_use]
-pub fn quantise(w1: &[f32], b1: &[f32], w2: &[f32], b2: f32) -> Vec<u8> {
-    let mut out = Vec::with_capacity(file_len());
-    out.extend_from_slice(MAGIC);
+pub fn quantise(w1: &[f32], b1: &[f32], w2: &[f32], b2: &[f32]) -> Vec<u8> {
+    let buckets = b2.len();
+    assert!((1..=MAX_BUCKETS).contains(&buckets), "{buckets} output buckets");
+    assert_eq!(w2.len(), buckets * 2 * HIDDEN, "output weights for {buckets} buckets");
+    let mut out = Vec::with_capacity(file_len(buckets));
+    out.extend_from_slice(if buckets == 1 { MAGIC } else { MAGIC_BUCKETS });
     out.extend_from_slice(&(HIDDEN as u32).to_le_bytes());
+    if buckets > 1 {
+        out.extend_from_slice(&(buckets as u32).to_le_bytes());
+    }
     let q = |x: f32, s: i32| (x * s as f32).round().clamp(-32_767.0, 32_767.0) as i16;
     for &w in w1.iter().chain(b1) {
         out.extend_from_slice(&q(w, QA).to_le_bytes());
@@ -293,7 +345,9 @@ pub fn quantise(w1: &[f32], b1: &[f32], w2: &[f32], b2: f32) -> Vec<u8> {
     for &w in w2 {
         out.extend_from_slice(&q(w, QB).to_le_bytes());
     }
-    out.extend_from_slice(&((b2 * (QA * QB) as f32).round() as i32).to_le_bytes());
+    for &b in b2 {
+        out.extend_from_slice(&((b * (QA * QB) as f32).round() as i32).to_le_bytes());
+    }
     out
 }
 
@@ -341,9 +395,8 @@ mod tests {
     #[test]
     fn each_variant_gets_its_own_embedded_network() {
         for bytes in [include_bytes!("net.bin").as_slice(), include_bytes!("net-horde.bin")] {
-            assert_eq!(
-                &bytes[..4],
-                MAGIC,
+            assert!(
+                [MAGIC, MAGIC_BUCKETS].iter().any(|m| bytes[..4] == m[..]),
                 "an embedded network corrects the hand-written evaluation"
             );
         }
@@ -474,6 +527,42 @@ mod tests {
         short.extend_from_slice(&(HIDDEN as u32).to_le_bytes());
         short.extend_from_slice(&[0; 100]);
         assert_eq!(Network::from_bytes(&short).err(), Some(NetError::Length(108)));
+        for (buckets, error) in [(0u32, NetError::Buckets(0)), (9, NetError::Buckets(9))] {
+            let mut file = b"MHR2".to_vec();
+            file.extend_from_slice(&(HIDDEN as u32).to_le_bytes());
+            file.extend_from_slice(&buckets.to_le_bytes());
+            assert_eq!(Network::from_bytes(&file).err(), Some(error));
+        }
+        let mut cut =
+            quantise(&[0.0; FEATURES * HIDDEN], &[0.0; HIDDEN], &[0.0; 4 * HIDDEN], &[0.0, 0.0]);
+        cut.pop();
+        assert_eq!(Network::from_bytes(&cut).err(), Some(NetError::Length(cut.len())));
+    }
+
+    #[test]
+    fn the_output_bucket_follows_the_pieces_on_the_board() {
+        assert_eq!(bucket(32, 8), 7);
+        assert_eq!(bucket(30, 8), 7);
+        assert_eq!(bucket(5, 8), 1);
+        assert_eq!(bucket(4, 8), 0);
+        assert_eq!(bucket(2, 8), 0);
+        assert_eq!(bucket(40, 8), 7, "Maharajah's fuller boards share the last bucket");
+        assert_eq!(bucket(32, 1), 0);
+        // Two buckets that differ only in their bias: boards of up to four pieces read the
+        // first (0.25 · 400 = 100 cp), fuller ones the second (−50 cp).
+        let w1 = vec![0.0f32; FEATURES * HIDDEN];
+        let net = Network::from_bytes(&quantise(
+            &w1,
+            &[0.0; HIDDEN],
+            &[0.0; 4 * HIDDEN],
+            &[0.25, -0.125],
+        ))
+        .expect("a network with two buckets");
+        assert_eq!(net.buckets(), 2);
+        let few = pos(Variant::Chess, "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
+        let more = pos(Variant::Chess, "4k3/4p3/8/8/8/8/4PP2/4K3 w - - 0 1");
+        assert_eq!(net.evaluate(&few), 100);
+        assert_eq!(net.evaluate(&more), -50);
     }
 
     #[test]
@@ -490,7 +579,7 @@ mod tests {
         let b1 = vec![0.0f32; HIDDEN];
         let mut w2 = vec![0.0f32; 2 * HIDDEN];
         w2[0] = 1.0;
-        let net = Network::from_bytes(&quantise(&w1, &b1, &w2, 0.25)).expect("a network");
+        let net = Network::from_bytes(&quantise(&w1, &b1, &w2, &[0.25])).expect("a network");
         let p = pos(Variant::Chess, "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
         // (0.25 + 0.25) · 400 cp, within the rounding of 0.5 · 255.
         assert!((net.evaluate(&p) - 200).abs() <= 1, "{}", net.evaluate(&p));
