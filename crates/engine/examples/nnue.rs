@@ -373,18 +373,13 @@ const DECIDED_LABELS: u32 = 4;
 fn generate(args: &[String]) {
     let fsf_path = text_arg(args, "--fsf").expect("--fsf PATH");
     let games: usize = arg(args, "--games", 100);
-    let nodes: u64 = arg(args, "--nodes", 800);
-    let depth: u32 = arg(args, "--depth", 7);
     let threads: usize = arg(args, "--threads", 1usize).max(1);
     let seed: u64 = arg(args, "--seed", 1);
-    let variant: Variant = arg(args, "--variant", Variant::Chess);
-    let balanced: Option<i32> =
-        text_arg(args, "--balanced").map(|v| v.parse().expect("--balanced CP"));
     let recipe = Recipe {
-        variant,
-        nodes,
-        depth,
-        balanced,
+        variant: arg(args, "--variant", Variant::Chess),
+        nodes: arg(args, "--nodes", 800),
+        depth: arg(args, "--depth", 7),
+        balanced: text_arg(args, "--balanced").map(|v| v.parse().expect("--balanced CP")),
         max_halfmove: arg(args, "--label-max-halfmove", u32::MAX),
         decided: arg(args, "--decided", i32::MAX),
     };

@@ -107,10 +107,19 @@ impl std::fmt::Display for NetError {
 
 impl std::error::Error for NetError {}
 
-/// The length of a file of `buckets` output buckets (`MHR1` for one, `MHR2` for more).
-const fn file_len(buckets: usize) -> usize {
-    let header = if buckets == 1 { 8 } else { 12 };
-    header + 2 * (FEATURES * HIDDEN + HIDDEN) + buckets * (2 * 2 * HIDDEN + 4)
+/// The length of the header of a file: the magic, the hidden size and, for `MHR2`
+/// (`with_buckets`), the count of output buckets.
+const fn header_len(with_buckets: bool) -> usize {
+    if with_buckets {
+        12
+    } else {
+        8
+    }
+}
+
+/// The length of a file of `buckets` output buckets.
+const fn file_len(with_buckets: bool, buckets: usize) -> usize {
+    header_len(with_buckets) + 2 * (FEATURES * HIDDEN + HIDDEN) + buckets * (2 * 2 * HIDDEN + 4)
 }
 
 impl Network {
@@ -135,13 +144,13 @@ impl Network {
             return Err(NetError::Buckets(buckets));
         }
         let buckets = buckets as usize;
-        if bytes.len() != file_len(buckets) {
+        if bytes.len() != file_len(with_buckets, buckets) {
             return Err(NetError::Length(bytes.len()));
         }
-        let header = if with_buckets { 12 } else { 8 };
         let end = bytes.len() - 4 * buckets;
-        let mut words =
-            bytes[header..end].chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]]));
+        let mut words = bytes[header_len(with_buckets)..end]
+            .chunks_exact(2)
+            .map(|c| i16::from_le_bytes([c[0], c[1]]));
         let w1: Box<[i16]> = words.by_ref().take(FEATURES * HIDDEN).collect();
         let mut b1 = [0i16; HIDDEN];
         for (b, w) in b1.iter_mut().zip(words.by_ref()) {
@@ -161,12 +170,6 @@ impl Network {
     #[must_use]
     pub fn weights(&self) -> (&[i16], &[i16], &[i16], &[i32]) {
         (&self.w1, &self.b1, &self.w2, &self.b2)
-    }
-
-    /// How many output buckets it has ([`bucket`]).
-    #[must_use]
-    pub fn buckets(&self) -> usize {
-        self.b2.len()
     }
 
     /// Which network an [`Accumulator`] was summed by: its address (never 0).
@@ -332,10 +335,11 @@ pub fn quantise(w1: &[f32], b1: &[f32], w2: &[f32], b2: &[f32]) -> Vec<u8> {
     let buckets = b2.len();
     assert!((1..=MAX_BUCKETS).contains(&buckets), "{buckets} output buckets");
     assert_eq!(w2.len(), buckets * 2 * HIDDEN, "output weights for {buckets} buckets");
-    let mut out = Vec::with_capacity(file_len(buckets));
-    out.extend_from_slice(if buckets == 1 { MAGIC } else { MAGIC_BUCKETS });
+    let with_buckets = buckets > 1;
+    let mut out = Vec::with_capacity(file_len(with_buckets, buckets));
+    out.extend_from_slice(if with_buckets { MAGIC_BUCKETS } else { MAGIC });
     out.extend_from_slice(&(HIDDEN as u32).to_le_bytes());
-    if buckets > 1 {
+    if with_buckets {
         out.extend_from_slice(&(buckets as u32).to_le_bytes());
     }
     let q = |x: f32, s: i32| (x * s as f32).round().clamp(-32_767.0, 32_767.0) as i16;
@@ -558,7 +562,7 @@ mod tests {
             &[0.25, -0.125],
         ))
         .expect("a network with two buckets");
-        assert_eq!(net.buckets(), 2);
+        assert_eq!(net.weights().3.len(), 2);
         let few = pos(Variant::Chess, "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
         let more = pos(Variant::Chess, "4k3/4p3/8/8/8/8/4PP2/4K3 w - - 0 1");
         assert_eq!(net.evaluate(&few), 100);
