@@ -8,7 +8,7 @@
 //! nnue train /tmp/chess.txt --out crates/engine/src/eval/net.bin
 //! nnue gen --fsf /tmp/fsb/fairy-stockfish --variant maharajah --our-values ... --out /tmp/mh.txt
 //! nnue train /tmp/mh.txt --variant maharajah --epochs 15 --out crates/engine/src/eval/net-maharajah.bin
-//! nnue show NET FILE [VARIANT]   # the network's correction and the evaluation beside each label
+//! nnue show NET FILE [VARIANT]   # per label: the correction, the evaluation, their faded sum
 //! ```
 //!
 //! `gen` plays this engine against itself at a fixed node count per move and has
@@ -842,21 +842,21 @@ fn train(args: &[String]) {
     eprintln!("wrote {out}");
 }
 
-/// Prints the network's and the hand-written evaluation's scores of the positions in a data
-/// file beside the label (`nnue show NET FILE [VARIANT]`).
+/// Prints, beside each label of a data file, the network's correction, the hand-written
+/// evaluation and what the search would use: their sum, the correction faded beyond the
+/// variant's reach (`nnue show NET FILE [VARIANT]`).
 fn show(args: &[String]) {
-    let net = nnue::Network::from_bytes(&std::fs::read(&args[1]).expect("network file"))
-        .expect("a network");
-    let f = BufReader::new(std::fs::File::open(&args[2]).expect("data file"));
     let variant: Variant = args.get(3).map_or(Variant::Chess, |v| v.parse().expect("a variant"));
+    let net = nnue::Network::from_bytes(&std::fs::read(&args[1]).expect("network file"))
+        .expect("a network")
+        .with_reach(nnue::reach(variant));
+    let f = BufReader::new(std::fs::File::open(&args[2]).expect("data file"));
     for line in f.lines().take(100000) {
         let line = line.expect("read");
         let fen = line.split('|').next().unwrap();
         let pos = Position::from_fen(variant, fen).expect("fen");
-        println!(
-            "{line}  net {}  hce {}",
-            net.evaluate(&pos),
-            maharajah_engine::eval::evaluate(&pos)
-        );
+        let (correction, hand) = (net.evaluate(&pos), maharajah_engine::eval::evaluate(&pos));
+        let faded = net.fade(hand, correction);
+        println!("{line}  net {correction}  hce {hand}  searched {}", hand + faded);
     }
 }

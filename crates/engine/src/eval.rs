@@ -375,7 +375,8 @@ pub(crate) fn evaluate_cached(pos: &Position, cache: &mut PawnCache) -> i32 {
 }
 
 /// The evaluation the search uses: [`evaluate_cached`] plus the correction of the network for
-/// `pos`'s variant where one applies ([`network_for`]), scored by `network` (the search's
+/// `pos`'s variant where one applies ([`network_for`]), faded where the hand-written score is
+/// beyond the network's reach ([`nnue::Network::fade`]), scored by `network` (the search's
 /// carries the network's hidden layer from ply to ply; [`nnue::Network::evaluate`] sums it
 /// from scratch, to the same score).
 #[inline]
@@ -386,7 +387,10 @@ pub(crate) fn evaluate_search(
     network: impl FnOnce(&'static nnue::Network) -> i32,
 ) -> i32 {
     match network_for(pos) {
-        Some(net) => evaluate_cached(pos, cache) + network(net),
+        Some(net) => {
+            let hand = evaluate_cached(pos, cache);
+            hand + net.fade(hand, network(net))
+        }
         None => evaluate_cached(pos, cache),
     }
 }

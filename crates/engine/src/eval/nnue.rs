@@ -21,6 +21,10 @@
 //! admitted them are in `crates/engine/README.md` ("The evaluation networks") and
 //! BENCHMARKS.md.
 //!
+//! A network trained on positions scored within some range knows little of lopsided ones: its
+//! correction fades beyond its *reach* ([`reach`], [`Network::fade`]), so a queen up stays a
+//! queen up.
+//!
 //! The output layer may come in *buckets* by the number of pieces on the board (four pieces
 //! a bucket, [`bucket`]), so that the same hidden layer is read one way with a full board and
 //! another in an endgame.
@@ -77,6 +81,10 @@ pub struct Network {
     w2: Box<[i16]>,
     /// One a bucket.
     b2: Box<[i32]>,
+    /// The hand-written scores the network was trained to correct: its correction is whole
+    /// within this many centipawns, fades beyond, and is none past twice as many
+    /// ([`Network::fade`]). `None`: whole everywhere.
+    reach: Option<i32>,
 }
 
 /// Why a network file cannot be read.
@@ -161,7 +169,7 @@ impl Network {
             .chunks_exact(4)
             .map(|t| i32::from_le_bytes([t[0], t[1], t[2], t[3]]))
             .collect();
-        Ok(Network { w1, b1, w2, b2 })
+        Ok(Network { w1, b1, w2, b2, reach: None })
     }
 
     /// The quantised weights as the file holds them: input weights (feature-major), hidden
@@ -277,6 +285,30 @@ impl Network {
         (out * i64::from(SCALE) / i64::from(QA * QB)) as i32
     }
 
+    /// This network with its correction faded beyond `reach` centipawns of the hand-written
+    /// evaluation ([`Network::fade`]), or whole everywhere (`None`).
+    #[must_use]
+    pub fn with_reach(self, reach: Option<i32>) -> Network {
+        Network { reach: reach.map(|r| r.max(1)), ..self }
+    }
+
+    /// The part of `correction` (this network's output) that applies where the hand-written
+    /// evaluation says `hand`: all of it within the network's reach `r`, none beyond `2r`, in
+    /// proportion between. A network trained on positions scored within some range has seen
+    /// few lopsided ones and tends to shrink them (a queen up read as three pawns up): beyond
+    /// its range the hand-written material count is the better judge.
+    #[inline]
+    #[must_use]
+    pub fn fade(&self, hand: i32, correction: i32) -> i32 {
+        match self.reach {
+            Some(r) if hand.abs() > r => {
+                let left = (2 * r - hand.abs()).max(0);
+                correction * left / r
+            }
+            _ => correction,
+        }
+    }
+
     /// The network's score of `pos` in centipawns, from the side to move's view.
     #[must_use]
     pub fn evaluate(&self, pos: &Position) -> i32 {
@@ -355,14 +387,38 @@ pub fn quantise(w1: &[f32], b1: &[f32], w2: &[f32], b2: &[f32]) -> Vec<u8> {
     out
 }
 
+/// The reach of chess's network ([`Network::fade`]). It was trained on positions Fairy-Stockfish
+/// scores within ±500 of its centipawns (about ±330 of this engine's). Of 400 and 600,
+/// 400 measured the better against Fairy-Stockfish (BENCHMARKS.md, "Engine, session 25").
+pub const CHESS_REACH: i32 = 400;
+
+/// The reach ([`Network::fade`]) of `variant`'s embedded network: chess's [`CHESS_REACH`];
+/// Horde's was trained on every score and corrects everywhere.
+#[must_use]
+pub const fn reach(variant: Variant) -> Option<i32> {
+    match variant {
+        Variant::Chess => Some(CHESS_REACH),
+        Variant::Maharajah | Variant::Horde => None,
+    }
+}
+
 static CHESS: OnceLock<Network> = OnceLock::new();
 static HORDE: OnceLock<Network> = OnceLock::new();
 
-fn embedded(cell: &'static OnceLock<Network>, bytes: &[u8], name: &str) -> &'static Network {
+fn embedded(
+    cell: &'static OnceLock<Network>,
+    bytes: &[u8],
+    name: &str,
+    variant: Variant,
+) -> &'static Network {
     cell.get_or_init(|| {
-        Network::from_bytes(bytes).unwrap_or_else(|e| {
-            panic!("the embedded network {name} is broken ({e}); rebuild it with examples/nnue.rs")
-        })
+        Network::from_bytes(bytes)
+            .unwrap_or_else(|e| {
+                panic!(
+                    "the embedded network {name} is broken ({e}); rebuild it with examples/nnue.rs"
+                )
+            })
+            .with_reach(reach(variant))
     })
 }
 
@@ -371,9 +427,11 @@ fn embedded(cell: &'static OnceLock<Network>, bytes: &[u8], name: &str) -> &'sta
 #[must_use]
 pub fn network(variant: Variant) -> Option<&'static Network> {
     match variant {
-        Variant::Chess => Some(embedded(&CHESS, include_bytes!("net.bin"), "net.bin")),
+        Variant::Chess => Some(embedded(&CHESS, include_bytes!("net.bin"), "net.bin", variant)),
         Variant::Maharajah => None,
-        Variant::Horde => Some(embedded(&HORDE, include_bytes!("net-horde.bin"), "net-horde.bin")),
+        Variant::Horde => {
+            Some(embedded(&HORDE, include_bytes!("net-horde.bin"), "net-horde.bin", variant))
+        }
     }
 }
 
@@ -425,7 +483,7 @@ mod tests {
         for (p, net) in [(&chess, chess_net), (&orthodox, chess_net), (&horde, horde_net)] {
             assert!(same(network_for(p), Some(net)), "{p}");
             let searched = evaluate_search(p, &mut cache, |n| n.evaluate(p));
-            assert_eq!(searched, evaluate(p) + net.evaluate(p), "{p}");
+            assert_eq!(searched, evaluate(p) + net.fade(evaluate(p), net.evaluate(p)), "{p}");
         }
         // Other Maharajah armies: the hand-written evaluation alone (no network measured
         // better yet; BENCHMARKS.md, "Engine, session 17").
@@ -433,6 +491,37 @@ mod tests {
             assert!(network_for(p).is_none(), "{p}");
             assert_eq!(evaluate_search(p, &mut cache, |n| n.evaluate(p)), evaluate(p), "{p}");
         }
+    }
+
+    #[test]
+    fn a_correction_fades_beyond_the_networks_reach() {
+        let net = || Network::from_bytes(include_bytes!("net.bin")).expect("chess's network");
+        let whole = net();
+        let faded = net().with_reach(Some(400));
+        for hand in [-3000, -800, -401, -400, 0, 399, 400, 401, 600, 799, 800, 5000] {
+            assert_eq!(whole.fade(hand, 250), 250, "no reach: all of it at {hand}");
+        }
+        for (hand, part) in
+            [(0, 250), (400, 250), (-400, 250), (500, 187), (-600, 125), (700, 62), (800, 0)]
+        {
+            assert_eq!(faded.fade(hand, 250), part, "at {hand}");
+            assert_eq!(faded.fade(hand, -250), -part, "at {hand}");
+        }
+        assert_eq!(faded.fade(-5000, 250), 0);
+        // The embedded chess network: a queen up is worth what the hand-written evaluation says
+        // (the network was trained on balanced positions and would shrink it), while Horde's,
+        // trained on every score, corrects everywhere.
+        let chess = network(Variant::Chess).expect("chess has a network");
+        let mut cache = PawnCache::new();
+        for fen in ["4k3/8/8/8/8/8/PPPP4/3QK3 w - - 0 1", "4k3/8/8/8/8/8/8/R2QK3 b - - 0 1"] {
+            let p = pos(Variant::Chess, fen);
+            let hand = evaluate(&p);
+            assert!(hand.abs() >= 2 * CHESS_REACH, "{p}: lopsided ({hand})");
+            assert_eq!(evaluate_search(&p, &mut cache, |n| n.evaluate(&p)), hand, "{p}");
+        }
+        let horde = network(Variant::Horde).expect("Horde has a network");
+        assert_eq!(horde.fade(5000, 250), 250);
+        assert_eq!(chess.fade(2 * CHESS_REACH, 250), 0, "the embedded network has its reach");
     }
 
     #[test]
