@@ -143,6 +143,10 @@ pub fn analyse(
         if pending.len() == expected {
             update.depth = info.depth;
             update.lines.clone_from(&pending);
+            // The search reports its lines in the order it searched them; a later one can
+            // score above an earlier (each is searched with the ones before it excluded, in
+            // its own window). Shown best first, as a player reads them.
+            update.lines.sort_by_key(|l| std::cmp::Reverse(rank(l.score)));
             on_update(&update);
         }
     };
@@ -165,6 +169,17 @@ pub fn analyse(
     on_update(&update);
     searcher.set_multipv(1);
     update
+}
+
+/// An order on scores, higher better for the side to move: a mate to give beats any
+/// centipawns (the sooner the better), a mate to suffer loses to any (the later the better).
+fn rank(score: Score) -> i64 {
+    const MATED: i64 = 1_000_000_000;
+    match score {
+        Score::Cp(cp) => i64::from(cp),
+        Score::Mate(n) if n > 0 => MATED - i64::from(n),
+        Score::Mate(n) => -MATED - i64::from(n),
+    }
 }
 
 /// A running background analysis: [`Worker::stop`] asks it to stop at once, and
@@ -241,6 +256,14 @@ mod tests {
 
     fn game(variant: Variant, fen: &str) -> Game {
         Game::new(Position::from_fen(variant, fen).expect("test FEN"))
+    }
+
+    #[test]
+    fn scores_rank_mates_beyond_centipawns() {
+        let order = [Score::Mate(1), Score::Mate(4), Score::Cp(900), Score::Cp(-50)];
+        let worse = [Score::Cp(-3000), Score::Mate(-6), Score::Mate(-1)];
+        let all: Vec<_> = order.iter().chain(&worse).map(|&s| rank(s)).collect();
+        assert!(all.windows(2).all(|w| w[0] > w[1]), "{all:?}");
     }
 
     #[test]
