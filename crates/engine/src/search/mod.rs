@@ -1001,6 +1001,7 @@ impl Worker {
                 let r = 3 + depth / 6 + ((static_eval - beta) / 200).min(2);
                 let mut child = pos.clone();
                 child.play_null();
+                ctl.tt.prefetch(child.hash());
                 self.stack[ply] = NO_PIECE_SQUARE;
                 self.line.push(child.hash());
                 let v = -self.search(
@@ -1091,6 +1092,8 @@ impl Worker {
             if skipping && mv == self.singular[ply] {
                 continue;
             }
+            // The child's table slot starts loading while this move is weighed and made.
+            ctl.tt.prefetch(pos.hash_after(mv));
             let capture = pos.is_capture(mv);
             let quiet = !capture && mv.promotion.is_none();
             // A plain move's check is seen without making it, so a pruned move costs no copy.
@@ -1434,6 +1437,7 @@ impl Worker {
         let mut best_move = None;
         for i in 0..n {
             let mv = self.pick(ply, i, n);
+            ctl.tt.prefetch(pos.hash_after(mv));
             let mut child = pos.clone();
             child.play_unchecked(mv);
             let v = -self.qsearch(ctl, &child, ply + 1, -beta, -alpha);

@@ -11,6 +11,44 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::moves::Move;
 use crate::types::{Role, Square};
 
+/// Asks the kernel to back `len` bytes from `addr` (an allocation not yet written) with
+/// transparent huge pages where the system leaves that to the program (`madvise` mode, the
+/// usual default). Only whole 2 MB pages inside the range are advised.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn advise_huge_pages(addr: usize, len: usize) {
+    const HUGE: usize = 2 << 20;
+    let start = addr.next_multiple_of(HUGE);
+    let end = (addr + len) / HUGE * HUGE;
+    if end > start {
+        // SAFETY: the range lies inside an allocation the caller owns; MADV_HUGEPAGE changes
+        // how the kernel backs it, never what it holds. A refusal (no THP) is harmless.
+        #[allow(unsafe_code)]
+        let _ =
+            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
+    }
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn advise_huge_pages(_addr: usize, _len: usize) {}
+
+/// A cache prefetch of the line at `p`: a hint, it never faults and reads nothing.
+#[inline]
+#[allow(unsafe_code, unused_unsafe)]
+fn prefetch(p: *const i8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetcht0` is a hint that never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p);
+    }
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: `prfm` is a hint that never faults, whatever the address.
+    unsafe {
+        std::arch::asm!("prfm pldl1keep, [{0}]", in(reg) p, options(nostack, readonly, preserves_flags));
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    let _ = p;
+}
+
 /// What a stored score means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Bound {
@@ -137,7 +175,19 @@ impl Table {
     /// A table of about `mb` megabytes (at least one slot).
     pub(crate) fn new(mb: usize) -> Table {
         let n = (mb.max(1) * 1024 * 1024 / std::mem::size_of::<Slot>()).max(1);
-        Table { slots: std::iter::repeat_with(Slot::default).take(n).collect(), generation: 0 }
+        let mut slots = Vec::with_capacity(n);
+        // Asked before the first write, so the kernel backs the table with huge pages from the
+        // start: one table-sized TLB reach instead of a page walk on most probes.
+        advise_huge_pages(slots.as_ptr() as usize, n * std::mem::size_of::<Slot>());
+        slots.extend(std::iter::repeat_with(Slot::default).take(n));
+        Table { slots, generation: 0 }
+    }
+
+    /// Starts loading `key`'s slot into the cache, so that the probe a few hundred
+    /// instructions later (in the child's search) does not wait on memory. A hint only.
+    #[inline]
+    pub(crate) fn prefetch(&self, key: u64) {
+        prefetch(std::ptr::from_ref(self.slot(key)).cast());
     }
 
     /// Forgets everything (a new game), keeping the allocation.
