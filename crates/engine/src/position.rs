@@ -83,6 +83,9 @@ const KNIGHT_ROLES: [bool; 9] = roles_with_atom(2);
 pub struct Position {
     pub(crate) by_role: ByRole<Bitboard>,
     pub(crate) by_color: ByColor<Bitboard>,
+    /// Each square's role index + 1, 0 when empty: the role boards by square, kept by every
+    /// placement and removal, so [`Position::role_at`] is one load.
+    board: [u8; 64],
     pub(crate) occupied: Bitboard,
     pub(crate) turn: Color,
     pub(crate) castling: CastlingRights,
@@ -217,6 +220,7 @@ impl Position {
         Position {
             by_role: ByRole::default(),
             by_color: ByColor::default(),
+            board: [0; 64],
             occupied: Bitboard::EMPTY,
             turn: Color::White,
             castling: CastlingRights::NONE,
@@ -377,10 +381,8 @@ impl Position {
     #[inline]
     #[must_use]
     pub fn role_at(&self, sq: Square) -> Option<Role> {
-        if !self.occupied.contains(sq) {
-            return None;
-        }
-        Role::ALL.into_iter().find(|r| self.by_role[*r].contains(sq))
+        let i = self.board[sq.index()];
+        (i != 0).then(|| Role::ALL[usize::from(i - 1)])
     }
 
     /// The piece on `sq`, if any.
@@ -978,6 +980,7 @@ impl Position {
     #[inline]
     fn remove_piece(&mut self, color: Color, role: Role, sq: Square, hash: &mut u64) {
         self.toggle(color, role, sq, hash);
+        self.board[sq.index()] = 0;
         self.psq.remove(color, role, sq);
     }
 
@@ -985,6 +988,7 @@ impl Position {
     #[inline]
     fn place_piece(&mut self, color: Color, role: Role, sq: Square, hash: &mut u64) {
         self.toggle(color, role, sq, hash);
+        self.board[sq.index()] = role as u8 + 1;
         self.psq.add(color, role, sq);
     }
 
@@ -1003,6 +1007,7 @@ impl Position {
         self.by_role[piece.role] |= b;
         self.by_color[piece.color] |= b;
         self.occupied |= b;
+        self.board[sq.index()] = piece.role as u8 + 1;
         self.psq.add(piece.color, piece.role, sq);
     }
 
@@ -1193,6 +1198,29 @@ mod tests {
             out.push(child);
         }
         out
+    }
+
+    #[test]
+    fn the_mailbox_follows_the_role_boards() {
+        let roots = [
+            (
+                Variant::Chess,
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            ),
+            (Variant::Chess, "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1"),
+            (Variant::Maharajah, "mcnbkbnr/4p3/8/8/8/8/3PPPP1/CANAKBNA w - - 0 1"),
+        ];
+        let mut positions: Vec<Position> = roots
+            .iter()
+            .flat_map(|&(v, fen)| tree(&Position::from_fen(v, fen).expect("test FEN is valid")))
+            .collect();
+        positions.extend(tree(&Position::new(Variant::Horde)));
+        for pos in &positions {
+            for sq in (0..64).filter_map(Square::new) {
+                let scan = Role::ALL.into_iter().find(|&r| pos.by_role[r].contains(sq));
+                assert_eq!(pos.role_at(sq), scan, "{pos} {sq}");
+            }
+        }
     }
 
     #[test]
