@@ -1200,22 +1200,30 @@ mod tests {
         out
     }
 
-    #[test]
-    fn the_mailbox_follows_the_role_boards() {
+    /// Every position two plies from five roots (castling, en passant, promotions, a lone
+    /// king, compound pieces) and from Horde's start.
+    fn test_positions() -> Vec<Position> {
         let roots = [
             (
                 Variant::Chess,
                 "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
             ),
+            (Variant::Chess, "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"),
             (Variant::Chess, "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1"),
+            (Variant::Chess, "7k/8/8/8/8/8/6q1/K7 w - - 0 1"),
             (Variant::Maharajah, "mcnbkbnr/4p3/8/8/8/8/3PPPP1/CANAKBNA w - - 0 1"),
         ];
-        let mut positions: Vec<Position> = roots
+        let mut out: Vec<Position> = roots
             .iter()
             .flat_map(|&(v, fen)| tree(&Position::from_fen(v, fen).expect("test FEN is valid")))
             .collect();
-        positions.extend(tree(&Position::new(Variant::Horde)));
-        for pos in &positions {
+        out.extend(tree(&Position::new(Variant::Horde)));
+        out
+    }
+
+    #[test]
+    fn the_mailbox_follows_the_role_boards() {
+        for pos in &test_positions() {
             for sq in (0..64).filter_map(Square::new) {
                 let scan = Role::ALL.into_iter().find(|&r| pos.by_role[r].contains(sq));
                 assert_eq!(pos.role_at(sq), scan, "{pos} {sq}");
@@ -1225,15 +1233,6 @@ mod tests {
 
     #[test]
     fn hash_after_is_the_childs_hash_but_for_en_passant_and_castling() {
-        let roots = [
-            (
-                Variant::Chess,
-                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            ),
-            (Variant::Chess, "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"),
-            (Variant::Chess, "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1"),
-            (Variant::Maharajah, "mcnbkbnr/4p3/8/8/8/8/3PPPP1/CANAKBNA w - - 0 1"),
-        ];
         let (mut exact, mut other) = (0, 0);
         let mut check = |pos: &Position| {
             for &mv in pos.legal_moves().iter() {
@@ -1252,45 +1251,25 @@ mod tests {
                 }
             }
         };
-        for (variant, fen) in roots {
-            let root = Position::from_fen(variant, fen).expect("test FEN is valid");
-            tree(&root).iter().for_each(&mut check);
-        }
-        tree(&Position::new(Variant::Horde)).iter().for_each(&mut check);
+        test_positions().iter().for_each(&mut check);
         assert!(exact > 10_000 && other > 0, "{exact} exact, {other} special");
     }
 
     #[test]
     fn noisy_moves_are_the_legal_captures_and_promotions() {
-        let mut roots: Vec<Position> = [
-            (
-                Variant::Chess,
-                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            ),
-            (Variant::Chess, "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"),
-            (Variant::Chess, "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1"),
-            (Variant::Chess, "7k/8/8/8/8/8/6q1/K7 w - - 0 1"),
-            (Variant::Maharajah, "mcnbkbnr/4p3/8/8/8/8/3PPPP1/CANAKBNA w - - 0 1"),
-        ]
-        .into_iter()
-        .map(|(variant, fen)| Position::from_fen(variant, fen).expect("test FEN is valid"))
-        .collect();
-        roots.push(Position::new(Variant::Horde));
-        for root in &roots {
-            for pos in tree(root) {
-                let mut noisy = Vec::new();
-                let any = pos.for_each_noisy_move(|m| noisy.push(m));
-                // Quiet moves onto the en-passant square may come too; quiescence drops them.
-                noisy.retain(|&m| pos.is_capture(m) || m.promotion.is_some());
-                let legal = pos.legal_moves();
-                let expected: Vec<Move> = legal
-                    .iter()
-                    .copied()
-                    .filter(|&m| pos.is_capture(m) || m.promotion.is_some())
-                    .collect();
-                assert_eq!(noisy, expected, "{pos}");
-                assert_eq!(any, !legal.is_empty(), "{pos}");
-            }
+        for pos in test_positions() {
+            let mut noisy = Vec::new();
+            let any = pos.for_each_noisy_move(|m| noisy.push(m));
+            // Quiet moves onto the en-passant square may come too; quiescence drops them.
+            noisy.retain(|&m| pos.is_capture(m) || m.promotion.is_some());
+            let legal = pos.legal_moves();
+            let expected: Vec<Move> = legal
+                .iter()
+                .copied()
+                .filter(|&m| pos.is_capture(m) || m.promotion.is_some())
+                .collect();
+            assert_eq!(noisy, expected, "{pos}");
+            assert_eq!(any, !legal.is_empty(), "{pos}");
         }
     }
 }
