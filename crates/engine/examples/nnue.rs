@@ -8,6 +8,7 @@
 //! nnue train /tmp/chess.txt --out crates/engine/src/eval/net.bin
 //! nnue gen --fsf /tmp/fsb/fairy-stockfish --variant maharajah --our-values ... --out /tmp/mh.txt
 //! nnue train /tmp/mh.txt --variant maharajah --epochs 15 --out crates/engine/src/eval/net-maharajah.bin
+//! nnue gen --self-label --variant maharajah --balanced 100 --depth 7 ... --out /tmp/mh-self.txt
 //! nnue show NET FILE [VARIANT]   # per label: the correction, the evaluation, their faded sum
 //! ```
 //!
@@ -18,7 +19,10 @@
 //! ([`maharajah_engine::Army::random`], as the app's "random army"), labelled from the start,
 //! each game under its own Fairy-Stockfish variant
 //! ([`maharajah_engine::Position::fairy_stockfish_variant`]). One move in ten of the first
-//! thirty plies is random, so the games spread. `--our-values` gives Fairy-Stockfish this
+//! thirty plies is random, so the games spread. With `--self-label` this engine's own search
+//! (a 16 MB table, emptied at each game) labels instead, to the same depth, and no
+//! Fairy-Stockfish is needed: in Maharajah, where Fairy-Stockfish plays no better than this
+//! engine, its labels taught a network nothing that won games. `--our-values` gives Fairy-Stockfish this
 //! crate's values of the archbishop, chancellor and Maharajah (in proportion to its queen;
 //! it values the Maharajah, its amazon, at 1.06 queens where this crate's tuned evaluation
 //! says 1.35), so its labels do not teach the network its own piece values. `--balanced CP`
@@ -36,9 +40,10 @@
 //!
 //! `train` reads such files (all of one `--variant`) and drops positions scored beyond
 //! `--max-score` (default 500: lopsided positions pulled the network towards large corrections
-//! that measured worse). It finds the factor between Fairy-Stockfish's centipawns and this
-//! engine's (the one that best fits the hand-written evaluation to the scores), so the network
-//! learns what the evaluation misses rather than a change of units, and holds out every
+//! that measured worse). It finds the factor between the labels' centipawns and this
+//! engine's (the one that best fits the hand-written evaluation to the scores; `--ratio X`
+//! gives it instead), so the network learns what the evaluation misses rather than a change
+//! of units, and holds out every
 //! twentieth block of 2,000 lines (whole games). The network's output is added to the
 //! hand-written evaluation ([`maharajah_engine::eval::evaluate`]); it is fitted by Adam
 //! (`--lr`, default 0.002, falling to 0.3× and 0.1× over the last third; `--batch` 4,096;
@@ -82,10 +87,10 @@ fn main() {
         Some("train") => train(&args),
         Some("show") => show(&args),
         _ => eprintln!(
-            "usage: nnue gen --fsf PATH [--variant V] [--our-values] [--balanced CP] [--label-max-halfmove N] [--decided CP] --games N --nodes N --depth D --threads N \
+            "usage: nnue gen (--fsf PATH | --self-label) [--variant V] [--our-values] [--balanced CP] [--label-max-halfmove N] [--decided CP] --games N --nodes N --depth D --threads N \
              --seed S --out FILE\n\
              \x20      nnue train FILE... [--variant V] [--init NET] [--epochs N] [--threads N] \
-             [--lr X] [--batch N] [--buckets N] [--result-weight W] [--max-score CP] [--decay X] [--seed S] \
+             [--lr X] [--batch N] [--buckets N] [--result-weight W] [--max-score CP] [--ratio X] [--decay X] [--seed S] \
              --out FILE\n\
              \x20      nnue show NET FILE [VARIANT]"
         ),
@@ -200,6 +205,48 @@ impl Drop for Fsf {
     }
 }
 
+/// Who labels the positions: Fairy-Stockfish, or (`--self-label`) this engine's own search.
+enum Labeller {
+    Fsf(Fsf),
+    Own(Box<Searcher>),
+}
+
+impl Labeller {
+    /// Readies the labeller for a game from `start` (Fairy-Stockfish's variant; an empty
+    /// table for this engine, so a game's labels are the same whichever thread makes them).
+    fn new_game(&mut self, start: &Position) {
+        match self {
+            Labeller::Fsf(f) => f.new_game(start),
+            Labeller::Own(s) => s.clear(),
+        }
+    }
+
+    /// Searches `pos` to `depth`; the best move's text and the score (side to move's view;
+    /// `None` for a mate score).
+    fn label(&mut self, pos: &Position, depth: u32) -> (String, Option<i32>) {
+        match self {
+            Labeller::Fsf(f) => f.label(&pos.plain_fen(), depth),
+            Labeller::Own(s) => {
+                let stop = AtomicBool::new(false);
+                let r = s.think_position(
+                    pos,
+                    &[],
+                    &Limits::depth(depth),
+                    &stop,
+                    &|| Duration::ZERO,
+                    &mut |_| {},
+                );
+                let best = r.best_move.map_or_else(|| "0000".to_string(), |m| m.to_string());
+                let score = match r.score {
+                    Score::Cp(s) => Some(s),
+                    Score::Mate(_) => None,
+                };
+                (best, score)
+            }
+        }
+    }
+}
+
 /// Fairy-Stockfish's queen, middlegame and endgame (its `types.h`).
 const FSF_QUEEN: (i32, i32) = (2538, 2682);
 
@@ -260,7 +307,7 @@ fn start(variant: Variant, rng: &mut ChaCha8Rng) -> Position {
 /// Plays one game and labels its positions; returns `(fen, score)` pairs (side to move's view)
 /// with the side to move of each, and White's result. Positions are labelled from ply `first`.
 fn play_and_label(
-    fsf: &mut Fsf,
+    fsf: &mut Labeller,
     searcher: &mut Searcher,
     rng: &mut ChaCha8Rng,
     recipe: &Recipe,
@@ -306,7 +353,7 @@ fn play_and_label(
         let pos = game.position().clone();
         let mut adjudicate = None;
         if plies >= first && !pos.is_check() && pos.halfmove_clock() <= max_halfmove {
-            let (best, score) = fsf.label(&pos.plain_fen(), depth);
+            let (best, score) = fsf.label(&pos, depth);
             match score {
                 Some(s) if s.abs() > decided => {
                     let favoured = if s > 0 { pos.turn() } else { pos.turn().other() };
@@ -371,7 +418,7 @@ struct Recipe {
 const DECIDED_LABELS: u32 = 4;
 
 fn generate(args: &[String]) {
-    let fsf_path = text_arg(args, "--fsf").expect("--fsf PATH");
+    let fsf_path = text_arg(args, "--fsf");
     let games: usize = arg(args, "--games", 100);
     let threads: usize = arg(args, "--threads", 1usize).max(1);
     let seed: u64 = arg(args, "--seed", 1);
@@ -394,7 +441,15 @@ fn generate(args: &[String]) {
     if !extra.is_empty() {
         eprint!("Maharajah variants get:\n{extra}");
     }
-    let init = || (Fsf::start(fsf_path, extra.clone()), Searcher::new(4));
+    let self_label = args.iter().any(|a| a == "--self-label");
+    let init = || {
+        let labeller = if self_label {
+            Labeller::Own(Box::new(Searcher::new(16)))
+        } else {
+            Labeller::Fsf(Fsf::start(fsf_path.expect("--fsf PATH"), extra.clone()))
+        };
+        (labeller, Searcher::new(4))
+    };
     common::play_games(games, threads, seed, 20, file, init, |(fsf, searcher), _, rng| {
         let (kept, white) = play_and_label(fsf, searcher, rng, &recipe);
         kept.iter()
@@ -441,6 +496,8 @@ struct Filter {
     max_score: f32,
     /// Positions whose fifty-move counter is beyond this are dropped.
     max_halfmove: u32,
+    /// `--ratio`: the labels' centipawns per the evaluation's, given rather than fitted.
+    ratio: Option<f32>,
 }
 
 fn load(files: &[&str], filter: &Filter, result_weight: f32, buckets: usize) -> (Data, Data) {
@@ -453,7 +510,7 @@ fn load(files: &[&str], filter: &Filter, result_weight: f32, buckets: usize) -> 
         bucket: Vec::new(),
     };
     let (mut train, mut held) = (empty(), empty());
-    // Fairy-Stockfish's score and the result, per position of each set.
+    // The label (score) and the result, per position of each set.
     let mut labels: [Vec<(f32, f32)>; 2] = [Vec::new(), Vec::new()];
     let mut line_no = 0usize;
     for file in files {
@@ -498,9 +555,9 @@ fn load(files: &[&str], filter: &Filter, result_weight: f32, buckets: usize) -> 
             }
         }
     }
-    // Fairy-Stockfish's centipawns are not this engine's: find the factor that best maps its
-    // scores onto the hand-written evaluation's scale, so the network learns what the
-    // evaluation misses rather than a change of units.
+    // A labeller's centipawns are not the hand-written evaluation's: find the factor that best
+    // maps its scores onto the evaluation's scale, so the network learns what the evaluation
+    // misses rather than a change of units.
     let fit = |ratio: f32| -> f64 {
         train
             .base
@@ -512,9 +569,10 @@ fn load(files: &[&str], filter: &Filter, result_weight: f32, buckets: usize) -> 
             })
             .sum::<f64>()
     };
-    let ratio =
-        (50..=300).map(|r| r as f32 / 100.0).min_by(|a, b| fit(*a).total_cmp(&fit(*b))).unwrap();
-    eprintln!("Fairy-Stockfish's scores are {ratio:.2} times this engine's");
+    let ratio = filter.ratio.unwrap_or_else(|| {
+        (50..=300).map(|r| r as f32 / 100.0).min_by(|a, b| fit(*a).total_cmp(&fit(*b))).unwrap()
+    });
+    eprintln!("the labels' scores are {ratio:.2} times this engine's evaluation");
     for (d, l) in [(&mut train, &labels[0]), (&mut held, &labels[1])] {
         d.target = l
             .iter()
@@ -718,9 +776,10 @@ fn train(args: &[String]) {
     let variant: Variant = arg(args, "--variant", Variant::Chess);
     let max_halfmove: u32 = arg(args, "--max-halfmove", u32::MAX);
     let buckets: usize = arg(args, "--buckets", 1usize);
+    let ratio = text_arg(args, "--ratio").map(|v| v.parse::<f32>().expect("--ratio X"));
     assert!((1..=nnue::MAX_BUCKETS).contains(&buckets), "--buckets: 1 to {}", nnue::MAX_BUCKETS);
     let (data, held) =
-        load(&files, &Filter { variant, max_score, max_halfmove }, result_weight, buckets);
+        load(&files, &Filter { variant, max_score, max_halfmove, ratio }, result_weight, buckets);
     eprintln!(
         "{} training positions, {} held out, loaded in {:.0} s",
         data.len(),
