@@ -397,7 +397,7 @@ pub(crate) fn evaluate_search(
 
 /// The network that corrects the evaluation of `pos` ([`nnue::network`]): chess's for a
 /// position under chess's rules (a chess game, or a Maharajah game begun from the orthodox
-/// array, which is one), Horde's for Horde, none for any other Maharajah game.
+/// array, which is one), Horde's for Horde, Maharajah's for any other Maharajah game.
 #[must_use]
 pub fn network_for(pos: &Position) -> Option<&'static nnue::Network> {
     nnue::network(pos.rules().variant)

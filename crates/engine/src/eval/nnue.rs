@@ -1,5 +1,5 @@
 //! The evaluation networks: small, efficiently evaluated networks ("NNUE") that correct the
-//! hand-written evaluation, one for chess and one for Horde.
+//! hand-written evaluation, one each for chess, Horde and Maharajah.
 //!
 //! Shape: `FEATURES → HIDDEN` per perspective (the side to move's and the other side's, the
 //! same weights), squared clipped ReLU, then one output from both halves (the side to move's
@@ -10,16 +10,16 @@
 //! an earlier ply's by the pieces that moved ([`Network::update`]: a move costs two to four rows
 //! per view), which gives exactly the same sums.
 //!
-//! The networks in use are `net.bin` (chess) and `net-horde.bin` (Horde) beside this file,
-//! embedded with `include_bytes!` ([`network`]). A network's output is added to
-//! [`crate::eval::evaluate`] (a *residual* network, magic `MHR1`) where
-//! [`crate::eval::network_for`] gives one: chess's under chess's rules (also a Maharajah game
-//! begun from the orthodox array), Horde's in Horde. Other Maharajah games have none yet: the
-//! networks trained for them did not measure better. Each was trained by
-//! `crates/engine/examples/nnue.rs` on positions of its variant from this engine's self-play,
-//! each scored by Fairy-Stockfish's search; the data, the commands and the matches that
-//! admitted them are in `crates/engine/README.md` ("The evaluation networks") and
-//! BENCHMARKS.md.
+//! The networks in use are `net.bin` (chess), `net-horde.bin` (Horde) and `net-maharajah.bin`
+//! (Maharajah) beside this file, embedded with `include_bytes!` ([`network`]). A network's
+//! output is added to [`crate::eval::evaluate`] (a *residual* network, magic `MHR1`) as
+//! [`crate::eval::network_for`] picks it: chess's under chess's rules (also a Maharajah game
+//! begun from the orthodox array), Horde's in Horde, Maharajah's in every other Maharajah
+//! game. Each was trained by `crates/engine/examples/nnue.rs` on positions of its variant from
+//! this engine's self-play: chess's and Horde's scored by Fairy-Stockfish's search,
+//! Maharajah's by this engine's own deeper search (Fairy-Stockfish's labels taught a Maharajah
+//! network nothing that won games). The data, the commands and the matches that admitted them
+//! are in `crates/engine/README.md` ("The evaluation networks") and BENCHMARKS.md.
 //!
 //! A network trained on positions scored within some range knows little of lopsided ones: its
 //! correction fades beyond its *reach* ([`reach`], [`Network::fade`]), so a queen up stays a
@@ -393,7 +393,7 @@ pub fn quantise(w1: &[f32], b1: &[f32], w2: &[f32], b2: &[f32]) -> Vec<u8> {
 pub const CHESS_REACH: i32 = 400;
 
 /// The reach ([`Network::fade`]) of `variant`'s embedded network: chess's [`CHESS_REACH`];
-/// Horde's was trained on every score and corrects everywhere.
+/// Horde's and Maharajah's were trained on every score and correct everywhere.
 #[must_use]
 pub const fn reach(variant: Variant) -> Option<i32> {
     match variant {
@@ -404,6 +404,7 @@ pub const fn reach(variant: Variant) -> Option<i32> {
 
 static CHESS: OnceLock<Network> = OnceLock::new();
 static HORDE: OnceLock<Network> = OnceLock::new();
+static MAHARAJAH: OnceLock<Network> = OnceLock::new();
 
 fn embedded(
     cell: &'static OnceLock<Network>,
@@ -422,13 +423,18 @@ fn embedded(
     })
 }
 
-/// The embedded network of `variant`: `net.bin` for chess, `net-horde.bin` for Horde, none
-/// (yet) for Maharajah.
+/// The embedded network of `variant`: `net.bin` for chess, `net-horde.bin` for Horde,
+/// `net-maharajah.bin` for Maharajah (trained on every score: no reach, as Horde's).
 #[must_use]
 pub fn network(variant: Variant) -> Option<&'static Network> {
     match variant {
         Variant::Chess => Some(embedded(&CHESS, include_bytes!("net.bin"), "net.bin", variant)),
-        Variant::Maharajah => None,
+        Variant::Maharajah => Some(embedded(
+            &MAHARAJAH,
+            include_bytes!("net-maharajah.bin"),
+            "net-maharajah.bin",
+            variant,
+        )),
         Variant::Horde => {
             Some(embedded(&HORDE, include_bytes!("net-horde.bin"), "net-horde.bin", variant))
         }
@@ -456,17 +462,24 @@ mod tests {
 
     #[test]
     fn each_variant_gets_its_own_embedded_network() {
-        for bytes in [include_bytes!("net.bin").as_slice(), include_bytes!("net-horde.bin")] {
+        for bytes in [
+            include_bytes!("net.bin").as_slice(),
+            include_bytes!("net-horde.bin"),
+            include_bytes!("net-maharajah.bin"),
+        ] {
             assert!(
                 [MAGIC, MAGIC_BUCKETS].iter().any(|m| bytes[..4] == m[..]),
                 "an embedded network corrects the hand-written evaluation"
             );
         }
-        let (chess_net, horde_net) = (
+        let (chess_net, horde_net, maharajah_net) = (
             network(Variant::Chess).expect("chess has a network"),
             network(Variant::Horde).expect("Horde has a network"),
+            network(Variant::Maharajah).expect("Maharajah has a network"),
         );
-        assert!(!std::ptr::eq(chess_net, horde_net), "two networks");
+        assert!(!std::ptr::eq(chess_net, horde_net), "three networks");
+        assert!(!std::ptr::eq(chess_net, maharajah_net), "three networks");
+        assert!(!std::ptr::eq(horde_net, maharajah_net), "three networks");
         let mut cache = PawnCache::new();
         let chess = pos(
             Variant::Chess,
@@ -480,16 +493,19 @@ mod tests {
             pos(Variant::Maharajah, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBRN w kq - 0 1");
         // Horde's White has no king; its network applies all the same.
         let horde = Position::new(Variant::Horde);
-        for (p, net) in [(&chess, chess_net), (&orthodox, chess_net), (&horde, horde_net)] {
+        // Every other Maharajah army (a classic one off the orthodox array too) gets
+        // Maharajah's.
+        for (p, net) in [
+            (&chess, chess_net),
+            (&orthodox, chess_net),
+            (&horde, horde_net),
+            (&maharajah, maharajah_net),
+            (&classic, maharajah_net),
+        ] {
             assert!(same(network_for(p), Some(net)), "{p}");
             let searched = evaluate_search(p, &mut cache, |n| n.evaluate(p));
             assert_eq!(searched, evaluate(p) + net.fade(evaluate(p), net.evaluate(p)), "{p}");
-        }
-        // Other Maharajah armies: the hand-written evaluation alone (no network measured
-        // better yet; BENCHMARKS.md, "Engine, session 17").
-        for p in [&maharajah, &classic] {
-            assert!(network_for(p).is_none(), "{p}");
-            assert_eq!(evaluate_search(p, &mut cache, |n| n.evaluate(p)), evaluate(p), "{p}");
+            assert_ne!(net.evaluate(p), 0, "{p}: the network has something to say");
         }
     }
 
