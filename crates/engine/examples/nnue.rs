@@ -22,10 +22,11 @@
 //! thirty plies is random, so the games spread. With `--self-label` this engine's own search
 //! (a 16 MB table, emptied at each game) labels instead, to the same depth, and no
 //! Fairy-Stockfish is needed: in Maharajah, where Fairy-Stockfish plays no better than this
-//! engine, its labels taught a network nothing that won games. `--our-values` gives Fairy-Stockfish this
-//! crate's values of the archbishop, chancellor and Maharajah (in proportion to its queen;
-//! it values the Maharajah, its amazon, at 1.06 queens where this crate's tuned evaluation
-//! says 1.35), so its labels do not teach the network its own piece values. `--balanced CP`
+//! engine, its labels taught a network nothing that won games. `--our-values` gives
+//! Fairy-Stockfish this crate's values of the archbishop, chancellor and Maharajah (in
+//! proportion to its queen; it values the Maharajah, its amazon, at 1.06 queens where this
+//! crate's tuned evaluation says 1.35), so its labels do not teach the network its own piece
+//! values. `--balanced CP`
 //! draws a start again while this engine, searching it for 20,000 nodes, scores it beyond CP
 //! centipawns (as `uci_match --balanced` does). `--label-max-halfmove N` labels no position
 //! whose fifty-move counter is beyond N, and `--decided CP` ends a game, won, once four labels
@@ -43,8 +44,7 @@
 //! that measured worse). It finds the factor between the labels' centipawns and this
 //! engine's (the one that best fits the hand-written evaluation to the scores; `--ratio X`
 //! gives it instead), so the network learns what the evaluation misses rather than a change
-//! of units, and holds out every
-//! twentieth block of 2,000 lines (whole games). The network's output is added to the
+//! of units, and holds out every twentieth block of 2,000 lines (whole games). The network's output is added to the
 //! hand-written evaluation ([`maharajah_engine::eval::evaluate`]); it is fitted by Adam
 //! (`--lr`, default 0.002, falling to 0.3× and 0.1× over the last third; `--batch` 4,096;
 //! `--epochs` 5; `--threads` 2) on the squared error of `σ(evaluation / 400 + output)` against
@@ -307,7 +307,7 @@ fn start(variant: Variant, rng: &mut ChaCha8Rng) -> Position {
 /// Plays one game and labels its positions; returns `(fen, score)` pairs (side to move's view)
 /// with the side to move of each, and White's result. Positions are labelled from ply `first`.
 fn play_and_label(
-    fsf: &mut Labeller,
+    labeller: &mut Labeller,
     searcher: &mut Searcher,
     rng: &mut ChaCha8Rng,
     recipe: &Recipe,
@@ -344,7 +344,7 @@ fn play_and_label(
     let mut kept = Vec::new();
     // Consecutive labels beyond `decided`, and the side they favour.
     let mut lopsided = (0u32, Color::White);
-    fsf.new_game(game.position());
+    labeller.new_game(game.position());
     loop {
         let plies = game.moves().len();
         if let Some(white) = common::finished(&game, 300) {
@@ -353,7 +353,7 @@ fn play_and_label(
         let pos = game.position().clone();
         let mut adjudicate = None;
         if plies >= first && !pos.is_check() && pos.halfmove_clock() <= max_halfmove {
-            let (best, score) = fsf.label(&pos, depth);
+            let (best, score) = labeller.label(&pos, depth);
             match score {
                 Some(s) if s.abs() > decided => {
                     let favoured = if s > 0 { pos.turn() } else { pos.turn().other() };
@@ -450,8 +450,8 @@ fn generate(args: &[String]) {
         };
         (labeller, Searcher::new(4))
     };
-    common::play_games(games, threads, seed, 20, file, init, |(fsf, searcher), _, rng| {
-        let (kept, white) = play_and_label(fsf, searcher, rng, &recipe);
+    common::play_games(games, threads, seed, 20, file, init, |(labeller, searcher), _, rng| {
+        let (kept, white) = play_and_label(labeller, searcher, rng, &recipe);
         kept.iter()
             .map(|(fen, score, turn)| {
                 let result = if *turn == Color::White { white } else { 1.0 - white };
