@@ -409,50 +409,6 @@ pub fn evaluate_with(pos: &Position, w: &Weights) -> i32 {
     evaluate_from(pos, w, PsqSums::from_position(pos, w), pawn_eval(pos, w))
 }
 
-/// The cheap part of [`evaluate`]: material (pawns counted by their side's value), the
-/// piece-square bonuses where they apply, the pawn structure (from `cache`) with the passed
-/// pawns' bonuses, and the tempo, tapered the same way; none of the terms that need the attack
-/// maps. From the side to move's point of view.
-///
-/// The search uses it to skip the full evaluation where even a large error could not bring the
-/// score into its window.
-#[must_use]
-pub(crate) fn evaluate_estimate(pos: &Position, cache: &mut PawnCache) -> i32 {
-    let w = &WEIGHTS;
-    let psq = pos.psq;
-    let pawn_eval = cache.get(pos);
-    let mut score = S(psq.material.0, psq.material.1);
-    score += pawn_eval.score;
-    if both_kings(pos) {
-        score += S(psq.pst.0, psq.pst.1);
-    }
-    let pawns = pos.by_role(Role::Pawn);
-    let occ = pos.occupied();
-    for us in Color::ALL {
-        let ours = pos.by_color(us);
-        let value = if pos.rules().side(us).has_king { w.material[0] } else { w.kingless_pawn };
-        let n = (pawns & ours).count() as i32;
-        let mut s = S(value.0 * n, value.1 * n);
-        for sq in pawn_eval.passed & ours {
-            let (mut mg, mut eg) = w.passed[usize::from(sq.relative(us).rank())];
-            if front_span(us, sq, FILE_A << sq.file()) & occ.0 != 0 {
-                mg /= 2;
-                eg /= 2;
-            }
-            s += S(mg, eg);
-        }
-        if us == Color::White {
-            score += s;
-        } else {
-            score -= s;
-        }
-    }
-    let phase = psq.phase.min(PHASE_MAX);
-    let v = (score.0 * phase + score.1 * (PHASE_MAX - phase)) / PHASE_MAX;
-    let v = if pos.turn() == Color::White { v } else { -v };
-    v + w.tempo
-}
-
 /// `true` where the piece-square tables and the kings' distances to passed pawns apply: both
 /// sides play with a king and have it (not in Horde, where both measured worse; BENCHMARKS.md,
 /// "Evaluation tuning" and "Engine, session 7").

@@ -22,8 +22,7 @@
 //!   futility (to depth 6), late-move pruning (to depth 8, by whether the evaluation improves),
 //!   futility on the reduced depth and static-exchange pruning near the leaves, mate scores, a
 //!   correction history that shifts the static evaluation by what searches of positions with
-//!   the same pawns and the same material found, and a lazy evaluation in quiescence (material,
-//!   piece-square tables and pawn structure alone where they lie far outside the window). [`Limits`]: depth, nodes, move time, clock,
+//!   the same pawns and the same material found. [`Limits`]: depth, nodes, move time, clock,
 //!   infinite.
 //! * [`level`] — [`Level`] 1–8, [`pick_move_for_level`] and [`Level::move_time`].
 //! * [`army`] — [`build_army`]: the computer's 39-point Maharajah army.
@@ -56,9 +55,7 @@ mod tt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::eval::{
-    evaluate_cached, evaluate_estimate, evaluate_search, network_for, nnue, role_value, PawnCache,
-};
+use crate::eval::{evaluate_search, nnue, role_value, PawnCache};
 use crate::game::Game;
 use crate::moves::{Move, MoveList, MAX_MOVES};
 use crate::position::Position;
@@ -78,10 +75,6 @@ pub const MATE: i32 = 31_000;
 /// Scores beyond this are mates.
 const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
 const INF: i32 = 32_000;
-/// How far quiescence's estimate from material, piece-square tables and pawn structure alone
-/// ([`evaluate_estimate`]) must lie outside the window for the full evaluation to be skipped
-/// (BENCHMARKS.md, "Engine, session 13").
-const LAZY_MARGIN: i32 = 600;
 /// Depth from which a table move is tested for a singular extension.
 const SINGULAR_DEPTH: i32 = 8;
 /// Nodes between two looks at the stop flag and the clock.
@@ -1327,30 +1320,15 @@ impl Worker {
         }
         let alpha_orig = alpha;
         let mut best = -INF;
-        // The evaluation: the table's, else material, tables and pawn structure alone (lazy) where even
-        // `LAZY_MARGIN` more or less would leave it outside the window, else the full one.
-        let mut lazy = false;
+        // The evaluation: the table's, else the full one (every variant has a network now, and
+        // the network has no cheap estimate, so quiescence's old lazy shortcut never applies).
         let (raw_eval, static_eval) = if in_check {
             (-INF, -INF)
         } else {
             let correction = self.correction(pos);
-            let raw = hit.and_then(|h| h.eval).unwrap_or_else(|| {
-                // The estimate has no network, so a networked position is never lazy.
-                if network_for(pos).is_some() {
-                    return self.evaluate(pos, ply);
-                }
-                let quick = evaluate_estimate(pos, &mut self.pawns);
-                let q = quick + correction;
-                lazy = q - LAZY_MARGIN >= beta || q + LAZY_MARGIN <= alpha;
-                if lazy {
-                    quick
-                } else {
-                    evaluate_cached(pos, &mut self.pawns)
-                }
-            });
+            let raw = hit.and_then(|h| h.eval).unwrap_or_else(|| self.evaluate(pos, ply));
             (raw, (raw + correction).clamp(-MATE_BOUND + 1, MATE_BOUND - 1))
         };
-        let stored_eval = (!lazy).then_some(raw_eval);
         // A searched score is nearer the truth than the evaluation: an exact table score
         // replaces the stand-pat, a lower bound above it or an upper bound below it tightens it.
         let stand = match hit {
@@ -1372,7 +1350,14 @@ impl Worker {
         if !in_check {
             if stand >= beta {
                 if hit.is_none() {
-                    ctl.tt.store(key, None, score_to_tt(stand, ply), stored_eval, 0, Bound::Lower);
+                    ctl.tt.store(
+                        key,
+                        None,
+                        score_to_tt(stand, ply),
+                        Some(raw_eval),
+                        0,
+                        Bound::Lower,
+                    );
                 }
                 return stand;
             }
@@ -1467,7 +1452,7 @@ impl Worker {
         } else {
             Bound::Upper
         };
-        let eval = if in_check { Some(best) } else { stored_eval };
+        let eval = Some(if in_check { best } else { raw_eval });
         ctl.tt.store(key, best_move, score_to_tt(best, ply), eval, 0, bound);
         best
     }

@@ -60,8 +60,8 @@ pub(crate) enum Bound {
     Exact = 3,
 }
 
-/// The stored evaluation of an entry whose node only estimated it (quiescence's lazy cut):
-/// read back as `None`.
+/// The stored evaluation of an entry stored without one: read back as `None`. (The search
+/// stores one everywhere since quiescence lost its lazy cut; the format keeps the case.)
 const NO_EVAL: i16 = i16::MIN;
 
 /// One slot's contents: a packed move, score, static eval, depth, bound and age.
