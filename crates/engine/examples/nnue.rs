@@ -61,7 +61,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use maharajah_engine::eval::nnue::{self, FEATURES, HIDDEN};
-use maharajah_engine::search::{Limits, Score, Searcher};
+use maharajah_engine::search::{Limits, Score, SearchResult, Searcher};
 use maharajah_engine::{start_position, Army, Color, Game, Position, Role, Variant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -227,15 +227,7 @@ impl Labeller {
         match self {
             Labeller::Fsf(f) => f.label(&pos.plain_fen(), depth),
             Labeller::Own(s) => {
-                let stop = AtomicBool::new(false);
-                let r = s.think_position(
-                    pos,
-                    &[],
-                    &Limits::depth(depth),
-                    &stop,
-                    &|| Duration::ZERO,
-                    &mut |_| {},
-                );
+                let r = search(s, pos, &Limits::depth(depth));
                 let best = r.best_move.map_or_else(|| "0000".to_string(), |m| m.to_string());
                 let score = match r.score {
                     Score::Cp(s) => Some(s),
@@ -245,6 +237,12 @@ impl Labeller {
             }
         }
     }
+}
+
+/// `searcher`'s result for `pos` (no history) within `limits`, never stopped early.
+fn search(searcher: &mut Searcher, pos: &Position, limits: &Limits) -> SearchResult {
+    let stop = AtomicBool::new(false);
+    searcher.think_position(pos, &[], limits, &stop, &|| Duration::ZERO, &mut |_| {})
 }
 
 /// Fairy-Stockfish's queen, middlegame and endgame (its `types.h`).
@@ -321,14 +319,7 @@ fn play_and_label(
     // again (as `uci_match --balanced` does), so the games are like the ones that decide
     // matches rather than the lopsided ones most random armies give.
     while let Some(cp) = balanced {
-        let r = searcher.think_position(
-            &first_pos,
-            &[],
-            &Limits::nodes(BALANCE_NODES),
-            &stop,
-            &|| Duration::ZERO,
-            &mut |_| {},
-        );
+        let r = search(searcher, &first_pos, &Limits::nodes(BALANCE_NODES));
         if matches!(r.score, Score::Cp(s) if s.abs() <= cp) {
             break;
         }
@@ -418,7 +409,9 @@ struct Recipe {
 const DECIDED_LABELS: u32 = 4;
 
 fn generate(args: &[String]) {
+    let self_label = args.iter().any(|a| a == "--self-label");
     let fsf_path = text_arg(args, "--fsf");
+    assert!(self_label || fsf_path.is_some(), "gen needs --fsf PATH or --self-label");
     let games: usize = arg(args, "--games", 100);
     let threads: usize = arg(args, "--threads", 1usize).max(1);
     let seed: u64 = arg(args, "--seed", 1);
@@ -441,7 +434,6 @@ fn generate(args: &[String]) {
     if !extra.is_empty() {
         eprint!("Maharajah variants get:\n{extra}");
     }
-    let self_label = args.iter().any(|a| a == "--self-label");
     let init = || {
         let labeller = if self_label {
             Labeller::Own(Box::new(Searcher::new(16)))
