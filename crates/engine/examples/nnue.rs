@@ -40,19 +40,21 @@
 //! number; with several threads the games' order in the file is not.
 //!
 //! `train` reads such files (all of one `--variant`) and drops positions scored beyond
-//! `--max-score` (default 500: lopsided positions pulled the network towards large corrections
-//! that measured worse). It finds the factor between the labels' centipawns and this
-//! engine's (the one that best fits the hand-written evaluation to the scores; `--ratio X`
-//! gives it instead), so the network learns what the evaluation misses rather than a change
-//! of units, and holds out every twentieth block of 2,000 lines (whole games). The network's output is added to the
-//! hand-written evaluation ([`maharajah_engine::eval::evaluate`]); it is fitted by Adam
-//! (`--lr`, default 0.002, falling to 0.3× and 0.1× over the last third; `--batch` 4,096;
-//! `--epochs` 5; `--threads` 2) on the squared error of `σ(evaluation / 400 + output)` against
-//! `σ(score / 400 / factor)`, blended with the result by `--result-weight` (default 0), from
-//! random weights or from the network `--init NET`. Every input row is trained together with
-//! a shared row per (own or enemy, role), folded into the rows when the network is written. The
-//! epoch with the lowest held-out error is written, quantised ([`maharajah_engine::eval::nnue`]
-//! documents the format), and the mean difference the quantisation makes is printed.
+//! `--max-score` (default 500: lopsided positions pulled the network towards large corrections that
+//! measured worse). It finds the factor between the labels' centipawns and this engine's (the one
+//! that best fits the hand-written evaluation to the scores; `--ratio X` gives it instead), so the
+//! network learns what the evaluation misses rather than a change of units, and holds out every
+//! twentieth block of 2,000 lines (whole games). `--mirror` also trains on each training position
+//! mirrored left to right where neither side may castle (the game is the same mirrored; twice the
+//! positions for one labelling). The network's output is added to the hand-written evaluation
+//! ([`maharajah_engine::eval::evaluate`]); it is fitted by Adam (`--lr`, default 0.002, falling to
+//! 0.3× and 0.1× over the last third; `--batch` 4,096; `--epochs` 5; `--threads` 2) on the squared
+//! error of `σ(evaluation / 400 + output)` against `σ(score / 400 / factor)`, blended with the
+//! result by `--result-weight` (default 0), from random weights or from the network `--init NET`.
+//! Every input row is trained together with a shared row per (own or enemy, role), folded into the
+//! rows when the network is written. The epoch with the lowest held-out error is written, quantised
+//! ([`maharajah_engine::eval::nnue`] documents the format), and the mean difference the
+//! quantisation makes is printed.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::io::{BufRead, BufReader, Write};
@@ -90,7 +92,7 @@ fn main() {
             "usage: nnue gen (--fsf PATH | --self-label) [--variant V] [--our-values] [--balanced CP] [--label-max-halfmove N] [--decided CP] --games N --nodes N --depth D --threads N \
              --seed S --out FILE\n\
              \x20      nnue train FILE... [--variant V] [--init NET] [--epochs N] [--threads N] \
-             [--lr X] [--batch N] [--buckets N] [--result-weight W] [--max-score CP] [--ratio X] [--decay X] [--seed S] \
+             [--lr X] [--batch N] [--buckets N] [--result-weight W] [--max-score CP] [--ratio X] [--mirror] [--decay X] [--seed S] \
              --out FILE\n\
              \x20      nnue show NET FILE [VARIANT]"
         ),
@@ -490,6 +492,39 @@ struct Filter {
     max_halfmove: u32,
     /// `--ratio`: the labels' centipawns per the evaluation's, given rather than fitted.
     ratio: Option<f32>,
+    /// `--mirror`: each training position without castling rights is also learnt mirrored
+    /// left to right (files a and h swapped), which changes nothing in the game.
+    mirror: bool,
+}
+
+/// `fen` with files a and h swapped (the board, the en-passant square and the unmoved pawns'
+/// squares), or `None` where a side may still castle: castling is the one rule that is not the
+/// same mirrored.
+fn mirror_fen(fen: &str) -> Option<String> {
+    let swap = |sq: &str| -> String {
+        sq.as_bytes()
+            .chunks(2)
+            .map(|c| format!("{}{}", (b'a' + b'h' - c[0]) as char, c[1] as char))
+            .collect()
+    };
+    let mut fields: Vec<String> = fen.split(' ').map(str::to_string).collect();
+    if fields.len() < 4 || fields[2] != "-" {
+        return None;
+    }
+    fields[0] = fields[0]
+        .split('/')
+        .map(|rank| rank.chars().rev().collect::<String>())
+        .collect::<Vec<_>>()
+        .join("/");
+    if fields[3] != "-" {
+        fields[3] = swap(&fields[3]);
+    }
+    if let Some(unmoved) = fields.get_mut(7) {
+        if unmoved != "-" {
+            *unmoved = swap(unmoved);
+        }
+    }
+    Some(fields.join(" "))
 }
 
 fn load(files: &[&str], filter: &Filter, result_weight: f32, buckets: usize) -> (Data, Data) {
@@ -532,16 +567,22 @@ fn load(files: &[&str], filter: &Filter, result_weight: f32, buckets: usize) -> 
             // too alike to test on each other.
             let is_held = (line_no / 2000) % 20 == 19;
             let d = if is_held { &mut held } else { &mut train };
-            let us = pos.turn();
-            for view in [us, us.other()] {
-                for (sq, piece) in pos.pieces() {
-                    d.features.push(nnue::feature(view, piece, sq) as u16);
+            let mirrored = (filter.mirror && !is_held)
+                .then(|| mirror_fen(fen))
+                .flatten()
+                .and_then(|m| Position::from_fen(filter.variant, &m).ok());
+            for pos in std::iter::once(pos).chain(mirrored) {
+                let us = pos.turn();
+                for view in [us, us.other()] {
+                    for (sq, piece) in pos.pieces() {
+                        d.features.push(nnue::feature(view, piece, sq) as u16);
+                    }
                 }
+                d.start.push(d.features.len() as u32);
+                d.base.push(maharajah_engine::eval::evaluate(&pos) as f32 / 400.0);
+                d.bucket.push(nnue::bucket(pos.occupied().count(), buckets) as u8);
+                labels[usize::from(is_held)].push((score, result));
             }
-            d.start.push(d.features.len() as u32);
-            d.base.push(maharajah_engine::eval::evaluate(&pos) as f32 / 400.0);
-            d.bucket.push(nnue::bucket(pos.occupied().count(), buckets) as u8);
-            labels[usize::from(is_held)].push((score, result));
             if is_held {
                 d.fens.push(fen.to_string());
             }
@@ -769,9 +810,14 @@ fn train(args: &[String]) {
     let max_halfmove: u32 = arg(args, "--max-halfmove", u32::MAX);
     let buckets: usize = arg(args, "--buckets", 1usize);
     let ratio = text_arg(args, "--ratio").map(|v| v.parse::<f32>().expect("--ratio X"));
+    let mirror = args.iter().any(|a| a == "--mirror");
     assert!((1..=nnue::MAX_BUCKETS).contains(&buckets), "--buckets: 1 to {}", nnue::MAX_BUCKETS);
-    let (data, held) =
-        load(&files, &Filter { variant, max_score, max_halfmove, ratio }, result_weight, buckets);
+    let (data, held) = load(
+        &files,
+        &Filter { variant, max_score, max_halfmove, ratio, mirror },
+        result_weight,
+        buckets,
+    );
     eprintln!(
         "{} training positions, {} held out, loaded in {:.0} s",
         data.len(),
