@@ -16,7 +16,8 @@
 //!   pawn-heavy armies are zugzwang-prone), late-move reductions (more at expected cut nodes
 //!   and where the side's evaluation is not improving; losing captures by half), internal
 //!   iterative reduction
-//!   (a deep node with no table move is searched a ply shallower), check extensions, singular
+//!   (a deep node with no table move is searched a ply shallower), check extensions (a
+//!   checking move that loses no material on its square by static exchange), singular
 //!   extensions (a table move without which a shallower search falls clearly short is searched
 //!   a ply deeper; multi-cut when the other moves reach beta anyway), reverse
 //!   futility (to depth 6), late-move pruning (to depth 8, by whether the evaluation improves),
@@ -903,9 +904,6 @@ impl Worker {
     ) -> i32 {
         self.pv_len[ply] = 0;
         let in_check = pos.is_check();
-        if in_check && ply < MAX_PLY / 2 {
-            depth += 1;
-        }
         if depth <= 0 {
             return self.qsearch(ctl, pos, ply, alpha, beta);
         }
@@ -1134,7 +1132,10 @@ impl Worker {
             let noise = if ply == 0 { self.noise_of(mv) } else { 0 };
             self.stack[ply] = piece_square(pos, mv);
             self.line.push(child.hash());
-            let new_depth = depth - 1 + i32::from(mv == extend);
+            // Extended: the singular table move, and a check that does not lose material on
+            // its square (a sacrificial check is searched at the usual depth).
+            let check_ext = gives_check && ply < MAX_PLY / 2 && see(pos, mv) >= 0;
+            let new_depth = depth - 1 + i32::from(mv == extend || check_ext);
             let mut v;
             if searched == 0 {
                 v = -self.search(
