@@ -588,6 +588,17 @@ fn load(files: &[&str], filter: &Filter, result_weight: f32, buckets: usize) -> 
             }
         }
     }
+    // Whole blocks of 2,000 lines are held out, one block in twenty: a file under 40,000
+    // usable lines holds nothing out, and every held-out error would be 0 / 0.
+    if labels[0].is_empty() || labels[1].is_empty() {
+        eprintln!(
+            "nnue train: {} training and {} held-out positions; it needs at least 40,000 usable \
+             lines (FEN|score|result, |score| <= --max-score) to hold one block of 2,000 out",
+            labels[0].len(),
+            labels[1].len()
+        );
+        std::process::exit(2);
+    }
     // A labeller's centipawns are not the hand-written evaluation's: find the factor that best
     // maps its scores onto the evaluation's scale, so the network learns what the evaluation
     // misses rather than a change of units.
