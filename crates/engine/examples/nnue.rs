@@ -527,6 +527,12 @@ fn mirror_fen(fen: &str) -> Option<String> {
     Some(fields.join(" "))
 }
 
+/// Usable lines are held out in whole blocks of this many (so whole games: positions of one
+/// game are too alike to test on each other)...
+const HELD_BLOCK: usize = 2000;
+/// ...one block in this many, the last.
+const HELD_EVERY: usize = 20;
+
 fn load(files: &[&str], filter: &Filter, result_weight: f32, buckets: usize) -> (Data, Data) {
     let empty = || Data {
         features: Vec::new(),
@@ -563,9 +569,7 @@ fn load(files: &[&str], filter: &Filter, result_weight: f32, buckets: usize) -> 
                 continue;
             }
             line_no += 1;
-            // Whole blocks of lines (so whole games) are held out: positions of one game are
-            // too alike to test on each other.
-            let is_held = (line_no / 2000) % 20 == 19;
+            let is_held = (line_no / HELD_BLOCK) % HELD_EVERY == HELD_EVERY - 1;
             let d = if is_held { &mut held } else { &mut train };
             let mirrored = (filter.mirror && !is_held)
                 .then(|| mirror_fen(fen))
@@ -588,14 +592,15 @@ fn load(files: &[&str], filter: &Filter, result_weight: f32, buckets: usize) -> 
             }
         }
     }
-    // Whole blocks of 2,000 lines are held out, one block in twenty: a file under 40,000
-    // usable lines holds nothing out, and every held-out error would be 0 / 0.
+    // Too few usable lines hold nothing out, and every held-out error would be 0 / 0.
     if labels[0].is_empty() || labels[1].is_empty() {
         eprintln!(
-            "nnue train: {} training and {} held-out positions; it needs at least 40,000 usable \
-             lines (FEN|score|result, |score| <= --max-score) to hold one block of 2,000 out",
+            "nnue train: {} training and {} held-out positions; it needs more than {} usable \
+             lines (FEN|score|result within --max-score and --max-halfmove) to hold one block \
+             of {HELD_BLOCK} out",
             labels[0].len(),
-            labels[1].len()
+            labels[1].len(),
+            HELD_BLOCK * (HELD_EVERY - 1)
         );
         std::process::exit(2);
     }
