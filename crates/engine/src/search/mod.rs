@@ -1134,8 +1134,8 @@ impl Worker {
             self.line.push(child.hash());
             // Extended: the singular table move, and a check that does not lose material on
             // its square (a sacrificial check is searched at the usual depth).
-            let check_ext = gives_check && ply < MAX_PLY / 2 && see(pos, mv) >= 0;
-            let new_depth = depth - 1 + i32::from(mv == extend || check_ext);
+            let extended = mv == extend || (gives_check && ply < MAX_PLY / 2 && see(pos, mv) >= 0);
+            let new_depth = depth - 1 + i32::from(extended);
             let mut v;
             if searched == 0 {
                 v = -self.search(
