@@ -51,6 +51,8 @@
 //! 0.3× and 0.1× over the last third; `--batch` 4,096; `--epochs` 5; `--threads` 2) on the squared
 //! error of `σ(evaluation / 400 + output)` against `σ(score / 400 / factor)`, blended with the
 //! result by `--result-weight` (default 0), from random weights or from the network `--init NET`.
+//! `--hidden N` sets the hidden layer's size (32, the default, 64, 128 or 256 neurons a
+//! perspective; with `--init` the network's own).
 //! Every input row is trained together with a shared row per (own or enemy, role), folded into the
 //! rows when the network is written. The epoch with the lowest held-out error is written, quantised
 //! ([`maharajah_engine::eval::nnue`] documents the format), and the mean difference the
@@ -62,7 +64,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use maharajah_engine::eval::nnue::{self, FEATURES, HIDDEN};
+use maharajah_engine::eval::nnue::{self, FEATURES, HIDDEN, HIDDEN_SIZES, MAX_HIDDEN};
 use maharajah_engine::search::{Limits, Score, SearchResult, Searcher};
 use maharajah_engine::{start_position, Army, Color, Game, Position, Role, Variant};
 use rand::{Rng, SeedableRng};
@@ -92,7 +94,7 @@ fn main() {
             "usage: nnue gen (--fsf PATH | --self-label) [--variant V] [--our-values] [--balanced CP] [--label-max-halfmove N] [--decided CP] --games N --nodes N --depth D --threads N \
              --seed S --out FILE\n\
              \x20      nnue train FILE... [--variant V] [--init NET] [--epochs N] [--threads N] \
-             [--lr X] [--batch N] [--buckets N] [--result-weight W] [--max-score CP] [--ratio X] [--mirror] [--decay X] [--seed S] \
+             [--lr X] [--batch N] [--hidden N] [--buckets N] [--result-weight W] [--max-score CP] [--ratio X] [--mirror] [--decay X] [--seed S] \
              --out FILE\n\
              \x20      nnue show NET FILE [VARIANT]"
         ),
@@ -644,28 +646,35 @@ fn load(files: &[&str], filter: &Filter, result_weight: f32, buckets: usize) -> 
 /// The network in floating point.
 #[derive(Clone)]
 struct Params {
+    /// `(FEATURES + FACTORS) × hidden`.
     w1: Vec<f32>,
+    /// One a hidden neuron: its length is the hidden size.
     b1: Vec<f32>,
-    /// `2 × HIDDEN` a bucket.
+    /// `2 × hidden` a bucket.
     w2: Vec<f32>,
     /// One a bucket.
     b2: Vec<f32>,
 }
 
 impl Params {
-    fn zero(buckets: usize) -> Params {
+    fn zero(buckets: usize, hidden: usize) -> Params {
         Params {
-            w1: vec![0.0; (FEATURES + FACTORS) * HIDDEN],
-            b1: vec![0.0; HIDDEN],
-            w2: vec![0.0; buckets * 2 * HIDDEN],
+            w1: vec![0.0; (FEATURES + FACTORS) * hidden],
+            b1: vec![0.0; hidden],
+            w2: vec![0.0; buckets * 2 * hidden],
             b2: vec![0.0; buckets],
         }
     }
 
-    fn random(rng: &mut ChaCha8Rng, buckets: usize) -> Params {
-        let mut p = Params::zero(buckets);
+    /// Neurons of the hidden layer, per perspective.
+    fn hidden(&self) -> usize {
+        self.b1.len()
+    }
+
+    fn random(rng: &mut ChaCha8Rng, buckets: usize, hidden: usize) -> Params {
+        let mut p = Params::zero(buckets, hidden);
         let mut u = |scale: f32| (rng.random::<f32>() * 2.0 - 1.0) * scale;
-        for w in &mut p.w1[..FEATURES * HIDDEN] {
+        for w in &mut p.w1[..FEATURES * hidden] {
             *w = u(0.15);
         }
         for b in &mut p.b1 {
@@ -682,7 +691,7 @@ impl Params {
     fn from_network(bytes: &[u8], buckets: usize) -> Params {
         let net = nnue::Network::from_bytes(bytes).expect("a network file");
         let (w1, b1, w2, b2) = net.weights();
-        let mut p = Params::zero(buckets);
+        let mut p = Params::zero(buckets, net.hidden());
         let qa = nnue::QA as f32;
         for (w, q) in p.w1.iter_mut().zip(w1).chain(p.b1.iter_mut().zip(b1)) {
             *w = f32::from(*q) / qa;
@@ -711,11 +720,13 @@ fn rows(f: u16) -> [usize; 2] {
     [f, FEATURES + f / 64]
 }
 
-fn accumulate(p: &Params, feats: &[u16], acc: &mut [f32; HIDDEN]) {
+/// Sums the hidden layer of one view into `acc` (as long as the hidden layer).
+fn accumulate(p: &Params, feats: &[u16], acc: &mut [f32]) {
+    let h = p.hidden();
     acc.copy_from_slice(&p.b1);
     for &f in feats {
         for r in rows(f) {
-            let row = &p.w1[r * HIDDEN..(r + 1) * HIDDEN];
+            let row = &p.w1[r * h..(r + 1) * h];
             for (a, w) in acc.iter_mut().zip(row) {
                 *a += w;
             }
@@ -724,15 +735,16 @@ fn accumulate(p: &Params, feats: &[u16], acc: &mut [f32; HIDDEN]) {
 }
 
 /// Output of the network (in units of 400 centipawns) for one position.
-fn forward(p: &Params, d: &Data, i: usize, acc: &mut [[f32; HIDDEN]; 2]) -> f32 {
+fn forward(p: &Params, d: &Data, i: usize, acc: &mut [[f32; MAX_HIDDEN]; 2]) -> f32 {
+    let h = p.hidden();
     let (us, them) = d.views(i);
-    accumulate(p, us, &mut acc[0]);
-    accumulate(p, them, &mut acc[1]);
+    accumulate(p, us, &mut acc[0][..h]);
+    accumulate(p, them, &mut acc[1][..h]);
     let b = usize::from(d.bucket[i]);
-    let w2 = &p.w2[b * 2 * HIDDEN..(b + 1) * 2 * HIDDEN];
+    let w2 = &p.w2[b * 2 * h..(b + 1) * 2 * h];
     let mut y = p.b2[b] + d.base[i];
     for (k, a) in acc.iter().enumerate() {
-        for (x, w) in a.iter().zip(&w2[k * HIDDEN..(k + 1) * HIDDEN]) {
+        for (x, w) in a[..h].iter().zip(&w2[k * h..(k + 1) * h]) {
             let c = x.clamp(0.0, 1.0);
             y += c * c * w;
         }
@@ -746,9 +758,10 @@ fn sigmoid(x: f32) -> f32 {
 
 /// Adds the gradient of the squared error over `indices` to `g`; returns the summed error.
 fn gradient(p: &Params, d: &Data, indices: &[u32], g: &mut Params) -> f64 {
-    let mut acc = [[0.0f32; HIDDEN]; 2];
+    let h = p.hidden();
+    let mut acc = [[0.0f32; MAX_HIDDEN]; 2];
     let mut err = 0.0f64;
-    let mut dacc = [[0.0f32; HIDDEN]; 2];
+    let mut dacc = [[0.0f32; MAX_HIDDEN]; 2];
     for &i in indices {
         let i = i as usize;
         let y = forward(p, d, i, &mut acc);
@@ -759,10 +772,10 @@ fn gradient(p: &Params, d: &Data, indices: &[u32], g: &mut Params) -> f64 {
         let b = usize::from(d.bucket[i]);
         g.b2[b] += dy;
         for k in 0..2 {
-            let at = (2 * b + k) * HIDDEN;
-            let w2 = &p.w2[at..at + HIDDEN];
-            let g2 = &mut g.w2[at..at + HIDDEN];
-            for j in 0..HIDDEN {
+            let at = (2 * b + k) * h;
+            let w2 = &p.w2[at..at + h];
+            let g2 = &mut g.w2[at..at + h];
+            for j in 0..h {
                 let x = acc[k][j];
                 let c = x.clamp(0.0, 1.0);
                 g2[j] += dy * c * c;
@@ -776,7 +789,7 @@ fn gradient(p: &Params, d: &Data, indices: &[u32], g: &mut Params) -> f64 {
             }
             for &f in feats {
                 for r in rows(f) {
-                    let row = &mut g.w1[r * HIDDEN..(r + 1) * HIDDEN];
+                    let row = &mut g.w1[r * h..(r + 1) * h];
                     for (w, da) in row.iter_mut().zip(&dacc[k]) {
                         *w += da;
                     }
@@ -794,7 +807,7 @@ fn error(p: &Params, d: &Data, threads: usize) -> f64 {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 s.spawn(move || {
-                    let mut acc = [[0.0f32; HIDDEN]; 2];
+                    let mut acc = [[0.0f32; MAX_HIDDEN]; 2];
                     let mut e = 0.0f64;
                     for i in t * chunk..((t + 1) * chunk).min(n) {
                         let x = sigmoid(forward(p, d, i, &mut acc)) - d.target[i];
@@ -825,6 +838,8 @@ fn train(args: &[String]) {
     let variant: Variant = arg(args, "--variant", Variant::Chess);
     let max_halfmove: u32 = arg(args, "--max-halfmove", u32::MAX);
     let buckets: usize = arg(args, "--buckets", 1usize);
+    let hidden: usize = arg(args, "--hidden", HIDDEN);
+    assert!(HIDDEN_SIZES.contains(&hidden), "--hidden: one of {HIDDEN_SIZES:?}");
     let ratio = text_arg(args, "--ratio").map(|v| v.parse::<f32>().expect("--ratio X"));
     let mirror = args.iter().any(|a| a == "--mirror");
     assert!((1..=nnue::MAX_BUCKETS).contains(&buckets), "--buckets: 1 to {}", nnue::MAX_BUCKETS);
@@ -847,14 +862,16 @@ fn train(args: &[String]) {
         Some(net) => {
             Params::from_network(&std::fs::read(net).expect("--init network file"), buckets)
         }
-        None => Params::random(&mut rng, buckets),
+        None => Params::random(&mut rng, buckets, hidden),
     };
-    let mut m = Params::zero(buckets);
-    let mut v = Params::zero(buckets);
+    let hidden = p.hidden();
+    eprintln!("{hidden} hidden neurons a perspective, {buckets} output buckets");
+    let mut m = Params::zero(buckets, hidden);
+    let mut v = Params::zero(buckets, hidden);
     let (beta1, beta2, eps) = (0.9f32, 0.999f32, 1e-8f32);
     let mut step = 0i32;
     let mut order: Vec<u32> = (0..data.len() as u32).collect();
-    let mut grads: Vec<Params> = (0..threads).map(|_| Params::zero(buckets)).collect();
+    let mut grads: Vec<Params> = (0..threads).map(|_| Params::zero(buckets, hidden)).collect();
     let mut best = (error(&p, &held, threads), p.clone(), 0);
     eprintln!("start: held-out error {:.6}", best.0);
     for epoch in 0..epochs {
@@ -933,17 +950,17 @@ fn train(args: &[String]) {
     // The epoch that generalised best is the one written.
     let p = best.1;
     eprintln!("keeping epoch {} (held-out error {:.6})", best.2, best.0);
-    let mut folded = p.w1[..FEATURES * HIDDEN].to_vec();
+    let mut folded = p.w1[..FEATURES * hidden].to_vec();
     for f in 0..FEATURES {
         let factor = FEATURES + f / 64;
-        for j in 0..HIDDEN {
-            folded[f * HIDDEN + j] += p.w1[factor * HIDDEN + j];
+        for j in 0..hidden {
+            folded[f * hidden + j] += p.w1[factor * hidden + j];
         }
     }
     let bytes = nnue::quantise(&folded, &p.b1, &p.w2, &p.b2);
     // How far quantisation moves the output (centipawns, over the held-out positions).
     let net = nnue::Network::from_bytes(&bytes).expect("the network just written");
-    let mut acc = [[0.0f32; HIDDEN]; 2];
+    let mut acc = [[0.0f32; MAX_HIDDEN]; 2];
     let mut diff = 0.0f64;
     for (i, fen) in held.fens.iter().enumerate() {
         let pos = Position::from_fen(variant, fen).expect("a held-out position");

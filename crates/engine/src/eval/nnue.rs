@@ -1,11 +1,12 @@
 //! The evaluation networks: small, efficiently evaluated networks ("NNUE") that correct the
 //! hand-written evaluation, one each for chess, Horde and Maharajah.
 //!
-//! Shape: `FEATURES → HIDDEN` per perspective (the side to move's and the other side's, the
+//! Shape: `FEATURES → hidden` per perspective (the side to move's and the other side's, the
 //! same weights), squared clipped ReLU, then one output from both halves (the side to move's
 //! first). An input is a piece on a square seen from one side: own or enemy, its role (all
 //! nine, so the shape holds for Maharajah's pieces), and its square, flipped vertically for
-//! Black. With 32 neurons a file is 74 KB. [`Network::evaluate`] sums the weight rows of the
+//! Black. Each network has its own hidden size, one of [`HIDDEN_SIZES`] (the embedded ones
+//! [`HIDDEN`]); with 32 neurons a file is 74 KB. [`Network::evaluate`] sums the weight rows of the
 //! pieces on the board; the search keeps an [`Accumulator`] per ply and has each node's from
 //! an earlier ply's by the pieces that moved ([`Network::update`]: a move costs two to four rows
 //! per view), which gives exactly the same sums.
@@ -32,8 +33,8 @@
 //! File format (little-endian): the magic `MHR1` (the output is added to the hand-written
 //! evaluation; one output bucket) or `MHR2` (the same, with a `u32` count of output buckets
 //! after the hidden size), `u32` hidden size, then the input weights as `i16`
-//! (feature-major, `FEATURES × HIDDEN`, scaled by [`QA`]), the hidden biases (`i16`, by [`QA`]),
-//! the output weights (`i16`, `2 × HIDDEN` a bucket, by [`QB`]) and the output biases (`i32`
+//! (feature-major, `FEATURES × hidden`, scaled by [`QA`]), the hidden biases (`i16`, by [`QA`]),
+//! the output weights (`i16`, `2 × hidden` a bucket, by [`QB`]) and the output biases (`i32`
 //! a bucket, by `QA · QB`). The float output is in units of [`SCALE`] centipawns.
 
 use std::sync::OnceLock;
@@ -42,8 +43,13 @@ use crate::{Bitboard, ByColor, ByRole, Color, Piece, Position, Role, Square, Var
 
 /// Inputs: one per (own or enemy, role, square from the viewer's side).
 pub const FEATURES: usize = 2 * 9 * 64;
-/// Neurons of the hidden layer, per perspective.
+/// Neurons of the hidden layer, per perspective, of the embedded networks and of the trainer
+/// unless told otherwise (`nnue train --hidden`).
 pub const HIDDEN: usize = 32;
+/// The hidden sizes a network file may have (each network has its own).
+pub const HIDDEN_SIZES: [usize; 4] = [32, 64, 128, 256];
+/// The largest of [`HIDDEN_SIZES`]: an [`Accumulator`] has room for it.
+pub const MAX_HIDDEN: usize = 256;
 /// Scale of the input weights and hidden biases.
 pub const QA: i32 = 255;
 /// Scale of the output weights.
@@ -75,9 +81,12 @@ pub fn feature(view: Color, piece: Piece, sq: Square) -> usize {
 
 /// A quantised network.
 pub struct Network {
+    /// Neurons per perspective, one of [`HIDDEN_SIZES`].
+    hidden: usize,
+    /// `FEATURES × hidden`, feature-major.
     w1: Box<[i16]>,
-    b1: [i16; HIDDEN],
-    /// `2 × HIDDEN` a bucket.
+    b1: Box<[i16]>,
+    /// `2 × hidden` a bucket.
     w2: Box<[i16]>,
     /// One a bucket.
     b2: Box<[i32]>,
@@ -94,7 +103,7 @@ pub enum NetError {
     Magic,
     /// Its count of output buckets is 0 or beyond [`MAX_BUCKETS`].
     Buckets(u32),
-    /// Its hidden size is not [`HIDDEN`].
+    /// Its hidden size is not one of [`HIDDEN_SIZES`].
     Hidden(u32),
     /// It is not as long as its shape needs.
     Length(usize),
@@ -107,7 +116,9 @@ impl std::fmt::Display for NetError {
             NetError::Buckets(b) => {
                 write!(f, "{b} output buckets (1 to {MAX_BUCKETS} can be read)")
             }
-            NetError::Hidden(h) => write!(f, "hidden size {h}, this build needs {HIDDEN}"),
+            NetError::Hidden(h) => {
+                write!(f, "hidden size {h}, this build reads {HIDDEN_SIZES:?}")
+            }
             NetError::Length(n) => write!(f, "{n} bytes, not the length of a network"),
         }
     }
@@ -125,9 +136,46 @@ const fn header_len(with_buckets: bool) -> usize {
     }
 }
 
-/// The length of a file of `buckets` output buckets.
-const fn file_len(with_buckets: bool, buckets: usize) -> usize {
-    header_len(with_buckets) + 2 * (FEATURES * HIDDEN + HIDDEN) + buckets * (2 * 2 * HIDDEN + 4)
+/// The length of a file of `hidden` neurons and `buckets` output buckets.
+const fn file_len(with_buckets: bool, hidden: usize, buckets: usize) -> usize {
+    header_len(with_buckets) + 2 * (FEATURES * hidden + hidden) + buckets * (2 * 2 * hidden + 4)
+}
+
+/// Adds (`add`) or takes away the rows `a` (White's view) and `b` (Black's) of `H` weights
+/// each in `views`. `H` is a constant so each loop vectorises in full.
+#[inline(always)]
+fn apply_rows<const H: usize>(views: &mut [[i16; MAX_HIDDEN]; 2], a: &[i16], b: &[i16], add: bool) {
+    let [white, black] = views;
+    let (white, black) = (&mut white[..H], &mut black[..H]);
+    let (a, b) = (&a[..H], &b[..H]);
+    // Two loops rather than one chosen operation: each vectorises.
+    if add {
+        for i in 0..H {
+            white[i] = white[i].wrapping_add(a[i]);
+            black[i] = black[i].wrapping_add(b[i]);
+        }
+    } else {
+        for i in 0..H {
+            white[i] = white[i].wrapping_sub(a[i]);
+            black[i] = black[i].wrapping_sub(b[i]);
+        }
+    }
+}
+
+/// Σ clamp(a)² · w over `H` neurons, exactly, in 32-bit sums (which vectorise): c² ≤ 255² is
+/// split into its high and low bytes, so each product stays below 255 · 32,767 and each sum of
+/// up to [`MAX_HIDDEN`] below 2³¹. Returns the sums of the high and the low parts.
+#[inline(always)]
+fn squared_dot<const H: usize>(a: &[i16], w: &[i16]) -> (i32, i32) {
+    let (a, w) = (&a[..H], &w[..H]);
+    let (mut high, mut low) = (0i32, 0i32);
+    for i in 0..H {
+        let c = i32::from(a[i]).clamp(0, QA);
+        let (sq, w) = (c * c, i32::from(w[i]));
+        high += (sq >> 8) * w;
+        low += (sq & 255) * w;
+    }
+    (high, low)
 }
 
 impl Network {
@@ -144,36 +192,40 @@ impl Network {
             _ => return Err(NetError::Magic),
         };
         let hidden = word(4).ok_or(NetError::Length(bytes.len()))?;
-        if hidden as usize != HIDDEN {
+        if !HIDDEN_SIZES.contains(&(hidden as usize)) {
             return Err(NetError::Hidden(hidden));
         }
+        let hidden = hidden as usize;
         let buckets = if with_buckets { word(8).ok_or(NetError::Length(bytes.len()))? } else { 1 };
         if buckets == 0 || buckets as usize > MAX_BUCKETS {
             return Err(NetError::Buckets(buckets));
         }
         let buckets = buckets as usize;
-        if bytes.len() != file_len(with_buckets, buckets) {
+        if bytes.len() != file_len(with_buckets, hidden, buckets) {
             return Err(NetError::Length(bytes.len()));
         }
         let end = bytes.len() - 4 * buckets;
         let mut words = bytes[header_len(with_buckets)..end]
             .chunks_exact(2)
             .map(|c| i16::from_le_bytes([c[0], c[1]]));
-        let w1: Box<[i16]> = words.by_ref().take(FEATURES * HIDDEN).collect();
-        let mut b1 = [0i16; HIDDEN];
-        for (b, w) in b1.iter_mut().zip(words.by_ref()) {
-            *b = w;
-        }
+        let w1: Box<[i16]> = words.by_ref().take(FEATURES * hidden).collect();
+        let b1: Box<[i16]> = words.by_ref().take(hidden).collect();
         let w2: Box<[i16]> = words.collect();
         let b2: Box<[i32]> = bytes[end..]
             .chunks_exact(4)
             .map(|t| i32::from_le_bytes([t[0], t[1], t[2], t[3]]))
             .collect();
-        Ok(Network { w1, b1, w2, b2, reach: None })
+        Ok(Network { hidden, w1, b1, w2, b2, reach: None })
+    }
+
+    /// Neurons of the hidden layer, per perspective.
+    #[must_use]
+    pub fn hidden(&self) -> usize {
+        self.hidden
     }
 
     /// The quantised weights as the file holds them: input weights (feature-major), hidden
-    /// biases, output weights (`2 × HIDDEN` a bucket) and output biases (one a bucket), scaled
+    /// biases, output weights (`2 ×` [`Network::hidden`] a bucket) and output biases (one a bucket), scaled
     /// as the module docs say.
     #[must_use]
     pub fn weights(&self) -> (&[i16], &[i16], &[i16], &[i32]) {
@@ -185,43 +237,43 @@ impl Network {
         std::ptr::from_ref(self) as usize
     }
 
-    /// The input weights of feature `f`.
+    /// Adds (`add`) or takes away `piece` on `sq` in both views of `views`, `H` being this
+    /// network's hidden size.
     #[inline(always)]
-    fn row(&self, f: usize) -> &[i16; HIDDEN] {
-        self.w1[f * HIDDEN..(f + 1) * HIDDEN].try_into().expect("a row is HIDDEN long")
-    }
-
-    /// Adds (`add`) or takes away `piece` on `sq` in both views of `acc`.
-    #[inline(always)]
-    fn apply(&self, acc: &mut [[i16; HIDDEN]; 2], piece: Piece, sq: Square, add: bool) {
-        let [white, black] = acc;
-        let a = self.row(feature(Color::White, piece, sq));
-        let b = self.row(feature(Color::Black, piece, sq));
-        // Two loops rather than one chosen operation: each vectorises.
-        if add {
-            for i in 0..HIDDEN {
-                white[i] = white[i].wrapping_add(a[i]);
-                black[i] = black[i].wrapping_add(b[i]);
-            }
-        } else {
-            for i in 0..HIDDEN {
-                white[i] = white[i].wrapping_sub(a[i]);
-                black[i] = black[i].wrapping_sub(b[i]);
-            }
-        }
+    fn apply<const H: usize>(
+        &self,
+        views: &mut [[i16; MAX_HIDDEN]; 2],
+        piece: Piece,
+        sq: Square,
+        add: bool,
+    ) {
+        let a = feature(Color::White, piece, sq) * H;
+        let b = feature(Color::Black, piece, sq) * H;
+        apply_rows::<H>(views, &self.w1[a..a + H], &self.w1[b..b + H], add);
     }
 
     /// Sums `acc`'s hidden layer for `pos` from scratch.
     pub fn refresh(&self, pos: &Position, acc: &mut Accumulator) {
+        match self.hidden {
+            32 => self.refresh_h::<32>(pos, acc),
+            64 => self.refresh_h::<64>(pos, acc),
+            128 => self.refresh_h::<128>(pos, acc),
+            _ => self.refresh_h::<MAX_HIDDEN>(pos, acc),
+        }
+    }
+
+    fn refresh_h<const H: usize>(&self, pos: &Position, acc: &mut Accumulator) {
         acc.net = self.id();
         acc.by_role = pos.by_role;
         acc.by_color = pos.by_color;
-        acc.views = [self.b1; 2];
+        for view in &mut acc.views {
+            view[..H].copy_from_slice(&self.b1[..H]);
+        }
         for color in Color::ALL {
             for role in Role::ALL {
                 let piece = Piece { color, role };
                 for sq in pos.by_piece(piece) {
-                    self.apply(&mut acc.views, piece, sq, true);
+                    self.apply::<H>(&mut acc.views, piece, sq, true);
                 }
             }
         }
@@ -232,15 +284,26 @@ impl Network {
     /// otherwise from scratch. The sums wrap, so either way `to` holds exactly what
     /// [`Network::refresh`] gives.
     pub fn update(&self, from: &Accumulator, pos: &Position, to: &mut Accumulator) {
+        match self.hidden {
+            32 => self.update_h::<32>(from, pos, to),
+            64 => self.update_h::<64>(from, pos, to),
+            128 => self.update_h::<128>(from, pos, to),
+            _ => self.update_h::<MAX_HIDDEN>(from, pos, to),
+        }
+    }
+
+    fn update_h<const H: usize>(&self, from: &Accumulator, pos: &Position, to: &mut Accumulator) {
         let moved = (from.occupied() ^ pos.occupied).count();
         if from.net != self.id() || moved > MAX_CHANGES {
-            self.refresh(pos, to);
+            self.refresh_h::<H>(pos, to);
             return;
         }
         to.net = self.id();
         to.by_role = pos.by_role;
         to.by_color = pos.by_color;
-        to.views = from.views;
+        for (t, f) in to.views.iter_mut().zip(&from.views) {
+            t[..H].copy_from_slice(&f[..H]);
+        }
         for role in Role::ALL {
             for color in Color::ALL {
                 let old = from.by_role[role] & from.by_color[color];
@@ -250,10 +313,10 @@ impl Network {
                 }
                 let piece = Piece { color, role };
                 for sq in old & !new {
-                    self.apply(&mut to.views, piece, sq, false);
+                    self.apply::<H>(&mut to.views, piece, sq, false);
                 }
                 for sq in new & !old {
-                    self.apply(&mut to.views, piece, sq, true);
+                    self.apply::<H>(&mut to.views, piece, sq, true);
                 }
             }
         }
@@ -263,24 +326,24 @@ impl Network {
     /// move, from that side's view.
     #[must_use]
     pub fn output(&self, acc: &Accumulator, turn: Color) -> i32 {
+        let h = self.hidden;
         let index = |c: Color| usize::from(c != Color::White);
         let halves = [&acc.views[index(turn)], &acc.views[index(turn.other())]];
         let b = bucket(acc.occupied().count(), self.b2.len());
-        let w2 = &self.w2[b * 2 * HIDDEN..(b + 1) * 2 * HIDDEN];
-        // Σ c² · w, exactly, in 32-bit sums (which vectorise): c² ≤ 255² is split into its high
-        // and low bytes, so each product stays below 255 · 32,767 and each sum of 64 below 2³¹.
-        let (mut high, mut low) = (0i32, 0i32);
+        let w2 = &self.w2[b * 2 * h..(b + 1) * 2 * h];
+        let (mut high, mut low) = (0i64, 0i64);
         for (k, a) in halves.into_iter().enumerate() {
-            let w2: &[i16; HIDDEN] =
-                w2[k * HIDDEN..(k + 1) * HIDDEN].try_into().expect("HIDDEN weights");
-            for i in 0..HIDDEN {
-                let c = i32::from(a[i]).clamp(0, QA);
-                let (sq, w) = (c * c, i32::from(w2[i]));
-                high += (sq >> 8) * w;
-                low += (sq & 255) * w;
-            }
+            let w = &w2[k * h..(k + 1) * h];
+            let (hi, lo) = match h {
+                32 => squared_dot::<32>(a, w),
+                64 => squared_dot::<64>(a, w),
+                128 => squared_dot::<128>(a, w),
+                _ => squared_dot::<MAX_HIDDEN>(a, w),
+            };
+            high += i64::from(hi);
+            low += i64::from(lo);
         }
-        let sum = i64::from(high) * 256 + i64::from(low);
+        let sum = high * 256 + low;
         let out = sum / i64::from(QA) + i64::from(self.b2[b]);
         (out * i64::from(SCALE) / i64::from(QA * QB)) as i32
     }
@@ -331,7 +394,8 @@ pub struct Accumulator {
     net: usize,
     by_role: ByRole<Bitboard>,
     by_color: ByColor<Bitboard>,
-    views: [[i16; HIDDEN]; 2],
+    /// The first [`Network::hidden`] of each view are the network's.
+    views: [[i16; MAX_HIDDEN]; 2],
 }
 
 impl Accumulator {
@@ -346,7 +410,7 @@ impl Accumulator {
             net: 0,
             by_role: ByRole([Bitboard::EMPTY; 9]),
             by_color: ByColor { white: Bitboard::EMPTY, black: Bitboard::EMPTY },
-            views: [[0; HIDDEN]; 2],
+            views: [[0; MAX_HIDDEN]; 2],
         }
     }
 }
@@ -357,20 +421,24 @@ impl Default for Accumulator {
     }
 }
 
-/// Quantises float weights (the trainer's) into the file format: `w2` holds `2 × HIDDEN`
-/// output weights a bucket and `b2` one bias a bucket (`MHR1` for one bucket, `MHR2` for more).
+/// Quantises float weights (the trainer's) into the file format: `b1` holds one bias a hidden
+/// neuron (its length is the hidden size), `w1` `FEATURES ×` that, `w2` twice that a bucket
+/// and `b2` one bias a bucket (`MHR1` for one bucket, `MHR2` for more).
 ///
 /// # Panics
-/// When `b2` is empty or longer than [`MAX_BUCKETS`], or `w2` is not `2 × HIDDEN` a bucket.
+/// When the hidden size is not one of [`HIDDEN_SIZES`], `b2` is empty or longer than
+/// [`MAX_BUCKETS`], or `w1` or `w2` is not as long as that shape needs.
 #[must_use]
 pub fn quantise(w1: &[f32], b1: &[f32], w2: &[f32], b2: &[f32]) -> Vec<u8> {
-    let buckets = b2.len();
+    let (hidden, buckets) = (b1.len(), b2.len());
+    assert!(HIDDEN_SIZES.contains(&hidden), "hidden size {hidden}");
     assert!((1..=MAX_BUCKETS).contains(&buckets), "{buckets} output buckets");
-    assert_eq!(w2.len(), buckets * 2 * HIDDEN, "output weights for {buckets} buckets");
+    assert_eq!(w1.len(), FEATURES * hidden, "input weights for {hidden} neurons");
+    assert_eq!(w2.len(), buckets * 2 * hidden, "output weights for {buckets} buckets");
     let with_buckets = buckets > 1;
-    let mut out = Vec::with_capacity(file_len(with_buckets, buckets));
+    let mut out = Vec::with_capacity(file_len(with_buckets, hidden, buckets));
     out.extend_from_slice(if with_buckets { MAGIC_BUCKETS } else { MAGIC });
-    out.extend_from_slice(&(HIDDEN as u32).to_le_bytes());
+    out.extend_from_slice(&(hidden as u32).to_le_bytes());
     if with_buckets {
         out.extend_from_slice(&(buckets as u32).to_le_bytes());
     }
@@ -632,6 +700,11 @@ mod tests {
         assert_eq!(Network::from_bytes(b"XXXX\x40\0\0\0").err(), Some(NetError::Magic));
         assert_eq!(Network::from_bytes(b"MHR1").err(), Some(NetError::Length(4)));
         assert_eq!(Network::from_bytes(b"MHR1\x07\0\0\0").err(), Some(NetError::Hidden(7)));
+        assert_eq!(Network::from_bytes(b"MHR1\x30\0\0\0").err(), Some(NetError::Hidden(48)));
+        assert_eq!(
+            NetError::Hidden(48).to_string(),
+            "hidden size 48, this build reads [32, 64, 128, 256]"
+        );
         let mut short = b"MHR1".to_vec();
         short.extend_from_slice(&(HIDDEN as u32).to_le_bytes());
         short.extend_from_slice(&[0; 100]);
@@ -676,23 +749,66 @@ mod tests {
 
     #[test]
     fn quantised_weights_give_the_float_network() {
-        // One hidden neuron fed by a white pawn on e2 (seen by White) with weight 0.5: the side
-        // to move's half gives 0.5² · 1.0, the other side's half nothing (its e2 is Black's e7).
-        let mut w1 = vec![0.0f32; FEATURES * HIDDEN];
-        let f = feature(
-            Color::White,
-            Piece { color: Color::White, role: crate::Role::Pawn },
-            Square::from_coords(4, 1).expect("e2"),
-        );
-        w1[f * HIDDEN] = 0.5;
-        let b1 = vec![0.0f32; HIDDEN];
-        let mut w2 = vec![0.0f32; 2 * HIDDEN];
-        w2[0] = 1.0;
-        let net = Network::from_bytes(&quantise(&w1, &b1, &w2, &[0.25])).expect("a network");
-        let p = pos(Variant::Chess, "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
-        // (0.25 + 0.25) · 400 cp, within the rounding of 0.5 · 255.
-        assert!((net.evaluate(&p) - 200).abs() <= 1, "{}", net.evaluate(&p));
-        let black = pos(Variant::Chess, "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1");
-        assert_eq!(net.evaluate(&black), 100);
+        // At every hidden size, the last hidden neuron fed by a white pawn on e2 (seen by
+        // White) with weight 0.5: the side to move's half gives 0.5² · 1.0, the other side's
+        // half nothing (its e2 is Black's e7).
+        for hidden in HIDDEN_SIZES {
+            let mut w1 = vec![0.0f32; FEATURES * hidden];
+            let f = feature(
+                Color::White,
+                Piece { color: Color::White, role: crate::Role::Pawn },
+                Square::from_coords(4, 1).expect("e2"),
+            );
+            w1[f * hidden + hidden - 1] = 0.5;
+            let b1 = vec![0.0f32; hidden];
+            let mut w2 = vec![0.0f32; 2 * hidden];
+            w2[hidden - 1] = 1.0;
+            let net = Network::from_bytes(&quantise(&w1, &b1, &w2, &[0.25])).expect("a network");
+            assert_eq!(net.hidden(), hidden);
+            let p = pos(Variant::Chess, "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
+            // (0.25 + 0.25) · 400 cp, within the rounding of 0.5 · 255.
+            assert!((net.evaluate(&p) - 200).abs() <= 1, "{hidden}: {}", net.evaluate(&p));
+            let black = pos(Variant::Chess, "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1");
+            assert_eq!(net.evaluate(&black), 100, "{hidden}");
+        }
+    }
+
+    /// A network of `hidden` neurons with weights from a fixed pseudo-random sequence.
+    fn scrambled(hidden: usize, seed: u64) -> Network {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut draw =
+            |n: usize, r: f32| -> Vec<f32> { (0..n).map(|_| rng.random_range(-r..r)).collect() };
+        let (w1, b1, w2) = (draw(FEATURES * hidden, 0.3), draw(hidden, 0.5), draw(2 * hidden, 2.0));
+        Network::from_bytes(&quantise(&w1, &b1, &w2, &[0.1])).expect("a network")
+    }
+
+    #[test]
+    fn every_hidden_size_carries_its_layer_exactly() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut outputs = Vec::new();
+        for hidden in HIDDEN_SIZES {
+            let net = scrambled(hidden, hidden as u64);
+            let mut p = pos(Variant::Maharajah, "bccbkrqb/8/8/8/8/8/3C4/NBPQKPMP w - - 0 1");
+            let mut acc = Accumulator::new();
+            net.refresh(&p, &mut acc);
+            for _ in 0..60 {
+                let moves = p.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                p.play_unchecked(moves[rng.random_range(0..moves.len())]);
+                let mut next = Accumulator::new();
+                net.update(&acc, &p, &mut next);
+                assert_eq!(net.output(&next, p.turn()), net.evaluate(&p), "{hidden}: {p}");
+                acc = next;
+            }
+            outputs.push(net.evaluate(&Position::new(Variant::Chess)));
+        }
+        // Each size reads its own weights: four different networks, four different scores.
+        outputs.sort_unstable();
+        outputs.dedup();
+        assert_eq!(outputs.len(), HIDDEN_SIZES.len(), "{outputs:?}");
     }
 }
