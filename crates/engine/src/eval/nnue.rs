@@ -46,7 +46,8 @@ pub const FEATURES: usize = 2 * 9 * 64;
 /// Neurons of the hidden layer, per perspective, of the embedded networks and of the trainer
 /// unless told otherwise (`nnue train --hidden`).
 pub const HIDDEN: usize = 32;
-/// The hidden sizes a network file may have (each network has its own).
+/// The hidden sizes a network file may have (each network has its own); `with_hidden!` has an
+/// arm for each.
 pub const HIDDEN_SIZES: [usize; 4] = [32, 64, 128, 256];
 /// The largest of [`HIDDEN_SIZES`]: an [`Accumulator`] has room for it.
 pub const MAX_HIDDEN: usize = 256;
@@ -81,10 +82,9 @@ pub fn feature(view: Color, piece: Piece, sq: Square) -> usize {
 
 /// A quantised network.
 pub struct Network {
-    /// Neurons per perspective, one of [`HIDDEN_SIZES`].
-    hidden: usize,
     /// `FEATURES × hidden`, feature-major.
     w1: Box<[i16]>,
+    /// One a hidden neuron: its length is the hidden size, one of [`HIDDEN_SIZES`].
     b1: Box<[i16]>,
     /// `2 × hidden` a bucket.
     w2: Box<[i16]>,
@@ -134,6 +134,32 @@ const fn header_len(with_buckets: bool) -> usize {
     } else {
         8
     }
+}
+
+/// Evaluates `$body` with `$h` a constant equal to `$size` (one of [`HIDDEN_SIZES`]), so the
+/// loops of the functions generic over it vectorise in full: the one place a hidden size
+/// becomes a type-level constant.
+macro_rules! with_hidden {
+    ($size:expr, $h:ident => $body:expr) => {
+        match $size {
+            32 => {
+                const $h: usize = 32;
+                $body
+            }
+            64 => {
+                const $h: usize = 64;
+                $body
+            }
+            128 => {
+                const $h: usize = 128;
+                $body
+            }
+            _ => {
+                const $h: usize = MAX_HIDDEN;
+                $body
+            }
+        }
+    };
 }
 
 /// The length of a file of `hidden` neurons and `buckets` output buckets.
@@ -215,13 +241,13 @@ impl Network {
             .chunks_exact(4)
             .map(|t| i32::from_le_bytes([t[0], t[1], t[2], t[3]]))
             .collect();
-        Ok(Network { hidden, w1, b1, w2, b2, reach: None })
+        Ok(Network { w1, b1, w2, b2, reach: None })
     }
 
     /// Neurons of the hidden layer, per perspective.
     #[must_use]
     pub fn hidden(&self) -> usize {
-        self.hidden
+        self.b1.len()
     }
 
     /// The quantised weights as the file holds them: input weights (feature-major), hidden
@@ -254,12 +280,7 @@ impl Network {
 
     /// Sums `acc`'s hidden layer for `pos` from scratch.
     pub fn refresh(&self, pos: &Position, acc: &mut Accumulator) {
-        match self.hidden {
-            32 => self.refresh_h::<32>(pos, acc),
-            64 => self.refresh_h::<64>(pos, acc),
-            128 => self.refresh_h::<128>(pos, acc),
-            _ => self.refresh_h::<MAX_HIDDEN>(pos, acc),
-        }
+        with_hidden!(self.hidden(), H => self.refresh_h::<H>(pos, acc));
     }
 
     fn refresh_h<const H: usize>(&self, pos: &Position, acc: &mut Accumulator) {
@@ -284,12 +305,7 @@ impl Network {
     /// otherwise from scratch. The sums wrap, so either way `to` holds exactly what
     /// [`Network::refresh`] gives.
     pub fn update(&self, from: &Accumulator, pos: &Position, to: &mut Accumulator) {
-        match self.hidden {
-            32 => self.update_h::<32>(from, pos, to),
-            64 => self.update_h::<64>(from, pos, to),
-            128 => self.update_h::<128>(from, pos, to),
-            _ => self.update_h::<MAX_HIDDEN>(from, pos, to),
-        }
+        with_hidden!(self.hidden(), H => self.update_h::<H>(from, pos, to));
     }
 
     fn update_h<const H: usize>(&self, from: &Accumulator, pos: &Position, to: &mut Accumulator) {
@@ -326,20 +342,17 @@ impl Network {
     /// move, from that side's view.
     #[must_use]
     pub fn output(&self, acc: &Accumulator, turn: Color) -> i32 {
-        let h = self.hidden;
+        with_hidden!(self.hidden(), H => self.output_h::<H>(acc, turn))
+    }
+
+    fn output_h<const H: usize>(&self, acc: &Accumulator, turn: Color) -> i32 {
         let index = |c: Color| usize::from(c != Color::White);
         let halves = [&acc.views[index(turn)], &acc.views[index(turn.other())]];
         let b = bucket(acc.occupied().count(), self.b2.len());
-        let w2 = &self.w2[b * 2 * h..(b + 1) * 2 * h];
+        let w2 = &self.w2[b * 2 * H..(b + 1) * 2 * H];
         let (mut high, mut low) = (0i64, 0i64);
         for (k, a) in halves.into_iter().enumerate() {
-            let w = &w2[k * h..(k + 1) * h];
-            let (hi, lo) = match h {
-                32 => squared_dot::<32>(a, w),
-                64 => squared_dot::<64>(a, w),
-                128 => squared_dot::<128>(a, w),
-                _ => squared_dot::<MAX_HIDDEN>(a, w),
-            };
+            let (hi, lo) = squared_dot::<H>(a, &w2[k * H..(k + 1) * H]);
             high += i64::from(hi);
             low += i64::from(lo);
         }
