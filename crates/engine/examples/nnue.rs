@@ -52,7 +52,9 @@
 //! error of `σ(evaluation / 400 + output)` against `σ(score / 400 / factor)`, blended with the
 //! result by `--result-weight` (default 0), from random weights or from the network `--init NET`.
 //! `--hidden N` sets the hidden layer's size (32, the default, 64, 128 or 256 neurons a
-//! perspective; with `--init` the network's own).
+//! perspective; with `--init` the network's own, or a larger N: the network is widened, its
+//! neurons kept and the new ones started at random with no weight to the output, so training
+//! begins from exactly the network's evaluation).
 //! Every input row is trained together with a shared row per (own or enemy, role), folded into the
 //! rows when the network is written. The epoch with the lowest held-out error is written, quantised
 //! ([`maharajah_engine::eval::nnue`] documents the format), and the mean difference the
@@ -705,6 +707,26 @@ impl Params {
         p
     }
 
+    /// This network with `hidden` neurons a perspective (more than its own): its neurons keep
+    /// their weights, the new ones start as [`Params::random`]'s with no weight to the output,
+    /// so the widened network evaluates exactly as this one.
+    fn widen(&self, rng: &mut ChaCha8Rng, hidden: usize) -> Params {
+        let old = self.hidden();
+        assert!(hidden > old, "--hidden {hidden}: more than the --init network's {old}");
+        let buckets = self.b2.len();
+        let mut p = Params::random(rng, buckets, hidden);
+        for (row, old_row) in p.w1.chunks_mut(hidden).zip(self.w1.chunks(old)) {
+            row[..old].copy_from_slice(old_row);
+        }
+        p.b1[..old].copy_from_slice(&self.b1);
+        p.w2.fill(0.0);
+        for (half, old_half) in p.w2.chunks_mut(hidden).zip(self.w2.chunks(old)) {
+            half[..old].copy_from_slice(old_half);
+        }
+        p.b2.copy_from_slice(&self.b2);
+        p
+    }
+
     fn slices_mut(&mut self) -> [&mut [f32]; 4] {
         [&mut self.w1, &mut self.b1, &mut self.w2, &mut self.b2]
     }
@@ -860,7 +882,12 @@ fn train(args: &[String]) {
     // weights.
     let mut p = match text_arg(args, "--init") {
         Some(net) => {
-            Params::from_network(&std::fs::read(net).expect("--init network file"), buckets)
+            let p =
+                Params::from_network(&std::fs::read(net).expect("--init network file"), buckets);
+            match text_arg(args, "--hidden") {
+                Some(_) if hidden != p.hidden() => p.widen(&mut rng, hidden),
+                _ => p,
+            }
         }
         None => Params::random(&mut rng, buckets, hidden),
     };
@@ -988,5 +1015,32 @@ fn show(args: &[String]) {
         let (correction, hand) = (net.evaluate(&pos), maharajah_engine::eval::evaluate(&pos));
         let faded = net.fade(hand, correction);
         println!("{line}  net {correction}  hce {hand}  searched {}", hand + faded);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_widened_network_evaluates_as_the_network() {
+        maharajah_engine::attacks::init();
+        let bytes = include_bytes!("../src/eval/net.bin");
+        let net = nnue::Network::from_bytes(bytes).expect("chess's network");
+        let p = Params::from_network(bytes, 1);
+        let wide = p.widen(&mut ChaCha8Rng::seed_from_u64(7), 128);
+        assert!(wide.w1[..FEATURES * 128].iter().any(|w| *w != 0.0), "new neurons start at random");
+        let wide = nnue::quantise(&wide.w1[..FEATURES * 128], &wide.b1, &wide.w2, &wide.b2);
+        let wide = nnue::Network::from_bytes(&wide).expect("the widened network");
+        assert_eq!((net.hidden(), wide.hidden()), (32, 128));
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+            "8/5k2/8/3Q4/8/8/2K5/8 b - - 0 60",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        ] {
+            let pos = Position::from_fen(Variant::Chess, fen).expect("a position");
+            assert_eq!(wide.evaluate(&pos), net.evaluate(&pos), "{fen}");
+        }
     }
 }
