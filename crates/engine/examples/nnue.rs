@@ -1032,7 +1032,7 @@ mod tests {
         assert!(wide.w1[..FEATURES * 128].iter().any(|w| *w != 0.0), "new neurons start at random");
         let wide = nnue::quantise(&wide.w1[..FEATURES * 128], &wide.b1, &wide.w2, &wide.b2);
         let wide = nnue::Network::from_bytes(&wide).expect("the widened network");
-        assert_eq!((net.hidden(), wide.hidden()), (32, 128));
+        assert!(net.hidden() < 128 && wide.hidden() == 128, "{} → {}", net.hidden(), wide.hidden());
         for fen in [
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
             "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
