@@ -6,11 +6,11 @@
 //! first). An input is a piece on a square seen from one side: own or enemy, its role (all
 //! nine, so the shape holds for Maharajah's pieces), and its square, flipped vertically for
 //! Black. Each network has its own hidden size, one of [`HIDDEN_SIZES`] (the embedded chess
-//! network 64, Horde's and Maharajah's [`HIDDEN`]); with 32 neurons a file is 74 KB, with 64
-//! 148 KB. [`Network::evaluate`] sums the weight rows of the
-//! pieces on the board; the search keeps an [`Accumulator`] per ply and has each node's from
-//! an earlier ply's by the pieces that moved ([`Network::update`]: a move costs two to four rows
-//! per view), which gives exactly the same sums.
+//! network 64, Horde's and Maharajah's [`HIDDEN`]); a file is 74 KB with 32 neurons, 148 KB
+//! with 64. [`Network::evaluate`] sums the weight rows of the pieces on the board; the search
+//! keeps an [`Accumulator`] per ply and has each node's from an earlier ply's by the pieces
+//! that moved ([`Network::update`]: a move costs two to four rows per view), which gives
+//! exactly the same sums.
 //!
 //! The networks in use are `net.bin` (chess), `net-horde.bin` (Horde) and `net-maharajah.bin`
 //! (Maharajah) beside this file, embedded with `include_bytes!` ([`network`]). A network's
