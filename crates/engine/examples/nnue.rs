@@ -1029,11 +1029,11 @@ mod tests {
         let net = nnue::Network::from_bytes(bytes).expect("chess's network");
         let p = Params::from_network(bytes, 1);
         let wide = p.widen(&mut ChaCha8Rng::seed_from_u64(7), 128);
-        let new = |row: &[f32]| row[p.hidden()..].to_vec();
-        let new_inputs = wide.w1[..FEATURES * 128].chunks(128).flat_map(new);
-        assert!(new_inputs.into_iter().any(|w| w != 0.0), "the new neurons start at random");
-        let new_outputs = wide.w2.chunks(128).flat_map(new);
-        assert!(new_outputs.into_iter().all(|w| w == 0.0), "and with no weight to the output");
+        let old = p.hidden();
+        let mut new_inputs = wide.w1[..FEATURES * 128].chunks(128).flat_map(|row| &row[old..]);
+        assert!(new_inputs.any(|w| *w != 0.0), "the new neurons start at random");
+        let mut new_outputs = wide.w2.chunks(128).flat_map(|half| &half[old..]);
+        assert!(new_outputs.all(|w| *w == 0.0), "and with no weight to the output");
         let wide = nnue::quantise(&wide.w1[..FEATURES * 128], &wide.b1, &wide.w2, &wide.b2);
         let wide = nnue::Network::from_bytes(&wide).expect("the widened network");
         assert!(net.hidden() < 128 && wide.hidden() == 128, "{} → {}", net.hidden(), wide.hidden());
