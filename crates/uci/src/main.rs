@@ -7,7 +7,8 @@
 //! (or `go perft <n>`), `ponderhit`, `stop`, `bench [depth [threads]]`, `d`, `quit`.
 //!
 //! Options: `Hash` (MB), `Clear Hash` (button), `Threads`, `MultiPV`, `Ponder` (the GUI may
-//! send `go ponder`), `Level` (1–8), `UCI_LimitStrength` with `UCI_Elo` (the level whose
+//! send `go ponder`), `Contempt` (centipawns a draw costs the engine, `Searcher::set_contempt`;
+//! 0 by default), `Level` (1–8), `UCI_LimitStrength` with `UCI_Elo` (the level whose
 //! approximate rating is nearest, `Level::approx_elo`; it overrides `Level` while on),
 //! `UCI_ShowWDL` (`wdl` in `info` lines, from `Score::wdl`), `UCI_Variant`.
 //!
@@ -27,7 +28,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use maharajah_engine::search::{
-    self, Clock, Info, Level, Limits, SearchResult, Searcher, MAX_THREADS,
+    self, Clock, Info, Level, Limits, SearchResult, Searcher, MAX_CONTEMPT, MAX_THREADS,
 };
 use maharajah_engine::{Game, Move, Position, Variant};
 
@@ -74,6 +75,7 @@ struct Session {
     hash_mb: usize,
     threads: usize,
     multipv: usize,
+    contempt: i32,
     limit_strength: bool,
     elo: u32,
     show_wdl: bool,
@@ -95,6 +97,7 @@ impl Session {
             hash_mb: DEFAULT_HASH_MB,
             threads: 1,
             multipv: 1,
+            contempt: 0,
             limit_strength: false,
             elo: elo_range().1,
             show_wdl: false,
@@ -118,6 +121,9 @@ impl Session {
                 emit(&format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"));
                 emit(&format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"));
                 emit("option name Ponder type check default false");
+                emit(&format!(
+                    "option name Contempt type spin default 0 min -{MAX_CONTEMPT} max {MAX_CONTEMPT}"
+                ));
                 emit("option name Level type spin default 8 min 1 max 8");
                 emit("option name UCI_LimitStrength type check default false");
                 let (lo, hi) = elo_range();
@@ -271,6 +277,15 @@ impl Session {
         } else if name.eq_ignore_ascii_case("MultiPV") {
             self.multipv = number(1, MAX_MULTIPV)?;
             Ok(())
+        } else if name.eq_ignore_ascii_case("Contempt") {
+            self.contempt =
+                value.parse::<i32>().ok().filter(|v| v.abs() <= MAX_CONTEMPT).ok_or_else(|| {
+                    format!(
+                        "Contempt must be a number from -{MAX_CONTEMPT} to {MAX_CONTEMPT}, \
+                         not {value:?}"
+                    )
+                })?;
+            Ok(())
         } else if name.eq_ignore_ascii_case("Ponder") {
             check().map(|_| ())
         } else if name.eq_ignore_ascii_case("UCI_LimitStrength") {
@@ -337,6 +352,7 @@ impl Session {
         self.finish(false);
         let mut searcher = self.searcher.take().unwrap_or_else(|| self.new_searcher());
         searcher.set_multipv(self.multipv);
+        searcher.set_contempt(self.contempt);
         searcher.set_search_moves(&search_moves);
         let game = self.game.clone();
         let level = self.effective_level();

@@ -272,6 +272,21 @@ fn uci_elo_changes_the_level() {
 }
 
 #[test]
+fn contempt_prices_a_draw() {
+    let out = run("uci\nisready\n");
+    assert!(out.contains("option name Contempt type spin default 0 min -200 max 200"), "{out}");
+    // Every move White has reaches the fifty-move rule: the score is the draw's price.
+    let draw = "position fen 4k3/8/8/8/8/8/r7/4K3 w - - 99 80\ngo depth 4\n";
+    for (contempt, score) in [(0, "score cp 0 "), (30, "score cp -30 "), (-30, "score cp 30 ")] {
+        let out = run(&format!("setoption name Contempt value {contempt}\n{draw}"));
+        let last = out.lines().rfind(|l| l.starts_with("info depth 4 ")).unwrap_or("");
+        assert!(last.contains(score), "contempt {contempt}: {out}");
+    }
+    let bad = run("setoption name Contempt value 201\nsetoption name Contempt value x\nisready\n");
+    assert_eq!(bad.matches("info string error: Contempt must be").count(), 2, "{bad}");
+}
+
+#[test]
 fn multipv_reports_distinct_lines() {
     let out = run("setoption name MultiPV value 3\nposition startpos moves e2e4\ngo depth 5\n");
     let last: Vec<&str> = out.lines().filter(|l| l.starts_with("info depth 5 ")).collect();

@@ -301,6 +301,8 @@ struct Worker {
     /// null move), for the continuation history.
     stack: [u16; MAX_PLY + 2],
     killers: [[Option<Move>; 2]; MAX_PLY],
+    /// The score of a draw for the side to move, by colour ([`Searcher::set_contempt`]).
+    draw: [i32; 2],
     plies: Vec<Ply>,
     pv: Vec<[Move; MAX_PLY]>,
     pv_len: [usize; MAX_PLY + 1],
@@ -348,6 +350,8 @@ pub struct Searcher {
     tt: Table,
     main: Worker,
     helpers: Vec<Worker>,
+    /// What a draw costs the side to move at the root, in centipawns ([`Searcher::set_contempt`]).
+    contempt: i32,
 }
 
 impl std::fmt::Debug for Searcher {
@@ -430,6 +434,9 @@ fn material_index(pos: &Position) -> usize {
 /// Most threads [`Searcher::set_threads`] accepts.
 pub const MAX_THREADS: usize = 64;
 
+/// The largest contempt [`Searcher::set_contempt`] takes, in centipawns.
+pub const MAX_CONTEMPT: i32 = 200;
+
 /// Stack of a helper thread: the recursion keeps a position per ply.
 const HELPER_STACK: usize = 16 * 1024 * 1024;
 
@@ -471,6 +478,7 @@ impl Worker {
             counter: vec![None; PIECE_SQUARES].into_boxed_slice(),
             stack: [NO_PIECE_SQUARE; MAX_PLY + 2],
             killers: [[None; 2]; MAX_PLY],
+            draw: [0; 2],
             plies,
             pv: vec![[NO_MOVE; MAX_PLY]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
@@ -534,7 +542,9 @@ impl Worker {
     }
 
     /// Readies the worker for a search of `root` after `history`.
-    fn prepare(&mut self, root: &Position, history: &[u64]) {
+    fn prepare(&mut self, root: &Position, history: &[u64], contempt: i32) {
+        self.draw[root.turn() as usize] = -contempt;
+        self.draw[root.turn().other() as usize] = contempt;
         self.line.clear();
         let keep = (root.halfmove_clock() as usize).min(history.len());
         self.line.extend_from_slice(&history[history.len() - keep..]);
@@ -598,7 +608,7 @@ impl Searcher {
     /// A one-thread searcher with a transposition table of about `hash_mb` megabytes (at least 1).
     #[must_use]
     pub fn new(hash_mb: usize) -> Searcher {
-        Searcher { tt: Table::new(hash_mb), main: Worker::new(), helpers: Vec::new() }
+        Searcher { tt: Table::new(hash_mb), main: Worker::new(), helpers: Vec::new(), contempt: 0 }
     }
 
     /// Searches with `threads` threads (clamped to 1..=[`MAX_THREADS`]) from the next search on;
@@ -622,6 +632,16 @@ impl Searcher {
         self.tt.clear();
         self.main.clear();
         self.helpers.iter_mut().for_each(Worker::clear);
+    }
+
+    /// Scores every draw the search sees (repetition, the fifty-move rule, stalemate,
+    /// insufficient material) as `cp` centipawns below even for the side to move at the root
+    /// and as much above for the other side, from the next search on: with `cp > 0` the
+    /// engine plays on rather than take a draw unless every other move is worse by `cp`. 0
+    /// (the default) scores a draw as even; the score reported for a drawn line is `-cp`.
+    /// Clamped to ±[`MAX_CONTEMPT`].
+    pub fn set_contempt(&mut self, cp: i32) {
+        self.contempt = cp.clamp(-MAX_CONTEMPT, MAX_CONTEMPT);
     }
 
     /// Sets the score added to each root move (playing levels); empty for none.
@@ -686,7 +706,7 @@ impl Searcher {
             limits.depth.unwrap_or(MAX_PLY as u32 - 1).clamp(1, MAX_PLY as u32 - 1)
         };
         self.tt.new_search();
-        self.main.prepare(root, history);
+        self.main.prepare(root, history, self.contempt);
 
         let mut legal = root.legal_moves();
         self.main.search_moves.retain(|m| legal.contains(m));
@@ -732,7 +752,7 @@ impl Searcher {
             let tt = &self.tt;
             std::thread::scope(|s| {
                 for (i, helper) in self.helpers.iter_mut().enumerate() {
-                    helper.prepare(root, history);
+                    helper.prepare(root, history, self.contempt);
                     helper.root_noise.clone_from(&main.root_noise);
                     helper.search_moves.clone_from(&main.search_moves);
                     let (helpers_stop, searched) = (&helpers_stop, &searched);
@@ -926,7 +946,7 @@ impl Worker {
                 || self.is_repetition(pos)
                 || pos.is_insufficient_material()
             {
-                return 0;
+                return self.draw[us as usize];
             }
             alpha = alpha.max(-MATE + ply as i32);
             beta = beta.min(MATE - ply as i32 - 1);
@@ -1066,7 +1086,7 @@ impl Worker {
         self.generate_ordered(pos, ply, tt_move);
         let count = self.plies[ply].moves.len();
         if count == 0 {
-            return if in_check { -MATE + ply as i32 } else { 0 };
+            return if in_check { -MATE + ply as i32 } else { self.draw[pos.turn() as usize] };
         }
 
         let alpha_orig = alpha;
@@ -1380,7 +1400,7 @@ impl Worker {
                 pos.for_each_noisy_move(|m| moves.push(m))
             };
             if !any {
-                return if in_check { -MATE + ply as i32 } else { 0 };
+                return if in_check { -MATE + ply as i32 } else { self.draw[pos.turn() as usize] };
             }
         }
         let mut n = 0;
@@ -1830,6 +1850,24 @@ mod tests {
         let r = best(Variant::Chess, "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", 3);
         assert_eq!(r.score, Score::Mate(1));
         assert_eq!(r.best_move.map(|m| m.to_string()).as_deref(), Some("a1a8"));
+    }
+
+    #[test]
+    fn contempt_prices_a_draw_for_the_side_at_the_root() {
+        // White's every move reaches the fifty-move rule: the position is a draw, worth what
+        // the contempt says to White.
+        let pos = Position::from_fen(Variant::Chess, "4k3/8/8/8/8/8/r7/4K3 w - - 99 80")
+            .expect("test FEN is valid");
+        let game = Game::new(pos);
+        let stop = AtomicBool::new(false);
+        let mut searcher = Searcher::new(1);
+        for (contempt, score) in [(0, 0), (25, -25), (-40, 40), (500, -MAX_CONTEMPT)] {
+            searcher.set_contempt(contempt);
+            searcher.clear();
+            let r =
+                searcher.think(&game, &Limits::depth(4), &stop, &|| Duration::ZERO, &mut |_| {});
+            assert_eq!(r.score, Score::Cp(score), "contempt {contempt}");
+        }
     }
 
     #[test]
