@@ -2,9 +2,10 @@
 //! structure and Horde terms, tapered between middlegame and endgame. Scores are centipawns
 //! from the side to move's point of view.
 //!
-//! In chess games the search adds the correction of a small network ([`nnue`], trained on
-//! Fairy-Stockfish's scores of chess positions) to this evaluation; [`evaluate`] itself stays
-//! the hand-written one, and Maharajah and Horde use it alone.
+//! The search adds the correction of a small network per variant ([`nnue`], [`network_for`])
+//! to this evaluation and scales the sum down in endings that material cannot win
+//! ([`drawish_scale`]); [`evaluate`] itself stays the hand-written one, the base the networks
+//! are trained to correct.
 //!
 //! # How the weights were chosen
 //! They start from hand-set values: standard engine defaults for the orthodox terms, the
@@ -51,6 +52,11 @@
 //!   a king (not in Horde, where they measured worse).
 //! * **Mop-up**: with a winning material lead and no enemy pawns, drive the lone king to the
 //!   edge and bring the own king close, so the compound pieces' mates are found.
+//! * **Drawish endings** ([`drawish_scale`], in the search's evaluation only): without pawns
+//!   two knights or one-coloured bishops are a draw, and a small lead is mostly one; with one
+//!   pawn a small lead counts three quarters. Before it the engine traded a won ending into
+//!   two knights against a bare king, read it as six pawns up and drew by the fifty-move rule
+//!   (BENCHMARKS.md, "Engine, session 34").
 
 pub mod nnue;
 mod psq;
@@ -378,7 +384,7 @@ pub(crate) fn evaluate_cached(pos: &Position, cache: &mut PawnCache) -> i32 {
 /// `pos`'s variant where one applies ([`network_for`]), faded where the hand-written score is
 /// beyond the network's reach ([`nnue::Network::fade`]), scored by `network` (the search's
 /// carries the network's hidden layer from ply to ply; [`nnue::Network::evaluate`] sums it
-/// from scratch, to the same score).
+/// from scratch, to the same score), then scaled for drawish endings ([`scale_drawish`]).
 #[inline]
 #[must_use]
 pub(crate) fn evaluate_search(
@@ -386,12 +392,87 @@ pub(crate) fn evaluate_search(
     cache: &mut PawnCache,
     network: impl FnOnce(&'static nnue::Network) -> i32,
 ) -> i32 {
-    match network_for(pos) {
+    let v = match network_for(pos) {
         Some(net) => {
             let hand = evaluate_cached(pos, cache);
             hand + net.fade(hand, network(net))
         }
         None => evaluate_cached(pos, cache),
+    };
+    scale_drawish(pos, v)
+}
+
+/// The scale factor that means "as evaluated" in [`drawish_scale`].
+pub const SCALE_FULL: i32 = 64;
+
+/// `v` (from the side to move's view) scaled by [`drawish_scale`] for the side it favours.
+#[inline]
+#[must_use]
+pub fn scale_drawish(pos: &Position, v: i32) -> i32 {
+    let us = pos.turn();
+    let strong = if v >= 0 { us } else { us.other() };
+    let f = drawish_scale(pos, strong);
+    if f == SCALE_FULL {
+        v
+    } else {
+        v * f / SCALE_FULL
+    }
+}
+
+/// How much of an evaluation favouring `strong` its material can turn into a win, out of
+/// [`SCALE_FULL`]: Stockfish's classical rule for endings with at most one pawn, with this
+/// evaluation's endgame values, plus the endings no material edge wins.
+///
+/// * No pawns, and pieces that cannot force mate on a bare king (one or two knights, or
+///   bishops all on one colour of square) against a side without pawns: 0, a draw (two
+///   knights are worth six pawns to the material count and mate nobody who defends).
+/// * No pawns and a lead of at most a bishop: 0 with less than a rook, 4 where the other side
+///   has at most a bishop, else 14 (a rook against a minor piece, rook and minor against rook,
+///   two minor pieces against one: draws, mostly).
+/// * One pawn and a lead of at most a bishop: 48.
+///
+/// Only where both sides play with a king (not Horde, whose kingless side wins otherwise).
+#[must_use]
+pub fn drawish_scale(pos: &Position, strong: Color) -> i32 {
+    let pawns = pos.by_role(Role::Pawn);
+    let ours = pos.by_color(strong);
+    let our_pawns = (pawns & ours).count();
+    if our_pawns > 1 || !both_kings(pos) {
+        return SCALE_FULL;
+    }
+    let theirs = pos.by_color(strong.other());
+    let eg = |r: Role| WEIGHTS.material[r.index()].1;
+    let npm = |side: Bitboard| -> i32 {
+        Role::ALL
+            .into_iter()
+            .filter(|&r| r != Role::Pawn && r != Role::King)
+            .map(|r| (pos.by_role(r) & side).count() as i32 * eg(r))
+            .sum()
+    };
+    let (npm_us, npm_them) = (npm(ours), npm(theirs));
+    if our_pawns == 0 {
+        let pieces = ours & !pos.by_role(Role::King);
+        let knights = pos.by_role(Role::Knight) & ours;
+        let bishops = pos.by_role(Role::Bishop) & ours;
+        let no_mate = (pieces == knights && knights.count() <= 2)
+            || (pieces == bishops
+                && ((bishops & Bitboard::LIGHT).is_empty()
+                    || (bishops & Bitboard::DARK).is_empty()));
+        if no_mate && (pawns & theirs).is_empty() {
+            return 0;
+        }
+    }
+    if npm_us - npm_them > eg(Role::Bishop) {
+        return SCALE_FULL;
+    }
+    if our_pawns == 1 {
+        48
+    } else if npm_us < eg(Role::Rook) {
+        0
+    } else if npm_them <= eg(Role::Bishop) {
+        4
+    } else {
+        14
     }
 }
 
@@ -935,6 +1016,69 @@ mod tests {
 
     fn eval(variant: Variant, fen: &str) -> i32 {
         evaluate(&Position::from_fen(variant, fen).expect("test FEN is valid"))
+    }
+
+    /// [`drawish_scale`] for White in `fen` (`variant`'s rules).
+    fn white_scale(variant: Variant, fen: &str) -> i32 {
+        let pos = Position::from_fen(variant, fen).unwrap_or_else(|e| panic!("{fen}: {e:?}"));
+        drawish_scale(&pos, Color::White)
+    }
+
+    #[test]
+    fn material_that_cannot_win_scales_to_a_draw() {
+        let chess = |fen| white_scale(Variant::Chess, fen);
+        // Nothing that mates a bare king: two knights, bishops on one colour, a lone minor.
+        assert_eq!(chess("7k/4K3/2N1N3/8/8/8/8/8 b - - 0 1"), 0, "KNNK");
+        assert_eq!(chess("k7/8/8/8/8/2B5/3B4/B3K3 w - - 0 1"), 0, "three dark bishops");
+        assert_eq!(chess("7k/8/8/8/8/2N5/8/4K2b w - - 0 1"), 0, "KN against KB");
+        // A lead of at most a bishop without pawns: mostly drawn.
+        assert_eq!(chess("r3k3/8/8/8/8/8/8/4K2R w - - 0 1"), 14, "KR against KR");
+        assert_eq!(chess("4k3/8/3b4/8/8/8/8/4K2R w - - 0 1"), 4, "KR against KB");
+        assert_eq!(chess("4k3/8/8/8/8/2n5/8/4K2R w - - 0 1"), 4, "KR against KN");
+        assert_eq!(chess("r3k3/8/8/8/8/2B5/8/4K2R w - - 0 1"), 14, "KRB against KR");
+        assert_eq!(chess("4k3/8/8/8/8/2B5/4b3/4K1N1 w - - 0 1"), 4, "KBN against KB");
+        // One pawn and a small lead: three quarters.
+        assert_eq!(chess("r3k3/8/8/8/4P3/8/8/4K2R w - - 0 1"), 48, "KRP against KR");
+        assert_eq!(chess("4k3/8/8/8/4P3/8/8/4K3 w - - 0 1"), 48, "KPK");
+        // Winning material, or pawns to win with: as evaluated.
+        let full = [
+            "4k3/8/8/8/8/8/8/3QK3 w - - 0 1",     // KQK
+            "4k3/8/8/8/8/8/8/r2QK3 w - - 0 1",    // KQ against KR
+            "4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1",   // bishops on both colours
+            "4k3/8/8/8/8/2n5/8/2B1KB2 w - - 0 1", // KBB against KN
+            "4k3/8/8/8/8/8/8/2B1K1N1 w - - 0 1",  // KBNK
+            "r3k3/8/8/8/8/8/3PP3/4K2R w - - 0 1", // two pawns
+            "4k3/p7/8/8/8/8/8/4KN1N w - - 0 1",   // two knights against a pawn
+        ];
+        for fen in full {
+            assert_eq!(chess(fen), SCALE_FULL, "{fen}");
+        }
+        // The compound pieces: each mates alone; a Maharajah beats a queen.
+        let maharajah = |fen| white_scale(Variant::Maharajah, fen);
+        for fen in [
+            "4k3/8/8/8/8/8/8/4K1A1 w - - 0 1",
+            "4k3/8/8/8/8/8/8/4K1C1 w - - 0 1",
+            "4k3/8/8/8/8/8/8/r3K1A1 w - - 0 1",
+            "4k3/8/8/8/8/8/8/q3K1M1 w - - 0 1",
+        ] {
+            assert_eq!(maharajah(fen), SCALE_FULL, "{fen}");
+        }
+        assert_eq!(maharajah("4k3/8/8/8/8/8/8/c3K1Q1 w - - 0 1"), 14, "KQ against KC");
+        // Horde's kingless side wins by capturing everything: never scaled.
+        assert_eq!(white_scale(Variant::Horde, "4k3/8/8/8/8/8/8/5P2 w - - 0 1"), SCALE_FULL);
+        // The search's evaluation of two knights against a bare king is a draw, for either side
+        // to move, and the side ahead is the one scaled.
+        let mut cache = PawnCache::new();
+        for fen in ["7k/4K3/2N1N3/8/8/8/8/8 b - - 0 1", "7k/4K3/2N1N3/8/8/8/8/8 w - - 0 1"] {
+            let pos = Position::from_fen(Variant::Chess, fen).expect("test FEN is valid");
+            assert!(evaluate(&pos).abs() >= 500, "{fen}: the material count says won");
+            assert_eq!(evaluate_search(&pos, &mut cache, |n| n.evaluate(&pos)), 0, "{fen}");
+        }
+        // Scaled for the side the score favours: White's pawn ending at 48, Black's at 14.
+        let pos = Position::from_fen(Variant::Chess, "r3k3/8/4P3/8/8/8/8/4K2R b - - 0 1")
+            .expect("test FEN is valid");
+        assert_eq!(scale_drawish(&pos, -100), -75);
+        assert_eq!(scale_drawish(&pos, 100), 21);
     }
 
     #[test]
