@@ -434,31 +434,30 @@ pub fn scale_drawish(pos: &Position, v: i32) -> i32 {
 /// Only where both sides play with a king (not Horde, whose kingless side wins otherwise).
 #[must_use]
 pub fn drawish_scale(pos: &Position, strong: Color) -> i32 {
-    let pawns = pos.by_role(Role::Pawn);
-    let ours = pos.by_color(strong);
-    let our_pawns = (pawns & ours).count();
+    // The piece counts the position keeps, equal to `(by_color & by_role).count()`.
+    let n = |c: Color, r: Role| i32::from(pos.psq.counts[c as usize][r.index()]);
+    let our_pawns = n(strong, Role::Pawn);
     if our_pawns > 1 || !both_kings(pos) {
         return SCALE_FULL;
     }
-    let theirs = pos.by_color(strong.other());
     let eg = |r: Role| WEIGHTS.material[r.index()].1;
-    let npm = |side: Bitboard| -> i32 {
+    let npm = |c: Color| -> i32 {
         Role::ALL
             .into_iter()
             .filter(|&r| r != Role::Pawn && r != Role::King)
-            .map(|r| (pos.by_role(r) & side).count() as i32 * eg(r))
+            .map(|r| n(c, r) * eg(r))
             .sum()
     };
-    let (npm_us, npm_them) = (npm(ours), npm(theirs));
-    if our_pawns == 0 {
-        let pieces = ours & !pos.by_role(Role::King);
-        let knights = pos.by_role(Role::Knight) & ours;
-        let bishops = pos.by_role(Role::Bishop) & ours;
-        let no_mate = (pieces == knights && knights.count() <= 2)
-            || (pieces == bishops
+    let (npm_us, npm_them) = (npm(strong), npm(strong.other()));
+    if our_pawns == 0 && n(strong.other(), Role::Pawn) == 0 {
+        // Every value is positive, so a side's pieces are all of `r` when they sum to its count.
+        let only = |r: Role| npm_us == n(strong, r) * eg(r);
+        let bishops = pos.by_role(Role::Bishop) & pos.by_color(strong);
+        let no_mate = (only(Role::Knight) && n(strong, Role::Knight) <= 2)
+            || (only(Role::Bishop)
                 && ((bishops & Bitboard::LIGHT).is_empty()
                     || (bishops & Bitboard::DARK).is_empty()));
-        if no_mate && (pawns & theirs).is_empty() {
+        if no_mate {
             return 0;
         }
     }
