@@ -430,6 +430,8 @@ pub fn scale_drawish(pos: &Position, v: i32) -> i32 {
 ///   has at most a bishop, else 14 (a rook against a minor piece, rook and minor against rook,
 ///   two minor pieces against one: draws, mostly).
 /// * One pawn and a lead of at most a bishop: 48.
+/// * Bishops of one colour and pawns on a rook's file whose queening square the bishops do not
+///   cover, against a bare king in that corner: 0 ([`wrong_bishop`]).
 ///
 /// Only where both sides play with a king (not Horde, whose kingless side wins otherwise).
 #[must_use]
@@ -437,7 +439,13 @@ pub fn drawish_scale(pos: &Position, strong: Color) -> i32 {
     // The piece counts the position keeps, equal to `(by_color & by_role).count()`.
     let n = |c: Color, r: Role| i32::from(pos.psq.counts[c as usize][r.index()]);
     let our_pawns = n(strong, Role::Pawn);
-    if our_pawns > 1 || !both_kings(pos) {
+    if !both_kings(pos) {
+        return SCALE_FULL;
+    }
+    if our_pawns > 0 && wrong_bishop(pos, strong) {
+        return 0;
+    }
+    if our_pawns > 1 {
         return SCALE_FULL;
     }
     let eg = |r: Role| WEIGHTS.material[r.index()].1;
@@ -473,6 +481,45 @@ pub fn drawish_scale(pos: &Position, strong: Color) -> i32 {
     } else {
         14
     }
+}
+
+/// `true` where `strong` has only its king, bishops on one colour of square and pawns all on
+/// one rook's file, whose queening square is of the other colour, and the other side has only
+/// its king, on that square or next to it: a draw however many pawns (the bishop cannot drive
+/// the king from the corner, and the pawns alone cannot pass it). Stockfish's `KBPsK`.
+fn wrong_bishop(pos: &Position, strong: Color) -> bool {
+    if pos.by_color(strong.other()).has_more_than_one() {
+        return false;
+    }
+    let ours = pos.by_color(strong);
+    let pawns = pos.by_role(Role::Pawn) & ours;
+    let bishops = pos.by_role(Role::Bishop) & ours;
+    let (Some(king), Some(their_king)) = (pos.king_of(strong), pos.king_of(strong.other())) else {
+        return false;
+    };
+    if pawns.is_empty()
+        || bishops.is_empty()
+        || ours != (pawns | bishops).with(king)
+        || pos.by_color(strong.other()) != their_king.bb()
+    {
+        return false;
+    }
+    let file = if (pawns & !Bitboard::file(0)).is_empty() {
+        0
+    } else if (pawns & !Bitboard::file(7)).is_empty() {
+        7
+    } else {
+        return false;
+    };
+    let last_rank = if strong == Color::White { 7 } else { 0 };
+    let Some(queening) = Square::from_coords(file, last_rank) else {
+        return false;
+    };
+    let queening_colour = if queening.is_light() { Bitboard::LIGHT } else { Bitboard::DARK };
+    let distance = (i32::from(their_king.file()) - i32::from(file))
+        .abs()
+        .max((i32::from(their_king.rank()) - i32::from(last_rank)).abs());
+    (bishops & queening_colour).is_empty() && distance <= 1
 }
 
 /// The network that corrects the evaluation of `pos` ([`nnue::network`]): chess's for a
@@ -1039,6 +1086,24 @@ mod tests {
         // One pawn and a small lead: three quarters.
         assert_eq!(chess("r3k3/8/8/8/4P3/8/8/4K2R w - - 0 1"), 48, "KRP against KR");
         assert_eq!(chess("4k3/8/8/8/4P3/8/8/4K3 w - - 0 1"), 48, "KPK");
+        // The wrong bishop: rook's pawns whose queening square the bishop does not cover, the
+        // defending king in that corner or next to it, for either colour.
+        assert_eq!(chess("7k/8/7P/7P/8/8/8/3BK3 w - - 0 1"), 0, "KBPPK, h8 dark, light bishop");
+        assert_eq!(chess("8/6k1/8/7P/8/8/8/3BK3 w - - 0 1"), 0, "king beside h8");
+        let black = Position::from_fen(Variant::Chess, "2b1k3/8/8/8/p7/p7/8/K7 w - - 0 1")
+            .expect("test FEN is valid");
+        assert_eq!(drawish_scale(&black, Color::Black), 0, "a1 dark, light bishop, Black's");
+        // … but not with the right bishop, the king too far, a pawn off the file, or anything
+        // more on the board.
+        for fen in [
+            "7k/8/7P/7P/8/8/8/2B1K3 w - - 0 1",  // dark bishop covers h8
+            "8/8/5k2/7P/7P/8/8/3BK3 w - - 0 1",  // king two squares from h8
+            "7k/8/6P1/7P/8/8/8/3BK3 w - - 0 1",  // a g-pawn
+            "7k/8/7P/7P/8/8/8/3BKN2 w - - 0 1",  // a knight as well
+            "7k/6p1/7P/7P/8/8/8/3BK3 w - - 0 1", // the defender has a pawn
+        ] {
+            assert_eq!(chess(fen), SCALE_FULL, "{fen}");
+        }
         // Winning material, or pawns to win with: as evaluated.
         let full = [
             "4k3/8/8/8/8/8/8/3QK3 w - - 0 1",     // KQK
@@ -1065,10 +1130,14 @@ mod tests {
         assert_eq!(maharajah("4k3/8/8/8/8/8/8/c3K1Q1 w - - 0 1"), 14, "KQ against KC");
         // Horde's kingless side wins by capturing everything: never scaled.
         assert_eq!(white_scale(Variant::Horde, "4k3/8/8/8/8/8/8/5P2 w - - 0 1"), SCALE_FULL);
-        // The search's evaluation of two knights against a bare king is a draw, for either side
-        // to move, and the side ahead is the one scaled.
+        // The search's evaluation of two knights (or the wrong bishop) against a bare king is a
+        // draw, for either side to move, and the side ahead is the one scaled.
         let mut cache = PawnCache::new();
-        for fen in ["7k/4K3/2N1N3/8/8/8/8/8 b - - 0 1", "7k/4K3/2N1N3/8/8/8/8/8 w - - 0 1"] {
+        for fen in [
+            "7k/4K3/2N1N3/8/8/8/8/8 b - - 0 1",
+            "7k/4K3/2N1N3/8/8/8/8/8 w - - 0 1",
+            "7k/8/7P/7P/8/8/8/3BK3 b - - 0 1",
+        ] {
             let pos = Position::from_fen(Variant::Chess, fen).expect("test FEN is valid");
             assert!(evaluate(&pos).abs() >= 500, "{fen}: the material count says won");
             assert_eq!(evaluate_search(&pos, &mut cache, |n| n.evaluate(&pos)), 0, "{fen}");
