@@ -488,6 +488,7 @@ pub fn drawish_scale(pos: &Position, strong: Color) -> i32 {
 /// its king, on that square or next to it: a draw however many pawns (the bishop cannot drive
 /// the king from the corner, and the pawns alone cannot pass it). Stockfish's `KBPsK`.
 fn wrong_bishop(pos: &Position, strong: Color) -> bool {
+    // The other side has nothing but its king (called only where both sides have one).
     if pos.by_color(strong.other()).has_more_than_one() {
         return false;
     }
@@ -497,11 +498,7 @@ fn wrong_bishop(pos: &Position, strong: Color) -> bool {
     let (Some(king), Some(their_king)) = (pos.king_of(strong), pos.king_of(strong.other())) else {
         return false;
     };
-    if pawns.is_empty()
-        || bishops.is_empty()
-        || ours != (pawns | bishops).with(king)
-        || pos.by_color(strong.other()) != their_king.bb()
-    {
+    if pawns.is_empty() || bishops.is_empty() || ours != (pawns | bishops).with(king) {
         return false;
     }
     let file = if (pawns & !Bitboard::file(0)).is_empty() {
@@ -511,14 +508,15 @@ fn wrong_bishop(pos: &Position, strong: Color) -> bool {
     } else {
         return false;
     };
-    let last_rank = if strong == Color::White { 7 } else { 0 };
-    let Some(queening) = Square::from_coords(file, last_rank) else {
+    let Some(queening) = Square::from_coords(file, if strong == Color::White { 7 } else { 0 })
+    else {
         return false;
     };
     let queening_colour = if queening.is_light() { Bitboard::LIGHT } else { Bitboard::DARK };
-    let distance = (i32::from(their_king.file()) - i32::from(file))
-        .abs()
-        .max((i32::from(their_king.rank()) - i32::from(last_rank)).abs());
+    let distance = their_king
+        .file()
+        .abs_diff(queening.file())
+        .max(their_king.rank().abs_diff(queening.rank()));
     (bishops & queening_colour).is_empty() && distance <= 1
 }
 
