@@ -10,7 +10,8 @@
 //! * this module — [`Searcher`]: iterative deepening, principal-variation search with aspiration
 //!   windows, transposition table (probed and stored in quiescence too), quiescence, move
 //!   ordering (hash move, captures by MVV-LVA, killers, counter move, then quiet moves by history
-//!   plus continuation history one and two plies back; a capture that loses material by static
+//!   plus continuation history one and two plies back, and a bonus for moving a piece out of
+//!   a cheaper piece's attack or a malus for moving one into it; a capture that loses material by static
 //!   exchange comes after the killers; quiescence lists only captures and promotions out of
 //!   check, and skips the losing captures), null-move pruning (never for a side with only pawns and king — Horde and
 //!   pawn-heavy armies are zugzwang-prone), late-move reductions (more at expected cut nodes
@@ -56,12 +57,12 @@ mod tt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::eval::{evaluate_search, nnue, role_value, PawnCache};
+use crate::eval::{evaluate_search, nnue, pawn_attacks_bb, role_value, PawnCache};
 use crate::game::Game;
 use crate::moves::{Move, MoveList, MAX_MOVES};
 use crate::position::Position;
 use crate::profile::LossCondition;
-use crate::types::{Color, Role, Square};
+use crate::types::{Bitboard, Color, Role, Square};
 use crate::zobrist;
 
 pub use army::build_army;
@@ -1577,6 +1578,8 @@ impl Worker {
         // The moves come grouped by the piece that makes them: its role is looked up once.
         let mut from = None;
         let mut piece = 0;
+        let mut threat = 0;
+        let mut maps: Option<[Bitboard; 3]> = None;
         fill_legal(pos, &mut self.plies[ply].moves);
         for i in 0..self.plies[ply].moves.len() {
             let mv = self.plies[ply].moves[i];
@@ -1600,11 +1603,14 @@ impl Worker {
             } else if Some(mv) == counter {
                 800_000
             } else {
+                let maps = *maps.get_or_insert_with(|| threat_maps(pos));
                 if from != Some(mv.from) {
                     from = Some(mv.from);
                     piece = piece_row(pos, mv.from);
+                    threat = threat_class(pos, mv.from);
                 }
                 self.quiet_score_in(&rows, turn, piece + mv.to.index() as u16, mv)
+                    + threat_bonus(&maps, threat, mv)
             };
         }
     }
@@ -1653,6 +1659,55 @@ fn gives_check_plain(pos: &Position, mv: Move) -> Option<bool> {
 #[inline]
 fn update_history(h: &mut i32, bonus: i32) {
     *h += bonus - *h * bonus.abs() / 16_384;
+}
+
+/// Squares the opponent of the side to move attacks with pawns; with pawns, knights and
+/// bishops; with those and rooks (Stockfish's threat maps for ordering quiet moves).
+fn threat_maps(pos: &Position) -> [Bitboard; 3] {
+    let them = pos.turn().other();
+    let occupied = pos.occupied();
+    let theirs = pos.by_color(them);
+    let by_pawn = pawn_attacks_bb(them, theirs & pos.by_role(Role::Pawn));
+    let mut by_minor = by_pawn;
+    for role in [Role::Knight, Role::Bishop] {
+        for sq in theirs & pos.by_role(role) {
+            by_minor |= Position::attacks_of(them, role, sq, occupied);
+        }
+    }
+    let mut by_rook = by_minor;
+    for sq in theirs & pos.by_role(Role::Rook) {
+        by_rook |= Position::attacks_of(them, Role::Rook, sq, occupied);
+    }
+    [by_pawn, by_minor, by_rook]
+}
+
+/// Which threat map endangers the piece on `from`: 0 for a minor piece (pawns), 1 for a rook
+/// (minor pieces), 2 for a queen or a compound piece (rooks); 3 for a pawn or the king.
+#[inline]
+fn threat_class(pos: &Position, from: Square) -> usize {
+    match pos.role_at(from) {
+        Some(Role::Knight | Role::Bishop) => 0,
+        Some(Role::Rook) => 1,
+        Some(Role::Queen | Role::Archbishop | Role::Chancellor | Role::Maharajah) => 2,
+        _ => 3,
+    }
+}
+
+/// Ordering bonus of a quiet move for the threats on its piece: a piece attacked by a cheaper
+/// one gains for leaving to a square that is not; a piece that is safe loses for stepping into
+/// such an attack (Stockfish's `threatenedPieces`).
+#[inline]
+fn threat_bonus(maps: &[Bitboard; 3], class: usize, mv: Move) -> i32 {
+    const BONUS: [i32; 3] = [15_000, 25_000, 50_000];
+    if class > 2 {
+        return 0;
+    }
+    let map = maps[class];
+    match (map.contains(mv.from), map.contains(mv.to)) {
+        (true, false) => BONUS[class],
+        (false, true) => -BONUS[class],
+        _ => 0,
+    }
 }
 
 /// The role captured by `mv`, en passant included.
@@ -1759,6 +1814,28 @@ mod tests {
             &|| Duration::ZERO,
             &mut |_| {},
         )
+    }
+
+    #[test]
+    fn quiet_moves_are_ordered_by_the_threats_on_their_pieces() {
+        let bonus = |variant, fen: &str, uci: &str| {
+            let pos = Position::from_fen(variant, fen).expect("test FEN is valid");
+            let mv = *pos.legal_moves().iter().find(|m| m.to_string() == uci).expect(uci);
+            threat_bonus(&threat_maps(&pos), threat_class(&pos, mv.from), mv)
+        };
+        // A knight a pawn attacks gains for leaving; a safe rook loses for stepping into the
+        // pawn's reach and nothing for a safe square; the king and pawns are never weighed.
+        let fen = "4k3/8/8/4p3/3N4/8/8/4KR2 w - - 0 1";
+        assert_eq!(bonus(Variant::Chess, fen, "d4b5"), 15_000);
+        assert_eq!(bonus(Variant::Chess, fen, "f1f4"), -25_000);
+        assert_eq!(bonus(Variant::Chess, fen, "f1f2"), 0);
+        assert_eq!(bonus(Variant::Chess, fen, "e1e2"), 0);
+        // A Maharajah a rook attacks gains for leaving its line; along it, nothing changes.
+        let fen = "4k3/8/8/8/r2M4/8/8/4K3 w - - 0 1";
+        assert_eq!(bonus(Variant::Maharajah, fen, "d4d5"), 50_000);
+        assert_eq!(bonus(Variant::Maharajah, fen, "d4b4"), 0);
+        // A knight a bishop attacks is not threatened by a cheaper piece.
+        assert_eq!(bonus(Variant::Chess, "4k3/8/8/8/3N4/8/1b6/4K3 w - - 0 1", "d4b5"), 0);
     }
 
     #[test]
