@@ -6,7 +6,7 @@
 //! first). An input is a piece on a square seen from one side: own or enemy, its role (all
 //! nine, so the shape holds for Maharajah's pieces), and its square, flipped vertically for
 //! Black. Each network has its own hidden size, one of [`HIDDEN_SIZES`] (the embedded chess
-//! network 64, Horde's and Maharajah's [`HIDDEN`]); a file is 74 KB with 32 neurons, 148 KB
+//! and Maharajah networks 64, Horde's [`HIDDEN`]); a file is 74 KB with 32 neurons, 148 KB
 //! with 64. [`Network::evaluate`] sums the weight rows of the pieces on the board; the search
 //! keeps an [`Accumulator`] per ply and has each node's from an earlier ply's by the pieces
 //! that moved ([`Network::update`]: a move costs two to four rows per view), which gives
@@ -44,8 +44,8 @@ use crate::{Bitboard, ByColor, ByRole, Color, Piece, Position, Role, Square, Var
 
 /// Inputs: one per (own or enemy, role, square from the viewer's side).
 pub const FEATURES: usize = 2 * 9 * 64;
-/// Neurons of the hidden layer, per perspective, of Horde's and Maharajah's networks and of the
-/// trainer unless told otherwise (`nnue train --hidden`); chess's network has 64.
+/// Neurons of the hidden layer, per perspective, of Horde's network and of the trainer unless
+/// told otherwise (`nnue train --hidden`); chess's and Maharajah's networks have 64.
 pub const HIDDEN: usize = 32;
 /// The hidden sizes a network file may have (each network has its own); `with_hidden!` has an
 /// arm for each.
