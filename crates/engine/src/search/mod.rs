@@ -11,12 +11,12 @@
 //!   windows, transposition table (probed and stored in quiescence too), quiescence, move
 //!   ordering (hash move, captures by MVV-LVA, killers, counter move, then quiet moves by history
 //!   plus continuation history one and two plies back, and a bonus for moving a piece out of
-//!   a cheaper piece's attack or a malus for moving one into it; a capture that loses material by static
-//!   exchange comes after the killers; quiescence lists only captures and promotions out of
-//!   check, and skips the losing captures), null-move pruning (never for a side with only pawns and king — Horde and
-//!   pawn-heavy armies are zugzwang-prone), late-move reductions (more at expected cut nodes
-//!   and where the side's evaluation is not improving; losing captures by half), internal
-//!   iterative reduction
+//!   a cheaper piece's attack or a malus for moving one into it; a capture that loses material
+//!   by static exchange comes after the killers; quiescence lists only captures and promotions
+//!   out of check, and skips the losing captures), null-move pruning (never for a side with
+//!   only pawns and king — Horde and pawn-heavy armies are zugzwang-prone), late-move
+//!   reductions (more at expected cut nodes and where the side's evaluation is not improving;
+//!   losing captures by half), internal iterative reduction
 //!   (a deep node with no table move is searched a ply shallower), check extensions (a
 //!   checking move that loses no material on its square by static exchange), singular
 //!   extensions (a table move without which a shallower search falls clearly short is searched
@@ -1578,7 +1578,7 @@ impl Worker {
         // The moves come grouped by the piece that makes them: its role is looked up once.
         let mut from = None;
         let mut piece = 0;
-        let mut threat = 0;
+        let mut threat = None;
         let mut maps: Option<[Bitboard; 3]> = None;
         fill_legal(pos, &mut self.plies[ply].moves);
         for i in 0..self.plies[ply].moves.len() {
@@ -1603,14 +1603,14 @@ impl Worker {
             } else if Some(mv) == counter {
                 800_000
             } else {
-                let maps = *maps.get_or_insert_with(|| threat_maps(pos));
+                let maps = maps.get_or_insert_with(|| threat_maps(pos));
                 if from != Some(mv.from) {
                     from = Some(mv.from);
                     piece = piece_row(pos, mv.from);
                     threat = threat_class(pos, mv.from);
                 }
                 self.quiet_score_in(&rows, turn, piece + mv.to.index() as u16, mv)
-                    + threat_bonus(&maps, threat, mv)
+                    + threat_bonus(maps, threat, mv)
             };
         }
     }
@@ -1681,15 +1681,15 @@ fn threat_maps(pos: &Position) -> [Bitboard; 3] {
     [by_pawn, by_minor, by_rook]
 }
 
-/// Which threat map endangers the piece on `from`: 0 for a minor piece (pawns), 1 for a rook
-/// (minor pieces), 2 for a queen or a compound piece (rooks); 3 for a pawn or the king.
+/// Which of [`threat_maps`] endangers the piece on `from`: 0 for a minor piece (pawns), 1 for a
+/// rook (minor pieces), 2 for a queen or a compound piece (rooks); none for a pawn or the king.
 #[inline]
-fn threat_class(pos: &Position, from: Square) -> usize {
-    match pos.role_at(from) {
-        Some(Role::Knight | Role::Bishop) => 0,
-        Some(Role::Rook) => 1,
-        Some(Role::Queen | Role::Archbishop | Role::Chancellor | Role::Maharajah) => 2,
-        _ => 3,
+fn threat_class(pos: &Position, from: Square) -> Option<usize> {
+    match pos.role_at(from)? {
+        Role::Knight | Role::Bishop => Some(0),
+        Role::Rook => Some(1),
+        Role::Queen | Role::Archbishop | Role::Chancellor | Role::Maharajah => Some(2),
+        Role::Pawn | Role::King => None,
     }
 }
 
@@ -1697,11 +1697,9 @@ fn threat_class(pos: &Position, from: Square) -> usize {
 /// one gains for leaving to a square that is not; a piece that is safe loses for stepping into
 /// such an attack (Stockfish's `threatenedPieces`).
 #[inline]
-fn threat_bonus(maps: &[Bitboard; 3], class: usize, mv: Move) -> i32 {
+fn threat_bonus(maps: &[Bitboard; 3], class: Option<usize>, mv: Move) -> i32 {
     const BONUS: [i32; 3] = [15_000, 25_000, 50_000];
-    if class > 2 {
-        return 0;
-    }
+    let Some(class) = class else { return 0 };
     let map = maps[class];
     match (map.contains(mv.from), map.contains(mv.to)) {
         (true, false) => BONUS[class],
