@@ -513,11 +513,7 @@ fn wrong_bishop(pos: &Position, strong: Color) -> bool {
         return false;
     };
     let queening_colour = if queening.is_light() { Bitboard::LIGHT } else { Bitboard::DARK };
-    let distance = their_king
-        .file()
-        .abs_diff(queening.file())
-        .max(their_king.rank().abs_diff(queening.rank()));
-    (bishops & queening_colour).is_empty() && distance <= 1
+    (bishops & queening_colour).is_empty() && their_king.distance(queening) <= 1
 }
 
 /// The network that corrects the evaluation of `pos` ([`nnue::network`]): chess's for a
@@ -810,13 +806,7 @@ fn side(
         s += S(mg, eg);
         if rel >= 3 && both_kings {
             if let Some(block) = sq.offset(0, if us == Color::White { 1 } else { -1 }) {
-                let dist = |k: Option<Square>| {
-                    k.map_or(0, |k| {
-                        let d =
-                            k.file().abs_diff(block.file()).max(k.rank().abs_diff(block.rank()));
-                        i32::from(d.min(5))
-                    })
-                };
+                let dist = |k: Option<Square>| k.map_or(0, |k| i32::from(k.distance(block).min(5)));
                 let scale = 5 * rel as i32 - 13;
                 let near = w.passed_king.0 * dist(pos.king_of(them))
                     - w.passed_king.1 * dist(pos.king_of(us));
@@ -1001,8 +991,7 @@ fn mop_up(pos: &Position, diff: i32) -> i32 {
     let Some(wk) = pos.king_of(weak) else { return 0 };
     let mut bonus = 10 * (5 - center(wk));
     if let Some(sk) = pos.king_of(strong) {
-        let d = i32::from(sk.file().abs_diff(wk.file()).max(sk.rank().abs_diff(wk.rank())));
-        bonus += 6 * (7 - d);
+        bonus += 6 * (7 - i32::from(sk.distance(wk)));
     }
     if strong == Color::White {
         bonus

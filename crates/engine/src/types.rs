@@ -207,6 +207,18 @@ impl Square {
         self.0 >> 3
     }
 
+    /// King moves from here to `other` on an empty board (Chebyshev distance, 0..=7).
+    #[must_use]
+    pub const fn distance(self, other: Square) -> u8 {
+        let files = self.file().abs_diff(other.file());
+        let ranks = self.rank().abs_diff(other.rank());
+        if files > ranks {
+            files
+        } else {
+            ranks
+        }
+    }
+
     /// The square mirrored top to bottom (e1 ↔ e8).
     #[must_use]
     pub const fn flip_vertical(self) -> Square {
