@@ -252,6 +252,9 @@ pub fn run() {
     // First, so a second start of the desktop app (a `maharajah://` link opened while it runs)
     // hands its link to this one and exits. Only here: tests and the web shell run several
     // builders at once on purpose. Without a D-Bus session (Linux) the app starts normally.
+    let context = tauri::generate_context!();
+    #[cfg(target_os = "linux")]
+    hand_over_to_running_instance(&context.config().identifier);
     #[cfg(desktop)]
     let app = tauri::Builder::<tauri::Wry>::new().plugin(tauri_plugin_single_instance::init(
         |app, _argv, _cwd| {
@@ -264,6 +267,41 @@ pub fn run() {
     #[cfg(mobile)]
     let app = tauri::Builder::<tauri::Wry>::new();
     with_app(app)
-        .run(tauri::generate_context!())
+        .run(context)
         .expect("the Tauri runtime could not start (is a display available?)");
+}
+
+/// Linux: when an instance of the app already owns its D-Bus name, hands it this start's
+/// arguments (a `maharajah://` link) and exits, before the window system is touched.
+///
+/// tauri-plugin-single-instance does the same from its setup, but by then tao has started its X11
+/// device-event thread, and `std::process::exit` runs libX11's destructor under that thread's
+/// `XOpenDisplay`: about one second start in a hundred died of SIGSEGV. Here no such thread exists
+/// yet. The name, path and method are the plugin's (`platform_impl/linux.rs`), so the running
+/// instance's plugin answers; where anything fails the plugin still does its own hand-over.
+#[cfg(target_os = "linux")]
+fn hand_over_to_running_instance(identifier: &str) {
+    let name = format!("{identifier}.SingleInstance");
+    let path = format!("/{}", name.replace('.', "/").replace('-', "_"));
+    let Ok(connection) = zbus::blocking::Connection::session() else { return };
+    let owned = zbus::blocking::fdo::DBusProxy::new(&connection).ok().and_then(|bus| {
+        let bus_name = zbus::names::BusName::try_from(name.as_str()).ok()?;
+        bus.name_has_owner(bus_name).ok()
+    });
+    if owned != Some(true) {
+        return;
+    }
+    let argv: Vec<String> =
+        std::env::args_os().map(|arg| arg.to_string_lossy().into_owned()).collect();
+    let cwd = std::env::current_dir().unwrap_or_default().to_string_lossy().into_owned();
+    let handed = connection.call_method(
+        Some(name.as_str()),
+        path.as_str(),
+        Some("org.SingleInstance.DBus"),
+        "ExecuteCallback",
+        &(argv, cwd.as_str()),
+    );
+    if handed.is_ok() {
+        std::process::exit(0);
+    }
 }
