@@ -278,19 +278,13 @@ pub fn run() {
 /// device-event thread, and `std::process::exit` runs libX11's destructor under that thread's
 /// `XOpenDisplay`: about one second start in a hundred died of SIGSEGV. Here no such thread exists
 /// yet. The name, path and method are the plugin's (`platform_impl/linux.rs`), so the running
-/// instance's plugin answers; where anything fails the plugin still does its own hand-over.
+/// instance's plugin answers; where anything fails the plugin still does its own hand-over. On a
+/// first start nobody owns the name, and the call fails at once (`ServiceUnknown`): one round trip.
 #[cfg(target_os = "linux")]
 fn hand_over_to_running_instance(identifier: &str) {
     let name = format!("{identifier}.SingleInstance");
     let path = format!("/{}", name.replace('.', "/").replace('-', "_"));
     let Ok(connection) = zbus::blocking::Connection::session() else { return };
-    let owned = zbus::blocking::fdo::DBusProxy::new(&connection).ok().and_then(|bus| {
-        let bus_name = zbus::names::BusName::try_from(name.as_str()).ok()?;
-        bus.name_has_owner(bus_name).ok()
-    });
-    if owned != Some(true) {
-        return;
-    }
     let argv: Vec<String> =
         std::env::args_os().map(|arg| arg.to_string_lossy().into_owned()).collect();
     let cwd = std::env::current_dir().unwrap_or_default().to_string_lossy().into_owned();
