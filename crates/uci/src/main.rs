@@ -8,7 +8,8 @@
 //!
 //! Options: `Hash` (MB), `Clear Hash` (button), `Threads`, `MultiPV`, `Ponder` (the GUI may
 //! send `go ponder`), `Contempt` (centipawns a draw costs the engine, `Searcher::set_contempt`;
-//! 0 by default), `Level` (1–8), `UCI_LimitStrength` with `UCI_Elo` (the level whose
+//! until set, `search::play_contempt` of the position: 50 in a Maharajah game of variant
+//! armies, 0 otherwise, which is the default the option shows), `Level` (1–8), `UCI_LimitStrength` with `UCI_Elo` (the level whose
 //! approximate rating is nearest, `Level::approx_elo`; it overrides `Level` while on),
 //! `UCI_ShowWDL` (`wdl` in `info` lines, from `Score::wdl`), `UCI_Variant`.
 //!
@@ -75,7 +76,8 @@ struct Session {
     hash_mb: usize,
     threads: usize,
     multipv: usize,
-    contempt: i32,
+    /// `None` until `setoption name Contempt`: then `search::play_contempt` of the position.
+    contempt: Option<i32>,
     limit_strength: bool,
     elo: u32,
     show_wdl: bool,
@@ -97,7 +99,7 @@ impl Session {
             hash_mb: DEFAULT_HASH_MB,
             threads: 1,
             multipv: 1,
-            contempt: 0,
+            contempt: None,
             limit_strength: false,
             elo: elo_range().1,
             show_wdl: false,
@@ -278,13 +280,14 @@ impl Session {
             self.multipv = number(1, MAX_MULTIPV)?;
             Ok(())
         } else if name.eq_ignore_ascii_case("Contempt") {
-            self.contempt =
+            self.contempt = Some(
                 value.parse::<i32>().ok().filter(|v| v.abs() <= MAX_CONTEMPT).ok_or_else(|| {
                     format!(
                         "Contempt must be a number from -{MAX_CONTEMPT} to {MAX_CONTEMPT}, \
                          not {value:?}"
                     )
-                })?;
+                })?,
+            );
             Ok(())
         } else if name.eq_ignore_ascii_case("Ponder") {
             check().map(|_| ())
@@ -352,7 +355,9 @@ impl Session {
         self.finish(false);
         let mut searcher = self.searcher.take().unwrap_or_else(|| self.new_searcher());
         searcher.set_multipv(self.multipv);
-        searcher.set_contempt(self.contempt);
+        searcher.set_contempt(
+            self.contempt.unwrap_or_else(|| search::play_contempt(self.game.position())),
+        );
         searcher.set_search_moves(&search_moves);
         let game = self.game.clone();
         let level = self.effective_level();

@@ -282,6 +282,19 @@ fn contempt_prices_a_draw() {
         let last = out.lines().rfind(|l| l.starts_with("info depth 4 ")).unwrap_or("");
         assert!(last.contains(score), "contempt {contempt}: {out}");
     }
+    // Until set, the computer's own: 0 in chess, 50 in a Maharajah game of variant armies
+    // (Black's chancellor), unless set there too.
+    let maharajah = "setoption name UCI_Variant value maharajah\n\
+                     position fen 4k3/8/8/8/8/8/c7/4K3 w - - 99 80\ngo depth 4\n";
+    for (input, score) in [
+        (draw.to_string(), "score cp 0 "),
+        (maharajah.to_string(), "score cp -50 "),
+        (format!("setoption name Contempt value 0\n{maharajah}"), "score cp 0 "),
+    ] {
+        let out = run(&input);
+        let last = out.lines().rfind(|l| l.starts_with("info depth 4 ")).unwrap_or("");
+        assert!(last.contains(score), "{input}: {out}");
+    }
     let bad = run("setoption name Contempt value 201\nsetoption name Contempt value x\nisready\n");
     assert_eq!(bad.matches("info string error: Contempt must be").count(), 2, "{bad}");
 }

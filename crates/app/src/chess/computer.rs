@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use maharajah_engine::search::{
-    pick_move_for_level, Clock as SearchClock, Level, Limits, Score, Searcher,
+    pick_move_for_level, play_contempt, Clock as SearchClock, Level, Limits, Score, Searcher,
 };
 use maharajah_engine::{Color, Game, Move};
 
@@ -41,7 +41,9 @@ impl Computer {
     }
 
     /// Chooses a move for the side to move in `game` at `level`, within the time the clock (if
-    /// any) allows. A raised `stop` ends the search at once; the caller then discards the answer.
+    /// any) allows, with the engine's contempt for the game (`play_contempt`: in Maharajah's
+    /// variant armies it prefers a line up to half a pawn worse to a draw). A raised `stop`
+    /// ends the search at once; the caller then discards the answer.
     pub fn choose(
         &mut self,
         game: &Game,
@@ -59,6 +61,7 @@ impl Computer {
         });
         let limits = level.limits(clock.as_ref(), game.position().turn());
         self.searcher.set_threads(threads_for(level));
+        self.searcher.set_contempt(play_contempt(game.position()));
         let start = Instant::now();
         let elapsed = move || start.elapsed();
         let mut rng = rand::rng();

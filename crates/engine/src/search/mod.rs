@@ -22,9 +22,11 @@
 //!   extensions (a table move without which a shallower search falls clearly short is searched
 //!   a ply deeper; multi-cut when the other moves reach beta anyway), reverse
 //!   futility (to depth 6), late-move pruning (to depth 8, by whether the evaluation improves),
-//!   futility on the reduced depth and static-exchange pruning near the leaves, mate scores, a
-//!   correction history that shifts the static evaluation by what searches of positions with
-//!   the same pawns and the same material found. [`Limits`]: depth, nodes, move time, clock,
+//!   futility on the reduced depth and static-exchange pruning near the leaves (the margins of
+//!   reverse futility, futility and quiescence's delta pruning half as wide again in
+//!   Maharajah's armies, whose static evaluation is a rougher guess: `margin_percent`), mate
+//!   scores, a correction history that shifts the static evaluation by what searches of
+//!   positions with the same pawns and the same material found. [`Limits`]: depth, nodes, move time, clock,
 //!   infinite.
 //! * [`level`] — [`Level`] 1–8, [`pick_move_for_level`] and [`Level::move_time`].
 //! * [`army`] — [`build_army`]: the computer's 39-point Maharajah army.
@@ -61,7 +63,7 @@ use crate::eval::{evaluate_search, nnue, pawn_attacks_bb, role_value, PawnCache}
 use crate::game::Game;
 use crate::moves::{Move, MoveList, MAX_MOVES};
 use crate::position::Position;
-use crate::profile::LossCondition;
+use crate::profile::{LossCondition, Variant};
 use crate::types::{Bitboard, Color, Role, Square};
 use crate::zobrist;
 
@@ -333,6 +335,9 @@ struct Worker {
     nn: Vec<nnue::Accumulator>,
     /// The corrected static evaluation at each ply of the current line (`-INF` in check).
     evals: [i32; MAX_PLY + 2],
+    /// The evaluation margins of this search's pruning in percent of chess's
+    /// ([`margin_percent`]).
+    margin: i32,
 }
 
 /// A search engine with its memory: transposition table, and per thread history, killers and
@@ -447,6 +452,39 @@ const HELPER_STACK: usize = 16 * 1024 * 1024;
 const SKIP_SIZE: [u32; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
 const SKIP_PHASE: [u32; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
 
+/// The evaluation margins of the pruning (reverse futility, futility, quiescence's delta
+/// pruning) for a search of `root`, in percent of chess's, for which they were tuned. Random
+/// Maharajah armies make the static evaluation a worse guess of a search's score: against this
+/// engine's own depth-7 scores of quiet positions its error is about twice chess's (median
+/// 120 centipawns against 58; BENCHMARKS.md, "Engine, session 39"), so the margins widen with it.
+fn margin_percent(root: &Position) -> i32 {
+    if root.rules().variant == Variant::Maharajah {
+        MAHARAJAH_MARGIN
+    } else {
+        100
+    }
+}
+
+/// [`margin_percent`] for a Maharajah game of variant armies.
+const MAHARAJAH_MARGIN: i32 = 150;
+
+/// The contempt ([`Searcher::set_contempt`]) the computer plays `pos`'s game with:
+/// [`MAHARAJAH_CONTEMPT`] in a Maharajah game of variant armies, 0 (a draw is even) otherwise.
+/// Random armies give many early perpetual checks, and against Fairy-Stockfish this engine
+/// scored more by playing on (BENCHMARKS.md, "Engine, session 39"). Analysis keeps 0: a
+/// contempt shifts every drawn line's score.
+#[must_use]
+pub fn play_contempt(pos: &Position) -> i32 {
+    if pos.rules().variant == Variant::Maharajah {
+        MAHARAJAH_CONTEMPT
+    } else {
+        0
+    }
+}
+
+/// [`play_contempt`] in a Maharajah game of variant armies, in centipawns.
+pub const MAHARAJAH_CONTEMPT: i32 = 50;
+
 /// `net`'s score of `pos` at `ply`, with `nn` the hidden layers of the line (one per ply). The
 /// layer at `ply` is had from the ply above's by the pieces that differ (most often the
 /// parent's: one move), so a node costs a few rows rather than one per piece; the score is
@@ -498,6 +536,7 @@ impl Worker {
             pawns: PawnCache::new(),
             nn: vec![nnue::Accumulator::new(); MAX_PLY + 1],
             evals: [-INF; MAX_PLY + 2],
+            margin: 100,
         }
     }
 
@@ -542,8 +581,15 @@ impl Worker {
         self.corr_material.fill(0);
     }
 
+    /// `cp`, an evaluation margin of the pruning, for this search's variant ([`margin_percent`]).
+    #[inline]
+    fn margin(&self, cp: i32) -> i32 {
+        cp * self.margin / 100
+    }
+
     /// Readies the worker for a search of `root` after `history`.
     fn prepare(&mut self, root: &Position, history: &[u64], contempt: i32) {
+        self.margin = margin_percent(root);
         self.draw[root.turn() as usize] = -contempt;
         self.draw[root.turn().other() as usize] = contempt;
         self.line.clear();
@@ -998,7 +1044,10 @@ impl Worker {
 
         if !pv_node && !in_check && ply > 0 {
             // Reverse futility: far above beta near the leaves.
-            if depth <= 6 && beta.abs() < MATE_BOUND && static_eval - 90 * (depth - imp) >= beta {
+            if depth <= 6
+                && beta.abs() < MATE_BOUND
+                && static_eval - self.margin(90 * (depth - imp)) >= beta
+            {
                 return static_eval;
             }
             // Null move, never for a side with fewer than two pieces besides pawns and king
@@ -1131,7 +1180,7 @@ impl Worker {
                 }
                 // Futility on the depth the move would be searched at after its reduction.
                 let reduced = (depth - table_r).max(1);
-                if reduced <= 6 && static_eval + 140 * reduced <= alpha {
+                if reduced <= 6 && static_eval + self.margin(140 * reduced) <= alpha {
                     continue;
                 }
             }
@@ -1425,7 +1474,7 @@ impl Worker {
                 // Delta pruning: even winning the piece cannot reach alpha.
                 let gain = victim.map_or(0, role_value)
                     + mv.promotion.map_or(0, |r| role_value(r) - role_value(Role::Pawn));
-                if stand + gain + 200 < alpha {
+                if stand + gain + self.margin(200) < alpha {
                     continue;
                 }
                 // A capture that loses material in the exchange is not worth a look.
@@ -1925,6 +1974,24 @@ mod tests {
         let r = best(Variant::Chess, "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", 3);
         assert_eq!(r.score, Score::Mate(1));
         assert_eq!(r.best_move.map(|m| m.to_string()).as_deref(), Some("a1a8"));
+    }
+
+    #[test]
+    fn random_maharajah_armies_prune_wider_and_play_on_past_a_draw() {
+        let pos = |variant, fen: &str| Position::from_fen(variant, fen).expect("test FEN is valid");
+        const ORTHODOX: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        const HORDE: &str =
+            "rnbqkbnr/pppppppp/8/1PP2PP1/PPPPPPPP/PPPPPPPP/PPPPPPPP/PPPPPPPP w kq - 0 1";
+        // Both orthodox arrays in a Maharajah game are a game of chess: chess's margins.
+        for (variant, fen) in
+            [(Variant::Chess, ORTHODOX), (Variant::Maharajah, ORTHODOX), (Variant::Horde, HORDE)]
+        {
+            assert_eq!(margin_percent(&pos(variant, fen)), 100, "{fen}");
+            assert_eq!(play_contempt(&pos(variant, fen)), 0, "{fen}");
+        }
+        let armies = pos(Variant::Maharajah, "mcnbkbnr/4p3/8/8/8/8/3PPPP1/CANAKBNA w - - 0 1");
+        assert_eq!(margin_percent(&armies), 150);
+        assert_eq!(play_contempt(&armies), 50);
     }
 
     #[test]
