@@ -9,8 +9,9 @@
 //! Options: `Hash` (MB), `Clear Hash` (button), `Threads`, `MultiPV`, `Ponder` (the GUI may
 //! send `go ponder`), `Contempt` (centipawns a draw costs the engine, `Searcher::set_contempt`;
 //! until set, `search::play_contempt` of the position: 50 in a Maharajah game of variant
-//! armies, 0 otherwise, which is the default the option shows), `Level` (1–8), `UCI_LimitStrength` with `UCI_Elo` (the level whose
-//! approximate rating is nearest, `Level::approx_elo`; it overrides `Level` while on),
+//! armies, 0 otherwise, which is the default the option shows), `Level` (1–8),
+//! `UCI_LimitStrength` with `UCI_Elo` (the level whose approximate rating is nearest,
+//! `Level::approx_elo`; it overrides `Level` while on),
 //! `UCI_ShowWDL` (`wdl` in `info` lines, from `Score::wdl`), `UCI_Variant`.
 //!
 //! The search runs on a worker thread, so `stop`, `ponderhit` and `isready` are answered while

@@ -26,8 +26,8 @@
 //!   reverse futility, futility and quiescence's delta pruning half as wide again in
 //!   Maharajah's armies, whose static evaluation is a rougher guess: `margin_percent`), mate
 //!   scores, a correction history that shifts the static evaluation by what searches of
-//!   positions with the same pawns and the same material found. [`Limits`]: depth, nodes, move time, clock,
-//!   infinite.
+//!   positions with the same pawns and the same material found. [`Limits`]: depth, nodes,
+//!   move time, clock, infinite.
 //! * [`level`] — [`Level`] 1–8, [`pick_move_for_level`] and [`Level::move_time`].
 //! * [`army`] — [`build_army`]: the computer's 39-point Maharajah army.
 //! * [`bench`] — fixed positions searched to a fixed depth (deterministic node count).
