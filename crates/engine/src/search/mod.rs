@@ -458,11 +458,18 @@ const SKIP_PHASE: [u32; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4
 /// engine's own depth-7 scores of quiet positions its error is about twice chess's (median
 /// 120 centipawns against 58; BENCHMARKS.md, "Engine, session 39"), so the margins widen with it.
 fn margin_percent(root: &Position) -> i32 {
-    if root.rules().variant == Variant::Maharajah {
+    if variant_armies(root) {
         MAHARAJAH_MARGIN
     } else {
         100
     }
+}
+
+/// Whether `pos` is a Maharajah game of variant armies: its rules are Maharajah's (a game from
+/// the orthodox arrays plays by chess's), where the search plays with [`MAHARAJAH_MARGIN`] and
+/// [`MAHARAJAH_CONTEMPT`].
+fn variant_armies(pos: &Position) -> bool {
+    pos.rules().variant == Variant::Maharajah
 }
 
 /// [`margin_percent`] for a Maharajah game of variant armies.
@@ -475,7 +482,7 @@ const MAHARAJAH_MARGIN: i32 = 150;
 /// contempt shifts every drawn line's score.
 #[must_use]
 pub fn play_contempt(pos: &Position) -> i32 {
-    if pos.rules().variant == Variant::Maharajah {
+    if variant_armies(pos) {
         MAHARAJAH_CONTEMPT
     } else {
         0
