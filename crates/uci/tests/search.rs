@@ -275,21 +275,21 @@ fn uci_elo_changes_the_level() {
 fn contempt_prices_a_draw() {
     let out = run("uci\nisready\n");
     assert!(out.contains("option name Contempt type spin default 0 min -200 max 200"), "{out}");
-    // Every move White has reaches the fifty-move rule: the score is the draw's price.
+    // Every move White has reaches the fifty-move rule: the score is the draw's price. Until
+    // set, the contempt is the computer's own: 0 in chess, 50 in a Maharajah game of variant
+    // armies (Black's chancellor), unless set there too.
     let draw = "position fen 4k3/8/8/8/8/8/r7/4K3 w - - 99 80\ngo depth 4\n";
-    for (contempt, score) in [(0, "score cp 0 "), (30, "score cp -30 "), (-30, "score cp 30 ")] {
-        let out = run(&format!("setoption name Contempt value {contempt}\n{draw}"));
-        let last = out.lines().rfind(|l| l.starts_with("info depth 4 ")).unwrap_or("");
-        assert!(last.contains(score), "contempt {contempt}: {out}");
-    }
-    // Until set, the computer's own: 0 in chess, 50 in a Maharajah game of variant armies
-    // (Black's chancellor), unless set there too.
     let maharajah = "setoption name UCI_Variant value maharajah\n\
                      position fen 4k3/8/8/8/8/8/c7/4K3 w - - 99 80\ngo depth 4\n";
+    let set =
+        |contempt: i32, then: &str| format!("setoption name Contempt value {contempt}\n{then}");
     for (input, score) in [
+        (set(0, draw), "score cp 0 "),
+        (set(30, draw), "score cp -30 "),
+        (set(-30, draw), "score cp 30 "),
         (draw.to_string(), "score cp 0 "),
         (maharajah.to_string(), "score cp -50 "),
-        (format!("setoption name Contempt value 0\n{maharajah}"), "score cp 0 "),
+        (set(0, maharajah), "score cp 0 "),
     ] {
         let out = run(&input);
         let last = out.lines().rfind(|l| l.starts_with("info depth 4 ")).unwrap_or("");
