@@ -813,6 +813,15 @@ impl Lan {
         }
     }
 
+    /// The network game at `url` was left from the game screen: when it is this LAN game, it is
+    /// forgotten now (a host stops, so a new game can start).
+    pub async fn game_left(&self, url: &str) {
+        let ours = self.inner.lock().await.game.as_ref().is_some_and(|g| g.url == url);
+        if ours {
+            self.leave().await;
+        }
+    }
+
     /// [`Lan::leave`], and drops the game from `net` too when it is this LAN game.
     pub async fn leave_with(&self, net: &NetPlay) {
         let url = self.inner.lock().await.game.as_ref().map(|g| g.url.clone());

@@ -286,12 +286,18 @@ impl Services {
         Ok(self.net.watch(url, code, options).await?)
     }
 
-    /// Leaves the network game and forgets its kept seat.
+    /// Leaves the network game and forgets its kept seat. A LAN game (this device hosting or a
+    /// guest) ends with it before this answers, so the Local network screen asked next shows
+    /// no game, whether or not its connection's watcher has seen the close yet.
     ///
     /// # Errors
     /// `storage`.
     pub async fn net_leave(&self) -> Result<(), AppError> {
+        let left = self.net.view().map(|v| v.url);
         self.net.leave().await;
+        if let Some(url) = left {
+            self.lan.game_left(&url).await;
+        }
         keep_seat(self.chess.core().store(), None)
     }
 

@@ -450,3 +450,36 @@ fn hidden_setup_over_the_lan_through_the_game_session() {
         })
     });
 }
+
+/// Back from a hosted game on the game screen (`App::net_leave`), the Local network screen asks
+/// at once what is hosted: nothing, already. Its answer must not wait for the connection's
+/// watcher, or the screen shows a stale host card and no host form (a CI run saw it). One
+/// thread runs the test and the watcher, so the watcher cannot have caught up by luck.
+#[test]
+fn leaving_a_hosted_game_from_the_game_screen_forgets_it_before_answering() {
+    in_namespace("leaving_a_hosted_game_from_the_game_screen_forgets_it_before_answering", || {
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(
+            async {
+                let dir = std::env::temp_dir()
+                    .join(format!("maharajah-lan-net-leave-{}", std::process::id()));
+                let app = maharajah_app::App::open(
+                    &dir.join("games.sqlite"),
+                    &dir,
+                    LanConfig::loopback(),
+                    maharajah_app::time::system(),
+                    std::sync::Arc::new(|_: maharajah_app::Push| {}),
+                )
+                .unwrap();
+                app.lan_host(request("Ana's phone", Variant::Chess, false)).await.unwrap();
+                assert!(app.net.view().is_some(), "the game screen has the hosted game");
+                app.net_leave().await.unwrap();
+                assert_eq!(app.lan.hosted().await, None, "still hosted after leaving");
+                assert_eq!(app.lan.status().await, None, "still in a LAN game after leaving");
+                // Hosting again works at once.
+                app.lan_host(request("Ana's phone", Variant::Chess, false)).await.unwrap();
+                app.lan_leave().await;
+                let _ = std::fs::remove_dir_all(&dir);
+            },
+        );
+    });
+}
