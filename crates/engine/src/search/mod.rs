@@ -52,6 +52,7 @@
 
 pub mod army;
 pub mod bench;
+mod cuckoo;
 pub mod level;
 pub mod see;
 mod tt;
@@ -961,6 +962,29 @@ impl Worker {
         (4..=window).step_by(2).any(|back| self.line[n - 1 - back] == hash)
     }
 
+    /// Whether `pos` (the line's last position) is a draw already: the fifty-move rule, a
+    /// repetition, or no mating material on the board.
+    fn is_drawn(&self, pos: &Position) -> bool {
+        pos.halfmove_clock() >= 100 || self.is_repetition(pos) || pos.is_insufficient_material()
+    }
+
+    /// A move back to a position of the line is at least a draw for the side to move: `alpha`
+    /// rises to the draw's score, and that score is the node's when it reaches `beta`.
+    fn upcoming_draw(&self, pos: &Position, ply: usize, alpha: &mut i32, beta: i32) -> Option<i32> {
+        let draw = self.draw[pos.turn() as usize];
+        if *alpha >= draw {
+            return None;
+        }
+        // Not past a null move: the positions before it had the other side to move.
+        let since_null = (0..ply).rev().position(|p| self.stack[p] == NO_PIECE_SQUARE);
+        let reach = (pos.halfmove_clock() as usize).min(since_null.unwrap_or(usize::MAX));
+        if !cuckoo::upcoming_repetition(pos, &self.line, reach) {
+            return None;
+        }
+        *alpha = draw;
+        (draw >= beta).then_some(draw)
+    }
+
     /// The score of `pos` searched `depth` plies deep within `(alpha, beta)`. `cut`: a node
     /// expected to fail high (a zero-window child of a move after the first, or the first
     /// move's child of an expected all-node), reduced more by the late-move reduction.
@@ -996,11 +1020,11 @@ impl Worker {
             return -MATE + ply as i32;
         }
         if ply > 0 {
-            if pos.halfmove_clock() >= 100
-                || self.is_repetition(pos)
-                || pos.is_insufficient_material()
-            {
+            if self.is_drawn(pos) {
                 return self.draw[us as usize];
+            }
+            if let Some(v) = self.upcoming_draw(pos, ply, &mut alpha, beta) {
+                return v;
             }
             alpha = alpha.max(-MATE + ply as i32);
             beta = beta.min(MATE - ply as i32 - 1);
@@ -1376,6 +1400,17 @@ impl Worker {
         self.seldepth = self.seldepth.max(ply);
         if is_wiped_out(pos) {
             return -MATE + ply as i32;
+        }
+        // A leaf the search handed over (its key tops the line) is drawn, or can be drawn, as
+        // in the search: a quiet move at the horizon may repeat. Deeper, a capture or a check
+        // evasion made here is not on the line.
+        if ply > 0 && self.line.last() == Some(&pos.hash()) {
+            if self.is_drawn(pos) {
+                return self.draw[pos.turn() as usize];
+            }
+            if let Some(v) = self.upcoming_draw(pos, ply, &mut alpha, beta) {
+                return v;
+            }
         }
         if ply >= MAX_PLY - 1 {
             return self.evaluate(pos, ply);
@@ -2016,6 +2051,37 @@ mod tests {
             let r =
                 searcher.think(&game, &Limits::depth(4), &stop, &|| Duration::ZERO, &mut |_| {});
             assert_eq!(r.score, Score::Cp(score), "contempt {contempt}");
+        }
+    }
+
+    #[test]
+    fn a_repetition_at_the_horizon_is_a_draw() {
+        // White, a queen and a rook down, has knighted out and back once already: Nf3 again
+        // repeats a position of the game. Even a one-ply search, whose replies are left to the
+        // quiescence search, scores it as the draw it is.
+        let start = "r2qk3/8/8/8/8/8/8/4K1N1 w - - 0 1";
+        let mut game =
+            Game::new(Position::from_fen(Variant::Chess, start).expect("test FEN is valid"));
+        for uci in ["g1f3", "e8f7", "f3g1", "f7e8"] {
+            let mv =
+                *game.position().legal_moves().iter().find(|m| m.to_string() == uci).expect(uci);
+            game.play(mv).expect("a legal move");
+        }
+        let stop = AtomicBool::new(false);
+        for depth in 1..=4 {
+            let r = Searcher::new(1).think(
+                &game,
+                &Limits::depth(depth),
+                &stop,
+                &|| Duration::ZERO,
+                &mut |_| {},
+            );
+            assert_eq!(r.score, Score::Cp(0), "depth {depth}");
+            assert_eq!(
+                r.best_move.map(|m| m.to_string()).as_deref(),
+                Some("g1f3"),
+                "depth {depth}"
+            );
         }
     }
 
