@@ -26,7 +26,8 @@
 //!   reverse futility, futility and quiescence's delta pruning half as wide again in
 //!   Maharajah's armies, whose static evaluation is a rougher guess: `margin_percent`), mate
 //!   scores, a correction history that shifts the static evaluation by what searches of
-//!   positions with the same pawns and the same material found. [`Limits`]: depth, nodes,
+//!   positions with the same pawns and the same material found (to a limit as much wider in
+//!   Maharajah's armies as the margins: `corr_max`). [`Limits`]: depth, nodes,
 //!   move time, clock, infinite.
 //! * [`level`] — [`Level`] 1–8, [`pick_move_for_level`] and [`Level::move_time`].
 //! * [`army`] — [`build_army`]: the computer's 39-point Maharajah army.
@@ -339,6 +340,8 @@ struct Worker {
     /// The evaluation margins of this search's pruning in percent of chess's
     /// ([`margin_percent`]).
     margin: i32,
+    /// The largest correction of this search's variant ([`corr_max`]), in centipawns.
+    corr_max: i32,
 }
 
 /// A search engine with its memory: transposition table, and per thread history, killers and
@@ -408,7 +411,7 @@ fn piece_row(pos: &Position, from: Square) -> u16 {
 const CORR_SIZE: usize = 1 << 14;
 /// Fixed-point scale of a correction history entry: entries hold centipawns times this.
 const CORR_GRAIN: i32 = 256;
-/// The largest correction, in centipawns.
+/// The largest correction in chess, in centipawns ([`corr_max`]).
 const CORR_MAX: i32 = 64;
 
 /// The correction history slot of `pos`: the side to move and a hash of both sides' pawns.
@@ -475,6 +478,14 @@ fn variant_armies(pos: &Position) -> bool {
 
 /// [`margin_percent`] for a Maharajah game of variant armies.
 const MAHARAJAH_MARGIN: i32 = 150;
+
+/// The largest correction the correction history makes in a search of `root`, in centipawns:
+/// [`CORR_MAX`] scaled like the pruning margins ([`margin_percent`]), so half as large again in
+/// Maharajah's armies, whose static evaluation errs by more and for a whole game (an army's
+/// worth is misjudged in every position of it).
+fn corr_max(root: &Position) -> i32 {
+    CORR_MAX * margin_percent(root) / 100
+}
 
 /// The contempt ([`Searcher::set_contempt`]) the computer plays `pos`'s game with:
 /// [`MAHARAJAH_CONTEMPT`] in a Maharajah game of variant armies, 0 (a draw is even) otherwise.
@@ -545,6 +556,7 @@ impl Worker {
             nn: vec![nnue::Accumulator::new(); MAX_PLY + 1],
             evals: [-INF; MAX_PLY + 2],
             margin: 100,
+            corr_max: CORR_MAX,
         }
     }
 
@@ -571,9 +583,9 @@ impl Worker {
 
     /// Moves the corrections of `pos`'s pawn structure and material towards `best - raw` (a
     /// search result against the raw static evaluation), by more for a deeper search: each
-    /// entry is a moving average of the errors seen, limited to [`CORR_MAX`].
+    /// entry is a moving average of the errors seen, limited to this search's [`corr_max`].
     fn update_correction(&mut self, pos: &Position, raw: i32, best: i32, depth: i32) {
-        let target = (best - raw).clamp(-CORR_MAX, CORR_MAX) * CORR_GRAIN;
+        let target = (best - raw).clamp(-self.corr_max, self.corr_max) * CORR_GRAIN;
         let weight = (depth + 1).min(16);
         for e in [&mut self.corr[pawn_index(pos)], &mut self.corr_material[material_index(pos)]] {
             *e = (*e * (256 - weight) + target * weight) / 256;
@@ -598,6 +610,7 @@ impl Worker {
     /// Readies the worker for a search of `root` after `history`.
     fn prepare(&mut self, root: &Position, history: &[u64], contempt: i32) {
         self.margin = margin_percent(root);
+        self.corr_max = corr_max(root);
         self.draw[root.turn() as usize] = -contempt;
         self.draw[root.turn().other() as usize] = contempt;
         self.line.clear();
@@ -1990,9 +2003,30 @@ mod tests {
         for _ in 0..200 {
             worker.update_correction(&pos, 0, 5_000, 8);
         }
-        assert!(worker.corrected(&pos, 0) <= CORR_MAX);
+        let learnt = worker.corrected(&pos, 0);
+        assert!((CORR_MAX - 2..=CORR_MAX).contains(&learnt), "{learnt}");
         worker.clear();
         assert_eq!(worker.corrected(&pos, 10), 10);
+        // Variant armies learn a larger error, up to their own limit.
+        let armies = Position::from_fen(
+            Variant::Maharajah,
+            "mcnbkbnr/4p3/8/8/8/8/3PPPP1/CANAKBNA w - - 0 1",
+        )
+        .expect("test FEN is valid");
+        worker.prepare(&armies, &[], 0);
+        for _ in 0..400 {
+            worker.update_correction(&armies, 0, 5_000, 8);
+        }
+        let learnt = worker.corrected(&armies, 0);
+        assert!((94..=96).contains(&learnt), "{learnt}");
+        // A search of chess afterwards goes back to chess's.
+        worker.clear();
+        worker.prepare(&pos, &[], 0);
+        for _ in 0..400 {
+            worker.update_correction(&pos, 0, 5_000, 8);
+        }
+        let learnt = worker.corrected(&pos, 0);
+        assert!((CORR_MAX - 2..=CORR_MAX).contains(&learnt), "{learnt}");
     }
 
     #[test]
@@ -2030,10 +2064,12 @@ mod tests {
         {
             assert_eq!(margin_percent(&pos(variant, fen)), 100, "{fen}");
             assert_eq!(play_contempt(&pos(variant, fen)), 0, "{fen}");
+            assert_eq!(corr_max(&pos(variant, fen)), CORR_MAX, "{fen}");
         }
         let armies = pos(Variant::Maharajah, "mcnbkbnr/4p3/8/8/8/8/3PPPP1/CANAKBNA w - - 0 1");
         assert_eq!(margin_percent(&armies), 150);
         assert_eq!(play_contempt(&armies), 50);
+        assert_eq!(corr_max(&armies), 96);
     }
 
     #[test]
